@@ -1,0 +1,1 @@
+"""Subcommands of the `gamegrammar` CLI, one module each."""

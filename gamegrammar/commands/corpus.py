@@ -1,0 +1,58 @@
+"""gamegrammar corpus stats|export: inspect a corpus."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from gamegrammar.corpus import Corpus, corpus_stats
+from gamegrammar.errors import GameGrammarError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("corpus", help="inspect a corpus")
+    csub = p.add_subparsers(dest="corpus_command", required=True, metavar="ACTION")
+    stats = csub.add_parser("stats", help="episodes, tokens, length quantiles, per-agent score and end reasons")
+    stats.add_argument("path")
+    stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    stats.set_defaults(run=run_stats)
+    export = csub.add_parser("export", help="one episode per line as space-separated tokens")
+    export.add_argument("path")
+    export.add_argument("--split", choices=["train", "val"], default=None)
+    export.add_argument("--limit", type=int, default=None)
+    export.add_argument("--out", default="-", help="file to write (default: standard output)")
+    export.set_defaults(run=run_export)
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    stats = corpus_stats(Corpus(args.path))
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return 0
+    print(f"corpus      {stats['path']}  ({stats['board']} board, max {stats['max_ticks']} ticks, vocab {stats['vocab_size']})")
+    print(f"episodes    {stats['episodes']}  (train {stats['train_episodes']}, val {stats['val_episodes']})")
+    print(f"tokens      {stats['tokens']}")
+    q = stats["length_quantiles"]
+    print("length      " + "  ".join(f"{k} {v:g}" for k, v in q.items()))
+    print(f"{'agent':<14}{'episodes':>9}{'score':>8}{'max':>5}{'ticks':>8}  ends")
+    for name, a in stats["agents"].items():
+        ends = ", ".join(f"{k} {v / a['episodes']:.0%}" for k, v in a["ends"].items() if v)
+        print(f"{name:<14}{a['episodes']:>9}{a['mean_score']:>8.2f}{a['max_score']:>5}{a['mean_ticks']:>8.1f}  {ends}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    corpus = Corpus(args.path)
+    if args.limit is not None and args.limit < 0:
+        raise GameGrammarError(f"--limit must be >= 0, got {args.limit}")
+    rows = corpus.split(args.split) if args.split else range(len(corpus))
+    rows = rows[: args.limit] if args.limit is not None else rows
+    out = sys.stdout if args.out == "-" else open(args.out, "w")  # noqa: SIM115
+    try:
+        for row in rows:
+            out.write(" ".join(corpus.episode_tokens(row)) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0

@@ -1,0 +1,362 @@
+"""Corpus generation, storage and memory-mapped reading.
+
+A corpus is a directory:
+
+    manifest.json        game and codec config, agent mix, seed, counts, shard list (written last)
+    tokenizer.json       HF `tokenizers` WordLevel, loadable by Tokenizer.from_file
+    generate.json        the generation spec, written first, so an interrupted run can resume
+    shards/NNNNN.index.npy   one record per episode (offset, length, agent, split, score, ...)
+    shards/NNNNN.tokens      flat token ids (uint16 or uint32), read by memory map
+
+Shard s holds episodes [s*E, (s+1)*E). Its content depends only on the spec,
+never on the number of workers; each shard's index is written before its
+tokens and both atomically, so a shard whose tokens file exists is complete.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gamegrammar import __version__, rng
+from gamegrammar.agents import AGENTS, agent_for_episode, make_agent
+from gamegrammar.codec import END_EVENTS, CodecConfig, EpisodeEncoder
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.games.snake import SnakeConfig, SnakeGame
+from gamegrammar.io import atomic_write, atomic_write_json
+from gamegrammar.tokenizer import GameTokenizer
+
+FORMAT_VERSION = 1
+AGENT_NAMES = list(AGENTS)  # an agent's code in the index is its position here
+INDEX_DTYPE = np.dtype(
+    [
+        ("episode", "<i8"),
+        ("offset", "<i8"),  # within the shard, in tokens
+        ("length", "<i4"),
+        ("ticks", "<i4"),
+        ("score", "<i4"),
+        ("agent", "u1"),
+        ("end", "u1"),  # position in END_EVENTS
+        ("split", "u1"),  # 0 train, 1 val
+    ]
+)
+SPLITS = {"train": 0, "val": 1}
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    """Everything that determines a corpus's bytes (the engine and worker count do not)."""
+
+    game: SnakeConfig = field(default_factory=SnakeConfig)
+    codec: CodecConfig = field(default_factory=CodecConfig)
+    agents: dict[str, float] = field(default_factory=lambda: {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2})
+    episodes: int = 1000
+    seed: int = 0
+    val_fraction: float = 0.05
+    shard_episodes: int = 10_000
+
+    def __post_init__(self) -> None:
+        if self.episodes < 1:
+            raise GameGrammarError(f"--episodes must be at least 1, got {self.episodes}")
+        if not 0 <= self.val_fraction < 1:
+            raise GameGrammarError(f"val_fraction must be in [0, 1), got {self.val_fraction}")
+        if self.shard_episodes < 1:
+            raise GameGrammarError(f"shard_episodes must be at least 1, got {self.shard_episodes}")
+        if not 0 <= self.seed < 1 << 63:
+            raise GameGrammarError(f"--seed must be in [0, 2**63), got {self.seed}")
+
+    @property
+    def num_shards(self) -> int:
+        return -(-self.episodes // self.shard_episodes)
+
+    def shard_range(self, shard: int) -> range:
+        return range(shard * self.shard_episodes, min(self.episodes, (shard + 1) * self.shard_episodes))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["game"], d["codec"] = self.game.to_dict(), self.codec.to_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CorpusSpec:
+        return cls(**{**d, "game": SnakeConfig(**d["game"]), "codec": CodecConfig(**d["codec"])})
+
+
+def split_of(seed: int, episode: int, val_fraction: float) -> int:
+    """1 (val) for a hash-chosen val_fraction of episodes, independent of the corpus size."""
+    return int(rng.unit(seed, episode, 0, rng.Purpose.SPLIT) < val_fraction)
+
+
+# ---------------------------------------------------------------- generation (scalar engine)
+
+
+def play_episode(spec: CorpusSpec, episode: int, agent_name: str) -> tuple[list[str], int, int, str]:
+    """One episode through the reference simulator: (tokens, ticks, score, end reason)."""
+    game = SnakeGame(spec.game)
+    agent = make_agent(agent_name, spec.game)
+    state = game.reset(spec.seed, episode)
+    agent.reset(spec.seed, episode)
+    encoder = EpisodeEncoder(spec.codec)
+    encoder.start(state)
+    done = False
+    while not done:
+        state, events, done = game.step(agent.act(state))
+        encoder.tick(events, state, done)
+    return encoder.tokens, state.tick, state.score, game.end_reason or ""
+
+
+def scalar_shard(spec: CorpusSpec, shard: int) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids and index records of one shard, episode by episode."""
+    tokenizer = GameTokenizer.for_game(spec.game)
+    episodes = spec.shard_range(shard)
+    index = np.zeros(len(episodes), INDEX_DTYPE)
+    chunks = []
+    offset = 0
+    for row, episode in enumerate(episodes):
+        agent = agent_for_episode(spec.agents, spec.seed, episode)
+        tokens, ticks, score, end = play_episode(spec, episode, agent)
+        ids = tokenizer.encode(tokens)
+        chunks.append(ids)
+        index[row] = (
+            episode,
+            offset,
+            len(ids),
+            ticks,
+            score,
+            AGENT_NAMES.index(agent),
+            END_EVENTS.index(end),
+            split_of(spec.seed, episode, spec.val_fraction),
+        )
+        offset += len(ids)
+    flat = np.fromiter((i for ids in chunks for i in ids), dtype=tokenizer.dtype, count=offset)
+    return flat, index
+
+
+ShardEngine = Callable[[CorpusSpec, int], tuple[np.ndarray, np.ndarray]]
+
+
+def engines() -> dict[str, ShardEngine]:
+    return {"scalar": scalar_shard}
+
+
+def _shard_paths(out: Path, shard: int) -> tuple[Path, Path]:
+    return out / "shards" / f"{shard:05d}.tokens", out / "shards" / f"{shard:05d}.index.npy"
+
+
+def _write_shard(job: tuple[str, CorpusSpec, str, int]) -> tuple[int, int, int]:
+    out, spec, engine, shard = job
+    tokens, index = engines()[engine](spec, shard)
+    tokens_path, index_path = _shard_paths(Path(out), shard)
+    atomic_write(index_path, lambda f: np.save(f, index, allow_pickle=False))
+    atomic_write(tokens_path, lambda f: f.write(tokens.tobytes()))  # last: its presence marks the shard complete
+    return shard, len(index), len(tokens)
+
+
+_OUR_FILES = ("manifest.json", "generate.json", "tokenizer.json")
+
+
+def _prepare_out(out: Path, spec: CorpusSpec, overwrite: bool) -> None:
+    """Refuse to clobber, resume an interrupted run of the same spec, or start afresh."""
+    if out.exists() and not out.is_dir():
+        raise GameGrammarError(f"--out {out} exists and is not a directory")
+    plan = out / "generate.json"
+    if overwrite:
+        for name in _OUR_FILES:
+            (out / name).unlink(missing_ok=True)
+        shutil.rmtree(out / "shards", ignore_errors=True)
+    elif out.exists() and any(out.iterdir()):
+        if (out / "manifest.json").exists():
+            raise GameGrammarError(f"{out} already holds a finished corpus; pass --overwrite to replace it")
+        if not plan.exists() or json.loads(plan.read_text()) != spec.to_dict():
+            raise GameGrammarError(f"--out {out} is not empty; pass --overwrite to replace its contents")
+        return  # same spec, interrupted: resume
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(plan, spec.to_dict())
+
+
+def _shard_done(out: Path, shard: int, itemsize: int) -> tuple[int, int] | None:
+    tokens_path, index_path = _shard_paths(out, shard)
+    if not tokens_path.exists() or not index_path.exists():
+        return None
+    index = np.load(index_path, allow_pickle=False)
+    n_tokens = int(index["length"].sum())
+    if tokens_path.stat().st_size != n_tokens * itemsize:
+        return None
+    return len(index), n_tokens
+
+
+def generate(
+    spec: CorpusSpec,
+    out: str | Path,
+    *,
+    workers: int = 1,
+    engine: str = "scalar",
+    overwrite: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Write (or finish writing) the corpus of `spec` to `out`; returns the manifest."""
+    if engine not in engines():
+        raise GameGrammarError(f"unknown engine {engine!r}; choose from {', '.join(engines())}")
+    if workers < 1:
+        raise GameGrammarError(f"--workers must be at least 1, got {workers}")
+    out = Path(out)
+    _prepare_out(out, spec, overwrite)
+    tokenizer = GameTokenizer.for_game(spec.game)
+    tokenizer.save(out / "tokenizer.json")
+    shards: dict[int, tuple[int, int]] = {}
+    todo = []
+    for s in range(spec.num_shards):
+        done = _shard_done(out, s, tokenizer.dtype.itemsize)
+        if done is None:
+            todo.append(s)
+        else:
+            shards[s] = done
+            if progress:
+                progress(done[0])
+    jobs = [(str(out), spec, engine, s) for s in todo]
+    if workers == 1 or len(jobs) <= 1:
+        results: Iterator[tuple[int, int, int]] = map(_write_shard, jobs)
+        for s, n_ep, n_tok in results:
+            shards[s] = (n_ep, n_tok)
+            if progress:
+                progress(n_ep)
+    else:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            for s, n_ep, n_tok in pool.imap_unordered(_write_shard, jobs):
+                shards[s] = (n_ep, n_tok)
+                if progress:
+                    progress(n_ep)
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "game": "snake",
+        "spec": spec.to_dict(),
+        "episodes": spec.episodes,
+        "tokens": sum(t for _, t in shards.values()),
+        "dtype": tokenizer.dtype.name,
+        "vocab_size": len(tokenizer),
+        "tokenizer_sha256": tokenizer.sha256(),
+        "shards": [{"name": f"{s:05d}", "episodes": shards[s][0], "tokens": shards[s][1]} for s in sorted(shards)],
+        "created_by": f"gamegrammar {__version__}",
+    }
+    atomic_write_json(out / "manifest.json", manifest)
+    return manifest
+
+
+# ---------------------------------------------------------------- reading
+
+
+class Corpus:
+    """A finished corpus opened read-only; token shards are memory-mapped, never loaded whole."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        manifest_path = self.path / "manifest.json"
+        if not self.path.is_dir():
+            raise GameGrammarError(f"corpus {self.path} does not exist")
+        if not manifest_path.exists():
+            hint = " (generation was interrupted: rerun the same command to finish)" if (self.path / "generate.json").exists() else ""
+            raise GameGrammarError(f"{self.path} is not a finished corpus: no manifest.json{hint}")
+        try:
+            self.manifest = json.loads(manifest_path.read_text())
+        except ValueError as err:
+            raise GameGrammarError(f"{manifest_path} is not valid JSON: {err}") from None
+        version = self.manifest.get("format_version")
+        if version != FORMAT_VERSION:
+            raise GameGrammarError(f"{self.path} has corpus format version {version}; this gamegrammar reads version {FORMAT_VERSION}")
+        self.spec = CorpusSpec.from_dict(self.manifest["spec"])
+        self.tokenizer = GameTokenizer.from_file(self.path / "tokenizer.json")
+        if self.tokenizer.sha256() != self.manifest["tokenizer_sha256"]:
+            raise GameGrammarError(f"{self.path}/tokenizer.json does not match the manifest's vocabulary")
+        dtype = np.dtype(self.manifest["dtype"])
+        self.shards: list[np.ndarray] = []
+        indexes = []
+        for number, entry in enumerate(self.manifest["shards"]):
+            tokens_path, index_path = self.path / "shards" / f"{entry['name']}.tokens", self.path / "shards" / f"{entry['name']}.index.npy"
+            expected = entry["tokens"] * dtype.itemsize
+            size = tokens_path.stat().st_size if tokens_path.exists() else None
+            if size != expected:
+                found = "missing" if size is None else f"{size} of {expected} bytes"
+                raise GameGrammarError(f"shard {tokens_path} is truncated or corrupt ({found})")
+            try:
+                index = np.load(index_path, allow_pickle=False)
+            except (OSError, ValueError) as err:
+                raise GameGrammarError(f"shard index {index_path} is unreadable: {err}") from None
+            if len(index) != entry["episodes"] or int(index["length"].sum()) != entry["tokens"]:
+                raise GameGrammarError(f"shard index {index_path} does not match the manifest")
+            self.shards.append(np.memmap(tokens_path, dtype=dtype, mode="r") if expected else np.zeros(0, dtype))
+            index = _with_shard(index, number)
+            indexes.append(index)
+        self.index = np.concatenate(indexes) if indexes else np.zeros(0, _with_shard(np.zeros(0, INDEX_DTYPE), 0).dtype)
+
+    @property
+    def game(self) -> SnakeConfig:
+        return self.spec.game
+
+    @property
+    def codec(self) -> CodecConfig:
+        return self.spec.codec
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def split(self, name: str) -> np.ndarray:
+        """Row numbers (into `index`) of the episodes in a split."""
+        if name not in SPLITS:
+            raise GameGrammarError(f"unknown split {name!r}; choose from {', '.join(SPLITS)}")
+        return np.flatnonzero(self.index["split"] == SPLITS[name])
+
+    def episode_ids(self, row: int) -> np.ndarray:
+        r = self.index[row]
+        return self.shards[r["shard"]][r["offset"] : r["offset"] + r["length"]]
+
+    def episode_tokens(self, row: int) -> list[str]:
+        return self.tokenizer.decode(self.episode_ids(row))
+
+    def agent(self, row: int) -> str:
+        return AGENT_NAMES[self.index[row]["agent"]]
+
+
+def _with_shard(index: np.ndarray, shard: int) -> np.ndarray:
+    out = np.zeros(len(index), INDEX_DTYPE.descr + [("shard", "<i4")])
+    for name in INDEX_DTYPE.names:
+        out[name] = index[name]
+    out["shard"] = shard
+    return out
+
+
+def corpus_stats(corpus: Corpus) -> dict[str, Any]:
+    """What `gamegrammar corpus stats` prints: counts, length quantiles, per-agent score and ends."""
+    index = corpus.index
+    lengths = index["length"]
+    quantiles = dict(zip(("min", "p5", "p25", "p50", "p75", "p95", "max"), np.quantile(lengths, [0, 0.05, 0.25, 0.5, 0.75, 0.95, 1]).tolist())) if len(index) else {}
+    agents = {}
+    for code, name in enumerate(AGENT_NAMES):
+        rows = index[index["agent"] == code]
+        if not len(rows):
+            continue
+        agents[name] = {
+            "episodes": int(len(rows)),
+            "mean_score": float(rows["score"].mean()),
+            "max_score": int(rows["score"].max()),
+            "mean_ticks": float(rows["ticks"].mean()),
+            "ends": {end: int((rows["end"] == i).sum()) for i, end in enumerate(END_EVENTS)},
+        }
+    return {
+        "path": str(corpus.path),
+        "board": f"{corpus.game.width}x{corpus.game.height}",
+        "max_ticks": corpus.game.max_ticks,
+        "episodes": int(len(index)),
+        "train_episodes": int((index["split"] == 0).sum()),
+        "val_episodes": int((index["split"] == 1).sum()),
+        "tokens": int(lengths.sum()),
+        "vocab_size": len(corpus.tokenizer),
+        "length_quantiles": quantiles,
+        "agents": agents,
+    }

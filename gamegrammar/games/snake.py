@@ -1,0 +1,222 @@
+"""Snake: the one reference implementation of the rules.
+
+The simulator, the codec's decoder and the evaluator's replay all go through
+`resolve` and `advance`; nothing else in the project decides what a move does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum, IntEnum
+
+from gamegrammar import rng
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.events import Event, Salience
+
+Cell = tuple[int, int]
+
+
+class Direction(IntEnum):
+    U = 0
+    D = 1
+    L = 2
+    R = 3
+
+    @property
+    def delta(self) -> Cell:
+        return _DELTA[self]
+
+    @property
+    def opposite(self) -> Direction:
+        return _OPPOSITE[self]
+
+
+_DELTA = {Direction.U: (0, -1), Direction.D: (0, 1), Direction.L: (-1, 0), Direction.R: (1, 0)}
+_OPPOSITE = {Direction.U: Direction.D, Direction.D: Direction.U, Direction.L: Direction.R, Direction.R: Direction.L}
+
+
+def direction_between(a: Cell, b: Cell) -> Direction:
+    """The direction of the step from cell a to the adjacent cell b."""
+    for d, (dx, dy) in _DELTA.items():
+        if (a[0] + dx, a[1] + dy) == b:
+            return d
+    raise ValueError(f"cells {a} and {b} are not adjacent")
+
+
+@dataclass(frozen=True)
+class SnakeConfig:
+    width: int = 10
+    height: int = 10
+    max_ticks: int = 200
+
+    def __post_init__(self) -> None:
+        if self.width < 4 or self.height < 4:
+            raise GameGrammarError(f"board must be at least 4x4, got {self.width}x{self.height}")
+        if self.max_ticks < 1:
+            raise GameGrammarError(f"max_ticks must be at least 1, got {self.max_ticks}")
+
+    @property
+    def cells(self) -> int:
+        return self.width * self.height
+
+    def in_bounds(self, cell: Cell) -> bool:
+        return 0 <= cell[0] < self.width and 0 <= cell[1] < self.height
+
+    def next_to_wall(self, cell: Cell) -> bool:
+        x, y = cell
+        return x == 0 or y == 0 or x == self.width - 1 or y == self.height - 1
+
+    def to_dict(self) -> dict[str, int]:
+        return {"width": self.width, "height": self.height, "max_ticks": self.max_ticks}
+
+
+@dataclass(frozen=True)
+class SnakeState:
+    """Everything a keyframe shows: the state is rebuilt from it alone."""
+
+    body: tuple[Cell, ...]  # head first
+    direction: Direction
+    food: Cell | None  # None only once the board is full
+    score: int = 0
+    tick: int = 0
+
+    @property
+    def head(self) -> Cell:
+        return self.body[0]
+
+    @property
+    def length(self) -> int:
+        return len(self.body)
+
+
+class Outcome(Enum):
+    MOVE = "MOVE"
+    EAT = "EAT"
+    DIE_WALL = "DIE_WALL"
+    DIE_SELF = "DIE_SELF"
+
+
+def legal_directions(direction: Direction) -> list[Direction]:
+    """The three non-reversing directions, in Direction order."""
+    return [d for d in Direction if d != direction.opposite]
+
+
+def next_direction(current: Direction, requested: Direction) -> Direction:
+    """An input opposite to the current direction is ignored."""
+    return current if requested == current.opposite else requested
+
+
+def resolve(state: SnakeState, config: SnakeConfig, action: Direction) -> tuple[Direction, Outcome, Cell]:
+    """What the rules make of one input: the new direction, the outcome and the next head."""
+    direction = next_direction(state.direction, action)
+    dx, dy = direction.delta
+    head = (state.head[0] + dx, state.head[1] + dy)
+    if not config.in_bounds(head):
+        return direction, Outcome.DIE_WALL, head
+    if head == state.food:
+        return direction, Outcome.EAT, head
+    if head in state.body[:-1]:  # the tail retracts first, so its cell is free
+        return direction, Outcome.DIE_SELF, head
+    return direction, Outcome.MOVE, head
+
+
+def advance(state: SnakeState, direction: Direction, outcome: Outcome, head: Cell, food: Cell | None) -> SnakeState:
+    """The state after a resolved tick; `food` is the spawned cell after an eat (None if the board is full)."""
+    tick = state.tick + 1
+    if outcome in (Outcome.DIE_WALL, Outcome.DIE_SELF):
+        return replace(state, direction=direction, tick=tick)
+    if outcome is Outcome.EAT:
+        return SnakeState((head, *state.body), direction, food, state.score + 1, tick)
+    return SnakeState((head, *state.body[:-1]), direction, state.food, state.score, tick)
+
+
+def empty_cells(body: tuple[Cell, ...], config: SnakeConfig) -> list[Cell]:
+    """Cells not on the body, row-major: the fixed order random spawns choose from."""
+    occupied = set(body)
+    return [(x, y) for y in range(config.height) for x in range(config.width) if (x, y) not in occupied]
+
+
+def spawn_food(body: tuple[Cell, ...], config: SnakeConfig, seed: int, episode: int, tick: int) -> Cell | None:
+    cells = empty_cells(body, config)
+    if not cells:
+        return None
+    return cells[rng.choose(seed, episode, tick, rng.Purpose.FOOD, len(cells))]
+
+
+def initial_state(config: SnakeConfig, seed: int, episode: int) -> SnakeState:
+    head = (config.width // 2, config.height // 2)
+    direction = Direction(rng.choose(seed, episode, 0, rng.Purpose.START_DIRECTION, 4))
+    return SnakeState((head,), direction, spawn_food((head,), config, seed, episode, 0))
+
+
+def tick_events(
+    before: SnakeState, after: SnakeState, action: Direction, outcome: Outcome, config: SnakeConfig
+) -> tuple[list[Event], str | None]:
+    """The events of one tick, in grammar order, and the end reason if the episode ended."""
+    t = after.tick
+    events = [
+        Event("TICK", t, Salience.TICK, "game"),
+        Event("INPUT", t, Salience.MOVEMENT, "snake", {"dir": action.name}),
+    ]
+    if outcome in (Outcome.DIE_WALL, Outcome.DIE_SELF):
+        events.append(Event(outcome.value, t, Salience.COLLISION, "snake"))
+        return events, outcome.value
+    if outcome is Outcome.EAT:
+        events.append(Event("EAT", t, Salience.RULE_EFFECT, "snake"))
+    events.append(Event("MOVE", t, Salience.MOVEMENT, "snake", {"x": after.head[0], "y": after.head[1]}))
+    end = None
+    if outcome is Outcome.EAT:
+        events.append(Event("GROW", t, Salience.RULE_EFFECT, "snake", {"length": after.length}))
+        if after.food is not None:
+            events.append(Event("FOOD_SPAWN", t, Salience.RULE_EFFECT, "food", {"x": after.food[0], "y": after.food[1]}))
+        events.append(Event("SCORE", t, Salience.RULE_EFFECT, "game", {"score": after.score}))
+        if after.food is None:
+            events.append(Event("WIN", t, Salience.PHASE, "game"))
+            end = "WIN"
+    if end is None and t >= config.max_ticks:
+        events.append(Event("TIMEOUT", t, Salience.PHASE, "game"))
+        end = "TIMEOUT"
+    return events, end
+
+
+class SnakeGame:
+    """The scalar simulator: slow, obvious, and the reference every faster engine is tested against."""
+
+    def __init__(self, config: SnakeConfig | None = None, state: SnakeState | None = None) -> None:
+        self.config = config or SnakeConfig()
+        self.state = state
+        self.seed = 0
+        self.episode = 0
+        self.done = False
+        self.end_reason: str | None = None
+
+    @classmethod
+    def from_state(cls, state: SnakeState, config: SnakeConfig, seed: int = 0, episode: int = 0) -> SnakeGame:
+        """A game that continues from an explicit state (a keyframe, say)."""
+        game = cls(config, state)
+        game.seed, game.episode = seed, episode
+        return game
+
+    def reset(self, seed: int, episode: int = 0) -> SnakeState:
+        self.seed, self.episode = seed, episode
+        self.done, self.end_reason = False, None
+        self.state = initial_state(self.config, seed, episode)
+        return self.state
+
+    def legal_actions(self, state: SnakeState | None = None) -> list[Direction]:
+        return legal_directions((state or self.state).direction)
+
+    def step(self, action: Direction) -> tuple[SnakeState, list[Event], bool]:
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if self.done:
+            raise RuntimeError("the episode is over; call reset()")
+        before = self.state
+        direction, outcome, head = resolve(before, self.config, Direction(action))
+        food = None
+        if outcome is Outcome.EAT:
+            food = spawn_food((head, *before.body), self.config, self.seed, self.episode, before.tick + 1)
+        self.state = advance(before, direction, outcome, head, food)
+        events, self.end_reason = tick_events(before, self.state, Direction(action), outcome, self.config)
+        self.done = self.end_reason is not None
+        return self.state, events, self.done
