@@ -121,4 +121,3 @@ def agent_for_episode(mix: dict[str, float], seed: int, episode: int) -> str:
         if u < cumulative:
             return name
     return names[-1]
-

@@ -324,7 +324,7 @@ class Corpus:
 
 
 def _with_shard(index: np.ndarray, shard: int) -> np.ndarray:
-    out = np.zeros(len(index), INDEX_DTYPE.descr + [("shard", "<i4")])
+    out = np.zeros(len(index), [*INDEX_DTYPE.descr, ("shard", "<i4")])
     for name in INDEX_DTYPE.names:
         out[name] = index[name]
     out["shard"] = shard
@@ -335,14 +335,18 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
     """What `gamegrammar corpus stats` prints: counts, length quantiles, per-agent score and ends."""
     index = corpus.index
     lengths = index["length"]
-    quantiles = dict(zip(("min", "p5", "p25", "p50", "p75", "p95", "max"), np.quantile(lengths, [0, 0.05, 0.25, 0.5, 0.75, 0.95, 1]).tolist())) if len(index) else {}
+    quantiles = (
+        dict(zip(("min", "p5", "p25", "p50", "p75", "p95", "max"), np.quantile(lengths, [0, 0.05, 0.25, 0.5, 0.75, 0.95, 1]).tolist()))
+        if len(index)
+        else {}
+    )
     agents = {}
     for code, name in enumerate(AGENT_NAMES):
         rows = index[index["agent"] == code]
         if not len(rows):
             continue
         agents[name] = {
-            "episodes": int(len(rows)),
+            "episodes": len(rows),
             "mean_score": float(rows["score"].mean()),
             "max_score": int(rows["score"].max()),
             "mean_ticks": float(rows["ticks"].mean()),
@@ -352,7 +356,7 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
         "path": str(corpus.path),
         "board": f"{corpus.game.width}x{corpus.game.height}",
         "max_ticks": corpus.game.max_ticks,
-        "episodes": int(len(index)),
+        "episodes": len(index),
         "train_episodes": int((index["split"] == 0).sum()),
         "val_episodes": int((index["split"] == 1).sum()),
         "tokens": int(lengths.sum()),

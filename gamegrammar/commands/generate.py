@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--width", type=int, default=10)
     p.add_argument("--height", type=int, default=10)
     p.add_argument("--max-ticks", type=int, default=200)
-    p.add_argument("--keyframe-interval", type=int, default=CodecConfig.keyframe_interval, help="keyframe after every K-th tick; 0 = only at tick 0")
+    p.add_argument(
+        "--keyframe-interval", type=int, default=CodecConfig.keyframe_interval, help="keyframe after every K-th tick; 0 = only at tick 0"
+    )
     p.add_argument("--min-salience", type=int, default=0, help="drop events below this salience (0-4; the strict evaluator needs 0)")
     p.add_argument("--val-fraction", type=float, default=0.05)
     p.add_argument("--shard-episodes", type=int, default=10_000, help="episodes per shard (the unit of work and of resumption)")
