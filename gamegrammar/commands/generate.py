@@ -45,7 +45,17 @@ def run(args: argparse.Namespace) -> int:
         shard_episodes=args.shard_episodes,
     )
     engine = args.engine or next(iter(engines()))
-    with tqdm(total=spec.episodes, unit="ep", disable=args.quiet, desc="generate") as bar:
-        manifest = generate(spec, args.out, workers=args.workers, engine=engine, overwrite=args.overwrite, progress=bar.update)
+    bar: tqdm | None = None
+
+    def progress(episodes: int) -> None:  # the bar opens once work starts, after the checks
+        nonlocal bar
+        bar = bar or tqdm(total=spec.episodes, unit="ep", disable=args.quiet, desc="generate")
+        bar.update(episodes)
+
+    try:
+        manifest = generate(spec, args.out, workers=args.workers, engine=engine, overwrite=args.overwrite, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
     print(f"wrote {manifest['episodes']} episodes, {manifest['tokens']} tokens to {args.out}")
     return 0

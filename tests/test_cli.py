@@ -1,0 +1,45 @@
+"""The command line as a user meets it: every mistake is one line on stderr, exit code 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from gamegrammar.cli import main
+
+
+def gg(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gamegrammar.cli", *args], capture_output=True, text=True)
+
+
+def test_generate_stats_and_export(tmp_path, capsys):
+    out = tmp_path / "c"
+    assert main(["generate", "--episodes", "30", "--seed", "2", "--out", str(out), "--quiet", "--width", "6", "--height", "6"]) == 0
+    assert main(["corpus", "stats", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "episodes    30" in printed and "greedy" in printed
+    assert main(["corpus", "export", str(out), "--limit", "5", "--out", str(tmp_path / "e.txt")]) == 0
+    lines = (tmp_path / "e.txt").read_text().splitlines()
+    assert len(lines) == 5 and all(line.startswith("BOS SNAP") and line.endswith("EOS") for line in lines)
+    assert main(["corpus", "export", str(out), "--split", "val"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["generate", "--agents", "smart=1", "--out", "{tmp}/x"], "unknown agent 'smart'"),
+        (["generate", "--agents", "random=0", "--out", "{tmp}/x"], "sum to a positive number"),
+        (["generate", "--width", "3", "--out", "{tmp}/x"], "at least 4x4"),
+        (["generate", "--episodes", "0", "--out", "{tmp}/x"], "--episodes must be at least 1"),
+        (["generate", "--out", "{tmp}/full"], "--overwrite"),
+        (["corpus", "stats", "{tmp}/nothing"], "does not exist"),
+    ],
+)
+def test_bad_input_is_one_clear_line(tmp_path, args, message):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    result = gg(*(a.format(tmp=tmp_path) for a in args))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and message in result.stderr and "Traceback" not in result.stderr

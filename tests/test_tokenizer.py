@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tokenizers import Tokenizer
+
+from gamegrammar.corpus import Corpus
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.tokenizer import GameTokenizer
+
+
+def test_hf_tokenizer_from_file_agrees_with_stored_ids(tiny_corpus):
+    corpus = Corpus(tiny_corpus)
+    hf = Tokenizer.from_file(str(tiny_corpus / "tokenizer.json"))
+    for row in range(len(corpus)):
+        ids = corpus.episode_ids(row)
+        text = " ".join(corpus.episode_tokens(row))
+        assert hf.encode(text).ids == ids.tolist()
+        assert hf.decode(ids.tolist(), skip_special_tokens=False).split() == text.split()
+
+
+def test_round_trip_through_json():
+    tok = GameTokenizer.for_game(SnakeConfig(7, 9))
+    again = GameTokenizer.from_json(tok.to_json())
+    assert again.tokens == tok.tokens and again.sha256() == tok.sha256()
+    assert tok.dtype == np.uint16
+
+
+def test_unknown_tokens_are_a_clear_error():
+    tok = GameTokenizer.for_game(SnakeConfig())
+    with pytest.raises(GameGrammarError, match="unknown token 'X10'"):
+        tok.encode(["BOS", "X10"])
+
+
+def test_vocabulary_depends_on_the_board():
+    assert GameTokenizer.for_game(SnakeConfig(10, 10)).sha256() != GameTokenizer.for_game(SnakeConfig(10, 11)).sha256()
