@@ -1,0 +1,166 @@
+"""gamegrammar evaluate: sample, validate, measure fidelity, write a report; or validate a token file."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from gamegrammar.commands.sample import add_sampling_arguments, sample_from_args
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.evaluation.cli_tokens import read_token_file
+from gamegrammar.evaluation.fidelity import compare_distributions, summarize_episode, teacher_forced
+from gamegrammar.evaluation.report import write_report
+from gamegrammar.evaluation.validity import summarize, validate_many
+from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.io import atomic_write_json
+from gamegrammar.sampling import SamplingStats
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("evaluate", help="validity report of model samples (--ckpt) or of a token file (--tokens)")
+    add_sampling_arguments(p, ckpt_required=False)
+    p.add_argument("--tokens", default=None, help="validate this text file (one sequence per line) instead of sampling")
+    p.add_argument("--json", default=None, help="with --tokens: write per-line verdicts to this JSON file")
+    p.add_argument("--corpus", default=None, help="the corpus the model learned from: fidelity, and the game config")
+    p.add_argument("--width", type=int, default=None, help="with --tokens and no --corpus: the board (default 10)")
+    p.add_argument("--height", type=int, default=None)
+    p.add_argument("--max-ticks", type=int, default=None)
+    p.add_argument("--teacher-episodes", type=int, default=200, help="held-out episodes for the teacher-forced check")
+    p.add_argument("--out", default=None, help="report directory (report.json, report.md, plots)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if (args.ckpt is None) == (args.tokens is None):
+        raise GameGrammarError("give either --ckpt (sample and evaluate a model) or --tokens FILE (validate sequences)")
+    return run_tokens(args) if args.tokens else run_model(args)
+
+
+def _open_corpus(path: str | None):
+    if path is None:
+        return None
+    from gamegrammar.corpus import Corpus
+
+    return Corpus(path)
+
+
+def _game_config(args: argparse.Namespace, corpus) -> SnakeConfig:
+    flags = {"width": args.width, "height": args.height, "max_ticks": args.max_ticks}
+    if corpus is not None:
+        clash = {k: v for k, v in flags.items() if v is not None and v != getattr(corpus.game, k)}
+        if clash:
+            names = ", ".join("--" + k.replace("_", "-") for k in clash)
+            raise GameGrammarError(f"{names} disagree with the corpus's game config")
+        return corpus.game
+    return SnakeConfig(**{k: v for k, v in flags.items() if v is not None})
+
+
+def _print_summary(summary: dict) -> None:
+    n = summary["sequences"]
+    print(f"{n} sequences")
+    for group in ("tiers", "lenient"):
+        cells = []
+        for tier, e in summary[group].items():
+            lo, hi = e["ci95"]
+            cells.append(f"{tier} {100 * e['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
+        print(f"  {'strict' if group == 'tiers' else 'lenient':<8}" + "  ".join(cells))
+    broken = {r: e["violated"] for r, e in summary["rules"].items() if e["violated"]}
+    if broken:
+        print("  violations: " + ", ".join(f"{r} {k}" for r, k in sorted(broken.items(), key=lambda kv: -kv[1])))
+
+
+def run_tokens(args: argparse.Namespace) -> int:
+    corpus = _open_corpus(args.corpus)
+    config = _game_config(args, corpus)
+    lines = read_token_file(args.tokens, config)
+    verdicts = validate_many([tokens for _, tokens in lines], config)
+    summary = summarize(verdicts)
+    _print_summary(summary)
+    if args.json:
+        atomic_write_json(args.json, [{"line": number, **v.to_json()} for (number, _), v in zip(lines, verdicts)])
+        print(f"wrote per-line verdicts to {args.json}")
+    if args.out:
+        report = {
+            "meta": {"name": Path(args.out).name, "tokens": args.tokens, "board": f"{config.width}x{config.height}"},
+            "validity": summary,
+        }
+        if corpus is not None:
+            report["fidelity"] = _fidelity(corpus, [tokens for _, tokens in lines])
+        print(f"wrote {write_report(report, args.out)}")
+    return 0
+
+
+def _fidelity(corpus, sequences: list[list[str]]) -> dict:
+    index = corpus.index
+    return compare_distributions(
+        [summarize_episode(s) for s in sequences], index["ticks"], index["score"], index["end"], corpus.game.max_ticks
+    )
+
+
+def run_model(args: argparse.Namespace) -> int:
+    from gamegrammar.checkpoint import load_checkpoint
+
+    if args.out is None:
+        raise GameGrammarError("--out REPORT_DIR is required with --ckpt")
+    loaded = load_checkpoint(args.ckpt, device=args.device)
+    corpus = _open_corpus(args.corpus)
+    if corpus is not None and corpus.tokenizer.sha256() != loaded.tokenizer.sha256():
+        raise GameGrammarError(f"the checkpoint was trained for another game config than the corpus {args.corpus}")
+    config = corpus.game if corpus is not None else loaded.game
+    stats = SamplingStats()
+    sequences = sample_from_args(args, loaded, stats)
+    start = time.perf_counter()
+    verdicts = validate_many(sequences, config)
+    validate_seconds = time.perf_counter() - start
+    summary = summarize(verdicts)
+    _print_summary(summary)
+    model = loaded.model
+    report = {
+        "meta": {
+            "name": Path(args.out).name,
+            "checkpoint": str(args.ckpt),
+            "corpus": str(args.corpus),
+            "board": f"{config.width}x{config.height}, max {config.max_ticks} ticks",
+            "model": f"{model.config.n_layer} layers, {model.config.n_embd} wide, {model.config.n_head} heads, "
+            f"context {model.config.block_size}, {model.num_params():,} parameters",
+            "samples": len(sequences),
+            "prompt": "BOS" if args.prompt_corpus is None else f"held-out prefixes of {args.prompt_ticks} ticks",
+            "temperature": args.temperature,
+            "top_k": args.top_k,
+            "top_p": args.top_p,
+            "seed": args.seed,
+        },
+        "validity": summary,
+        "sampling": {
+            "device": str(next(model.parameters()).device),
+            "generated_tokens": stats.generated_tokens,
+            "seconds": round(stats.seconds, 2),
+            "tokens_per_second": round(stats.tokens_per_second),
+            "window_slides": stats.slides,
+            "validation_sequences_per_second": round(len(sequences) / validate_seconds) if validate_seconds else None,
+        },
+    }
+    if corpus is not None:
+        report["fidelity"] = _fidelity(corpus, sequences)
+        rows = corpus.split("val")[: args.teacher_episodes]
+        if len(rows):
+            report["teacher_forced"] = teacher_forced(
+                model, [corpus.episode_ids(int(r)) for r in rows], [corpus.episode_tokens(int(r)) for r in rows]
+            )
+    path = write_report(report, args.out)
+    _print_fidelity(report)
+    with open(Path(args.out) / "samples.txt", "w") as f:
+        f.writelines(" ".join(s) + "\n" for s in sequences)
+    print(f"wrote {path}")
+    return 0
+
+
+def _print_fidelity(report: dict) -> None:
+    dist, teacher = report.get("fidelity"), report.get("teacher_forced")
+    if dist:
+        print(
+            f"  fidelity TV: length {dist['length_ticks']['tv']:.3f}, score {dist['score']['tv']:.3f}, end reason {dist['end_reason']['tv']:.3f}"
+        )
+    if teacher:
+        print(f"  teacher-forced rule tokens: {100 * teacher['accuracy']:.2f}% argmax accuracy on {teacher['positions']} tokens")

@@ -1,0 +1,143 @@
+"""The validity report: report.json (everything), report.md (for people) and PNG plots."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from gamegrammar.evaluation.validity import RULES
+from gamegrammar.io import atomic_write, atomic_write_json, atomic_write_text
+
+
+def _pct(rate: float | None) -> str:
+    return "n/a" if rate is None or math.isnan(rate) else f"{100 * rate:.1f}%"
+
+
+def _interval(entry: dict[str, Any]) -> str:
+    lo, hi = entry["ci95"]
+    return f"{_pct(entry['rate'])} [{_pct(lo)}, {_pct(hi)}]"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    meta, validity = report["meta"], report["validity"]
+    n = validity["sequences"]
+    lines = [f"# Validity report: {meta.get('name', '')}", ""]
+    lines += [f"- {k}: {v}" for k, v in meta.items() if k != "name"]
+    lines += ["", f"## Strict tiers ({n} sequences, Wilson 95% intervals)", "", "| tier | pass rate |", "| --- | --- |"]
+    lines += [f"| {tier} | {_interval(entry)} |" for tier, entry in validity["tiers"].items()]
+    lines += ["", "## Lenient tiers of the original implementation (for comparison with its published figures)", ""]
+    lines += ["| tier | pass rate |", "| --- | --- |"]
+    lines += [f"| {tier} | {_interval(entry)} |" for tier, entry in validity["lenient"].items()]
+    lines += ["", "## Violations per rule", ""]
+    lines += ["| tier | rule | sequences breaking it | broken first |", "| --- | --- | --- | --- |"]
+    for tier, rules in RULES.items():
+        for rule in rules:
+            entry = validity["rules"][rule]
+            lines.append(f"| {tier} | `{rule}` | {entry['violated']} ({_interval(entry)}) | {validity['first_violations'][rule]} |")
+    dist = report.get("fidelity")
+    if dist:
+        lines += ["", f"## Fidelity to the corpus ({dist['samples']} samples vs {dist['corpus_episodes']} corpus episodes)", ""]
+        lines += ["| distribution | total variation | KS | sample mean | corpus mean |", "| --- | --- | --- | --- | --- |"]
+        for key in ("length_ticks", "score"):
+            d = dist[key]
+            lines.append(f"| {key} | {d['tv']:.3f} | {d['ks']:.3f} | {d['sample_mean']:.1f} | {d['corpus_mean']:.1f} |")
+        lines.append(f"| end_reason | {dist['end_reason']['tv']:.3f} | | | |")
+        ends = dist["end_reason"]
+        lines += ["", "| end reason | samples | corpus |", "| --- | --- | --- |"]
+        lines += [f"| {lab} | {_pct(s)} | {_pct(c)} |" for lab, s, c in zip(ends["labels"], ends["sample"], ends["corpus"])]
+    teacher = report.get("teacher_forced")
+    if teacher:
+        lines += [
+            "",
+            f"## Teacher-forced rule-determined tokens ({teacher['episodes']} held-out episodes, {teacher['positions']} tokens)",
+            "",
+        ]
+        lines += [
+            f"Overall argmax accuracy {_pct(teacher['accuracy'])}, mean probability of the true token {teacher['mean_prob']:.4f}.",
+            "",
+        ]
+        lines += ["| category | tokens | argmax accuracy | mean probability |", "| --- | --- | --- | --- |"]
+        for cat, c in teacher["categories"].items():
+            lines.append(f"| {cat} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
+    sampling = report.get("sampling")
+    if sampling:
+        lines += ["", "## Sampling", ""]
+        lines += [f"- {k}: {v}" for k, v in sampling.items()]
+    plots = report.get("plots", [])
+    if plots:
+        lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
+    return "\n".join(lines) + "\n"
+
+
+def _save_figure(fig: Any, path: Path) -> None:
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
+
+
+def write_plots(report: dict[str, Any], out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = []
+    validity = report["validity"]
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    labels, rates, errs = [], [], [[], []]
+    for group in ("tiers", "lenient"):
+        for tier, e in validity[group].items():
+            labels.append(tier if group == "tiers" else f"lenient {tier}")
+            rate = e["rate"] or 0.0
+            rates.append(rate)
+            errs[0].append(max(0.0, rate - e["ci95"][0]))
+            errs[1].append(max(0.0, e["ci95"][1] - rate))
+    ax.bar(labels, rates, yerr=errs, capsize=3, color=["C0"] * len(validity["tiers"]) + ["C7"] * len(validity["lenient"]))
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("pass rate")
+    ax.set_title(f"Tier pass rates, n = {validity['sequences']} (Wilson 95%)")
+    ax.tick_params(axis="x", rotation=30)
+    _save_figure(fig, out / "tiers.png")
+    names.append("tiers.png")
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    rules = list(validity["rules"])
+    ax.barh(rules, [validity["rules"][r]["violated"] for r in rules], color="C3")
+    ax.invert_yaxis()
+    ax.set_xlabel("sequences breaking the rule")
+    ax.set_title("Violations per rule")
+    _save_figure(fig, out / "violations.png")
+    names.append("violations.png")
+    plt.close(fig)
+
+    dist = report.get("fidelity")
+    if dist:
+        fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
+        for ax, key, title in ((axes[0], "length_ticks", "episode length (ticks)"), (axes[1], "score", "score")):
+            d = dist[key]
+            x = range(len(d["sample_hist"]))
+            ax.bar([i - 0.2 for i in x], d["corpus_hist"], width=0.4, label="corpus")
+            ax.bar([i + 0.2 for i in x], d["sample_hist"], width=0.4, label="samples")
+            ax.set_xticks(list(x), [str(b) for b in d["bins"][:-1]], rotation=60, fontsize=7)
+            ax.set_title(f"{title}: TV {d['tv']:.3f}")
+        ends = dist["end_reason"]
+        x = range(len(ends["labels"]))
+        axes[2].bar([i - 0.2 for i in x], ends["corpus"], width=0.4, label="corpus")
+        axes[2].bar([i + 0.2 for i in x], ends["sample"], width=0.4, label="samples")
+        axes[2].set_xticks(list(x), ends["labels"], rotation=30, fontsize=7)
+        axes[2].set_title(f"end reason: TV {ends['tv']:.3f}")
+        axes[2].legend()
+        _save_figure(fig, out / "distributions.png")
+        names.append("distributions.png")
+        plt.close(fig)
+    return names
+
+
+def write_report(report: dict[str, Any], out: str | Path) -> Path:
+    """Write report.json, report.md and the plots into `out`; returns the markdown path."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    report["plots"] = write_plots(report, out)
+    atomic_write_json(out / "report.json", report)
+    atomic_write_text(out / "report.md", render_markdown(report))
+    return out / "report.md"

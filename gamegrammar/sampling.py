@@ -1,0 +1,165 @@
+"""Batched generation with the KV cache.
+
+All rows of a batch advance together, so they share the cache position. Prompts
+of different lengths are handled by prefilling the shortest common prefix and
+then *forcing* each row's remaining prompt tokens through the decode loop. Rows
+that finish (EOS or the length cap) leave the batch and the cache, so they stop
+costing work. When the cache is full (the sequence is longer than the model's
+context) the window slides: the cache is rebuilt from the last half-context of
+every row. Models whose context covers whole episodes never slide.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.model import GameGPT
+
+
+@dataclass(frozen=True)
+class SamplingConfig:
+    temperature: float = 1.0  # 0 = greedy argmax
+    top_k: int | None = None
+    top_p: float | None = None
+    max_length: int = 2048  # total tokens per sequence, prompt included
+    batch_size: int = 256
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise GameGrammarError(f"temperature must be >= 0, got {self.temperature}")
+        if self.top_k is not None and self.top_k < 1:
+            raise GameGrammarError(f"top_k must be >= 1, got {self.top_k}")
+        if self.top_p is not None and not 0 < self.top_p <= 1:
+            raise GameGrammarError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.max_length < 2:
+            raise GameGrammarError(f"max_length must be >= 2, got {self.max_length}")
+        if self.batch_size < 1:
+            raise GameGrammarError(f"batch_size must be >= 1, got {self.batch_size}")
+
+
+@dataclass
+class SamplingStats:
+    sequences: int = 0
+    generated_tokens: int = 0
+    seconds: float = 0.0
+    slides: int = 0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.generated_tokens / self.seconds if self.seconds else 0.0
+
+
+def filter_logits(logits: Tensor, top_k: int | None, top_p: float | None) -> Tensor:
+    """Set to -inf every logit outside the top k and outside the top-p nucleus."""
+    if top_k is not None and top_k < logits.size(-1):
+        kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p is not None and top_p < 1:
+        sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
+        cumulative = torch.softmax(sorted_logits, dim=-1).cumsum(-1)
+        drop = cumulative - torch.softmax(sorted_logits, dim=-1) >= top_p  # keep the token that crosses p
+        logits = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
+    return logits
+
+
+def next_tokens(logits: Tensor, config: SamplingConfig, generator: torch.Generator) -> Tensor:
+    if config.temperature == 0:
+        return logits.argmax(-1)
+    logits = filter_logits(logits.float() / config.temperature, config.top_k, config.top_p)
+    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).squeeze(-1)
+
+
+@torch.no_grad()
+def generate(
+    model: GameGPT,
+    prompts: list[list[int]],
+    eos_id: int,
+    config: SamplingConfig | None = None,
+    stats: SamplingStats | None = None,
+) -> list[list[int]]:
+    """Continue every prompt until EOS or `config.max_length` tokens; returns whole sequences (prompt included)."""
+    config = config or SamplingConfig()
+    if not prompts or any(not p for p in prompts):
+        raise GameGrammarError("every prompt needs at least one token")
+    if max(map(len, prompts)) > config.max_length:
+        raise GameGrammarError(f"a prompt is longer than max_length ({config.max_length})")
+    stats = stats if stats is not None else SamplingStats()
+    model.eval()
+    device = next(model.parameters()).device
+    generator = torch.Generator(device=device).manual_seed(config.seed)
+    out: list[list[int]] = []
+    start = time.perf_counter()
+    for first in range(0, len(prompts), config.batch_size):
+        out += _generate_batch(model, prompts[first : first + config.batch_size], eos_id, config, generator, device, stats)
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    stats.seconds += time.perf_counter() - start
+    stats.sequences += len(prompts)
+    return out
+
+
+def _generate_batch(
+    model: GameGPT,
+    prompts: list[list[int]],
+    eos_id: int,
+    config: SamplingConfig,
+    generator: torch.Generator,
+    device: torch.device,
+    stats: SamplingStats,
+) -> list[list[int]]:
+    B, cap = len(prompts), config.max_length
+    context = model.config.block_size
+    tokens = torch.zeros(B, cap, dtype=torch.long, device=device)
+    prompt_len = torch.tensor([len(p) for p in prompts], device=device)
+    for i, p in enumerate(prompts):
+        tokens[i, : len(p)] = torch.tensor(p, device=device)
+    lengths = torch.full((B,), cap, device=device)  # final length of each row
+    active = torch.arange(B, device=device)  # rows still being written, in cache order
+    length = int(prompt_len.min())  # every active row holds `length` tokens
+
+    def prefill(window: int) -> tuple[Tensor, object]:
+        cache = model.new_cache(len(active), min(context, cap))
+        logits, _ = model(tokens[active, length - window : length], cache=cache)
+        return logits[:, -1], cache
+
+    last, cache = prefill(min(length, context))
+    while True:
+        forced = length < prompt_len[active]
+        sampled = next_tokens(last, config, generator)
+        chosen = torch.where(forced, tokens[active, length], sampled)
+        tokens[active, length] = chosen
+        stats.generated_tokens += int((~forced).sum())
+        length += 1
+        done = (~forced & (chosen == eos_id)) | (length >= cap)
+        if bool(done.any()):
+            lengths[active[done]] = length
+            keep = torch.nonzero(~done).squeeze(-1)
+            active, chosen = active[keep], chosen[keep]
+            if not len(active):
+                break
+            cache.select(keep)
+        if cache.pos == cache.max_len:  # the context is full: slide the window
+            stats.slides += 1
+            last, cache = prefill(max(1, context // 2))
+        else:
+            logits, _ = model(chosen[:, None], cache=cache)
+            last = logits[:, -1]
+    return [tokens[i, : lengths[i]].tolist() for i in range(B)]
+
+
+def episode_prefix(tokens: list[str], ticks: int) -> list[str]:
+    """The first keyframe and the first `ticks` ticks of an episode: a prompt from real play."""
+    from gamegrammar.codec import Tick, parse
+
+    end = 0
+    for item in parse(tokens):
+        if isinstance(item, Tick) and item.number > ticks:
+            break
+        end = item.end
+    return tokens[:end]
