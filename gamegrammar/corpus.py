@@ -9,14 +9,21 @@ A corpus is a directory:
     shards/NNNNN.tokens      flat token ids (uint16 or uint32), read by memory map
 
 Shard s holds episodes [s*E, (s+1)*E). Its content depends only on the spec,
-never on the number of workers; each shard's index is written before its
-tokens and both atomically, so a shard whose tokens file exists is complete.
+never on the number of workers or the engine ("batch", vectorized, the default;
+"scalar", the reference); each shard's index is written before its tokens and
+both atomically, so a shard whose tokens file exists is complete.
+
+Scale-out: `generate(..., part=Part(i, n))` writes only the shards s with
+s % n == i, under a manifest marked "part"; `merge(out, parts)` checks that the
+parts share one spec and cover every shard once, and assembles the corpus a
+single run would have written, byte for byte.
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -139,11 +146,65 @@ def scalar_shard(spec: CorpusSpec, shard: int) -> tuple[np.ndarray, np.ndarray]:
     return flat, index
 
 
+# ---------------------------------------------------------------- generation (batch engine)
+
+BATCH_EPISODES = 16_384  # games stepped together: bigger amortises NumPy's per-call cost (see benchmarks), smaller saves memory
+
+
+def agent_codes(spec: CorpusSpec, episodes: np.ndarray) -> np.ndarray:
+    """`agent_for_episode` for many episodes: the same floats compared in the same order."""
+    u = (rng.draw_np(spec.seed, episodes, 0, rng.Purpose.AGENT_PICK) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+    names = list(spec.agents)
+    cumulative, bounds = 0.0, []
+    for name in names:
+        cumulative += spec.agents[name]
+        bounds.append(cumulative)
+    pick = np.full(len(episodes), len(names) - 1)
+    for i in reversed(range(len(names))):
+        pick[u < bounds[i]] = i
+    return np.array([AGENT_NAMES.index(name) for name in names])[pick]
+
+
+def splits(spec: CorpusSpec, episodes: np.ndarray) -> np.ndarray:
+    """`split_of` for many episodes."""
+    u = (rng.draw_np(spec.seed, episodes, 0, rng.Purpose.SPLIT) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+    return (u < spec.val_fraction).astype(np.uint8)
+
+
+def batch_shard(spec: CorpusSpec, shard: int, batch_episodes: int = BATCH_EPISODES) -> tuple[np.ndarray, np.ndarray]:
+    """The same bytes as `scalar_shard`, from the vectorized engine, `batch_episodes` games at a time."""
+    from gamegrammar.games.snake_batch import play_batch
+
+    episodes = np.arange(spec.shard_range(shard).start, spec.shard_range(shard).stop, dtype=np.int64)
+    index = np.zeros(len(episodes), INDEX_DTYPE)
+    chunks = []
+    offset = 0
+    for lo in range(0, len(episodes), batch_episodes):
+        eps = episodes[lo : lo + batch_episodes]
+        codes = agent_codes(spec, eps)
+        result = play_batch(spec.game, spec.codec, spec.seed, eps, codes)
+        rows = index[lo : lo + len(eps)]
+        rows["episode"] = eps
+        rows["offset"] = offset + np.concatenate([[0], np.cumsum(result.lengths)[:-1]])
+        rows["length"] = result.lengths
+        rows["ticks"] = result.ticks
+        rows["score"] = result.scores
+        rows["agent"] = codes
+        rows["end"] = result.ends
+        rows["split"] = splits(spec, eps)
+        chunks.append(result.tokens)
+        offset += len(result.tokens)
+    dtype = GameTokenizer.for_game(spec.game).dtype
+    return (np.concatenate(chunks) if chunks else np.zeros(0, dtype)), index
+
+
 ShardEngine = Callable[[CorpusSpec, int], tuple[np.ndarray, np.ndarray]]
+DEFAULT_ENGINE = "batch"
 
 
 def engines() -> dict[str, ShardEngine]:
-    return {"scalar": scalar_shard}
+    """Engines by name; every one writes the same bytes (tests/test_snake_batch.py checks batch == scalar)."""
+    return {"batch": batch_shard, "scalar": scalar_shard}
 
 
 def _shard_paths(out: Path, shard: int) -> tuple[Path, Path]:
@@ -162,11 +223,36 @@ def _write_shard(job: tuple[str, CorpusSpec, str, int]) -> tuple[int, int, int]:
 _OUR_FILES = ("manifest.json", "generate.json", "tokenizer.json")
 
 
-def _prepare_out(out: Path, spec: CorpusSpec, overwrite: bool) -> None:
-    """Refuse to clobber, resume an interrupted run of the same spec, or start afresh."""
+@dataclass(frozen=True)
+class Part:
+    """Shards s with s % num_shards == shard_index: one machine's share of a corpus."""
+
+    shard_index: int
+    num_shards: int
+
+    def __post_init__(self) -> None:
+        if self.num_shards < 1:
+            raise GameGrammarError(f"--num-shards must be at least 1, got {self.num_shards}")
+        if not 0 <= self.shard_index < self.num_shards:
+            raise GameGrammarError(f"--shard-index must be in [0, {self.num_shards}), got {self.shard_index}")
+
+    def holds(self, shard: int) -> bool:
+        return shard % self.num_shards == self.shard_index
+
+    def to_dict(self) -> dict[str, int]:
+        return {"shard_index": self.shard_index, "num_shards": self.num_shards}
+
+
+def _plan(spec: CorpusSpec, part: Part | None) -> dict[str, Any]:
+    """What generate.json holds: the spec, plus the part for a partial run (so a resume can not mix parts)."""
+    return spec.to_dict() if part is None else {**spec.to_dict(), "part": part.to_dict()}
+
+
+def _prepare_out(out: Path, plan: dict[str, Any], overwrite: bool, resume: bool = True) -> None:
+    """Refuse to clobber, resume an interrupted run of the same plan, or start afresh."""
     if out.exists() and not out.is_dir():
         raise GameGrammarError(f"--out {out} exists and is not a directory")
-    plan = out / "generate.json"
+    plan_path = out / "generate.json"
     if overwrite:
         for name in _OUR_FILES:
             (out / name).unlink(missing_ok=True)
@@ -174,11 +260,11 @@ def _prepare_out(out: Path, spec: CorpusSpec, overwrite: bool) -> None:
     elif out.exists() and any(out.iterdir()):
         if (out / "manifest.json").exists():
             raise GameGrammarError(f"{out} already holds a finished corpus; pass --overwrite to replace it")
-        if not plan.exists() or json.loads(plan.read_text()) != spec.to_dict():
+        if not resume or not plan_path.exists() or json.loads(plan_path.read_text()) != plan:
             raise GameGrammarError(f"--out {out} is not empty; pass --overwrite to replace its contents")
-        return  # same spec, interrupted: resume
+        return  # same plan, interrupted: resume
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(plan, spec.to_dict())
+    atomic_write_json(plan_path, plan)
 
 
 def _shard_done(out: Path, shard: int, itemsize: int) -> tuple[int, int] | None:
@@ -192,27 +278,54 @@ def _shard_done(out: Path, shard: int, itemsize: int) -> tuple[int, int] | None:
     return len(index), n_tokens
 
 
+def _manifest(spec: CorpusSpec, tokenizer: GameTokenizer, shards: dict[int, tuple[int, int]], part: Part | None) -> dict[str, Any]:
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "game": "snake",
+        "spec": spec.to_dict(),
+        "episodes": spec.episodes if part is None else sum(e for e, _ in shards.values()),
+        "tokens": sum(t for _, t in shards.values()),
+        "dtype": tokenizer.dtype.name,
+        "vocab_size": len(tokenizer),
+        "tokenizer_sha256": tokenizer.sha256(),
+        "shards": [{"name": f"{s:05d}", "episodes": shards[s][0], "tokens": shards[s][1]} for s in sorted(shards)],
+        "created_by": f"gamegrammar {__version__}",
+    }
+    if part is not None:
+        manifest["part"] = part.to_dict()
+    return manifest
+
+
 def generate(
     spec: CorpusSpec,
     out: str | Path,
     *,
     workers: int = 1,
-    engine: str = "scalar",
+    engine: str = DEFAULT_ENGINE,
     overwrite: bool = False,
     progress: Callable[[int], None] | None = None,
+    part: Part | None = None,
 ) -> dict[str, Any]:
-    """Write (or finish writing) the corpus of `spec` to `out`; returns the manifest."""
+    """Write (or finish writing) the corpus of `spec` to `out`; returns the manifest.
+
+    With `part`, only that part's shards are written, under a manifest marked
+    as partial; `merge` assembles the parts into the corpus a single run writes.
+    """
     if engine not in engines():
         raise GameGrammarError(f"unknown engine {engine!r}; choose from {', '.join(engines())}")
     if workers < 1:
         raise GameGrammarError(f"--workers must be at least 1, got {workers}")
+    if part is not None and part.num_shards == 1:
+        part = None  # the one part is the whole corpus
     out = Path(out)
-    _prepare_out(out, spec, overwrite)
+    _prepare_out(out, _plan(spec, part), overwrite)
     tokenizer = GameTokenizer.for_game(spec.game)
     tokenizer.save(out / "tokenizer.json")
     shards: dict[int, tuple[int, int]] = {}
     todo = []
     for s in range(spec.num_shards):
+        if part is not None and not part.holds(s):
+            continue
         done = _shard_done(out, s, tokenizer.dtype.itemsize)
         if done is None:
             todo.append(s)
@@ -228,24 +341,102 @@ def generate(
             if progress:
                 progress(n_ep)
     else:
-        with mp.get_context("spawn").Pool(workers) as pool:
+        with mp.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
             for s, n_ep, n_tok in pool.imap_unordered(_write_shard, jobs):
                 shards[s] = (n_ep, n_tok)
                 if progress:
                     progress(n_ep)
-    manifest = {
-        "format_version": FORMAT_VERSION,
-        "game": "snake",
-        "spec": spec.to_dict(),
-        "episodes": spec.episodes,
-        "tokens": sum(t for _, t in shards.values()),
-        "dtype": tokenizer.dtype.name,
-        "vocab_size": len(tokenizer),
-        "tokenizer_sha256": tokenizer.sha256(),
-        "shards": [{"name": f"{s:05d}", "episodes": shards[s][0], "tokens": shards[s][1]} for s in sorted(shards)],
-        "created_by": f"gamegrammar {__version__}",
-    }
+    manifest = _manifest(spec, tokenizer, shards, part)
     atomic_write_json(out / "manifest.json", manifest)
+    return manifest
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    manifest_path = path / "manifest.json"
+    if not manifest_path.exists():
+        raise GameGrammarError(f"{path} is not a finished corpus or part: no manifest.json")
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except ValueError as err:
+        raise GameGrammarError(f"{manifest_path} is not valid JSON: {err}") from None
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise GameGrammarError(f"{path} has corpus format version {manifest.get('format_version')}; expected {FORMAT_VERSION}")
+    return manifest
+
+
+def _place(src: Path, dst: Path, move: bool) -> None:
+    """Copy (or move) one file so that it appears at dst atomically."""
+    if move:
+        try:
+            os.replace(src, dst)
+            return
+        except OSError:  # another file system: copy, then remove
+            pass
+
+    def copy(f: Any) -> None:
+        with open(src, "rb") as source:
+            shutil.copyfileobj(source, f, 1 << 20)
+
+    atomic_write(dst, copy)
+    if move:
+        src.unlink()
+
+
+def merge(out: str | Path, parts: list[str | Path], *, overwrite: bool = False, move: bool = False) -> dict[str, Any]:
+    """Assemble corpus parts (made by `generate(..., part=...)` from one spec) into the corpus one run writes.
+
+    Everything is checked before anything is written: the parts must share a
+    spec and vocabulary and hold every shard exactly once. The manifest comes
+    last, so an interrupted merge never looks finished.
+    """
+    if not parts:
+        raise GameGrammarError("merge needs at least one part")
+    out = Path(out)
+    paths = [Path(p) for p in parts]
+    manifests = [_read_manifest(p) for p in paths]
+    first = manifests[0]
+    owner: dict[str, Path] = {}
+    for path, manifest in zip(paths, manifests):
+        if out.resolve() == path.resolve():
+            raise GameGrammarError(f"the output {out} is also a part; merge into a new directory")
+        if manifest["spec"] != first["spec"]:
+            raise GameGrammarError(f"parts {paths[0]} and {path} were made with different specs (seed, episodes, game, ...)")
+        if manifest["tokenizer_sha256"] != first["tokenizer_sha256"]:
+            raise GameGrammarError(f"parts {paths[0]} and {path} have different vocabularies")
+        for entry in manifest["shards"]:
+            if entry["name"] in owner:
+                raise GameGrammarError(f"shard {entry['name']} is in both {owner[entry['name']]} and {path}")
+            owner[entry["name"]] = path
+    spec = CorpusSpec.from_dict(first["spec"])
+    tokenizer = GameTokenizer.for_game(spec.game)
+    expected = [f"{s:05d}" for s in range(spec.num_shards)]
+    missing = [name for name in expected if name not in owner]
+    if missing:
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise GameGrammarError(f"the parts miss shards {', '.join(missing[:5])}{more} of {len(expected)}")
+    if len(owner) != len(expected):
+        extra = sorted(set(owner) - set(expected))
+        raise GameGrammarError(f"shards {', '.join(extra[:5])} do not belong to a corpus of {len(expected)} shards")
+    shards: dict[int, tuple[int, int]] = {}
+    for s, name in enumerate(expected):
+        done = _shard_done(owner[name], s, tokenizer.dtype.itemsize)
+        if done is None:
+            raise GameGrammarError(f"shard {name} in {owner[name]} is missing or truncated")
+        shards[s] = done
+    for manifest, path in zip(manifests, paths):
+        for entry in manifest["shards"]:
+            if shards[int(entry["name"])] != (entry["episodes"], entry["tokens"]):
+                raise GameGrammarError(f"shard {entry['name']} in {path} does not match its manifest")
+    _prepare_out(out, spec.to_dict(), overwrite, resume=False)
+    tokenizer.save(out / "tokenizer.json")
+    for s, name in enumerate(expected):
+        for src, dst in zip(_shard_paths(owner[name], s)[::-1], _shard_paths(out, s)[::-1]):  # index first, tokens last
+            _place(src, dst, move)
+    manifest = _manifest(spec, tokenizer, shards, None)
+    atomic_write_json(out / "manifest.json", manifest)
+    if move:  # the parts no longer hold their shards: they must not look finished
+        for path in paths:
+            (path / "manifest.json").unlink(missing_ok=True)
     return manifest
 
 
@@ -253,9 +444,13 @@ def generate(
 
 
 class Corpus:
-    """A finished corpus opened read-only; token shards are memory-mapped, never loaded whole."""
+    """A finished corpus opened read-only; token shards are memory-mapped, never loaded whole.
 
-    def __init__(self, path: str | Path) -> None:
+    A part of a corpus (see `merge`) is refused unless `allow_partial`: training
+    on one machine's share by mistake would go unnoticed otherwise.
+    """
+
+    def __init__(self, path: str | Path, allow_partial: bool = False) -> None:
         self.path = Path(path)
         manifest_path = self.path / "manifest.json"
         if not self.path.is_dir():
@@ -267,6 +462,10 @@ class Corpus:
             self.manifest = json.loads(manifest_path.read_text())
         except ValueError as err:
             raise GameGrammarError(f"{manifest_path} is not valid JSON: {err}") from None
+        if "part" in self.manifest and not allow_partial:
+            p = self.manifest["part"]
+            where = f"part {p['shard_index']} of {p['num_shards']}"
+            raise GameGrammarError(f"{self.path} is {where} of a corpus; assemble the parts with `gamegrammar corpus merge`")
         version = self.manifest.get("format_version")
         if version != FORMAT_VERSION:
             raise GameGrammarError(f"{self.path} has corpus format version {version}; this gamegrammar reads version {FORMAT_VERSION}")

@@ -1,4 +1,4 @@
-"""gamegrammar corpus stats|export: inspect a corpus."""
+"""gamegrammar corpus stats|export|merge: inspect a corpus, or assemble one from parts."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 
-from gamegrammar.corpus import Corpus, corpus_stats
+from gamegrammar.corpus import Corpus, corpus_stats, merge
 from gamegrammar.errors import GameGrammarError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("corpus", help="inspect a corpus")
+    p = sub.add_parser("corpus", help="inspect a corpus, or merge corpus parts")
     csub = p.add_subparsers(dest="corpus_command", required=True, metavar="ACTION")
     stats = csub.add_parser("stats", help="episodes, tokens, length quantiles, per-agent score and end reasons")
     stats.add_argument("path")
@@ -23,6 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     export.add_argument("--limit", type=int, default=None)
     export.add_argument("--out", default="-", help="file to write (default: standard output)")
     export.set_defaults(run=run_export)
+    join = csub.add_parser("merge", help="assemble the parts written with --shard-index/--num-shards into one corpus")
+    join.add_argument("out", help="directory of the merged corpus")
+    join.add_argument("parts", nargs="+", help="part directories (one spec)")
+    join.add_argument("--move", action="store_true", help="move shard files instead of copying them (the parts are used up)")
+    join.add_argument("--overwrite", action="store_true", help="replace an existing corpus in OUT")
+    join.set_defaults(run=run_merge)
 
 
 def run_stats(args: argparse.Namespace) -> int:
@@ -55,4 +61,11 @@ def run_export(args: argparse.Namespace) -> int:
     finally:
         if out is not sys.stdout:
             out.close()
+    return 0
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    manifest = merge(args.out, args.parts, overwrite=args.overwrite, move=args.move)
+    counts = f"{manifest['episodes']} episodes, {manifest['tokens']} tokens in {len(manifest['shards'])} shards"
+    print(f"merged {len(args.parts)} parts: {counts} to {args.out}")
     return 0

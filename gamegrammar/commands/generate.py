@@ -8,7 +8,8 @@ from tqdm import tqdm
 
 from gamegrammar.agents import parse_agent_mix
 from gamegrammar.codec import CodecConfig
-from gamegrammar.corpus import CorpusSpec, engines, generate
+from gamegrammar.corpus import DEFAULT_ENGINE, CorpusSpec, Part, engines, generate
+from gamegrammar.errors import GameGrammarError
 from gamegrammar.games.snake import SnakeConfig
 
 
@@ -27,7 +28,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--val-fraction", type=float, default=0.05)
     p.add_argument("--shard-episodes", type=int, default=10_000, help="episodes per shard (the unit of work and of resumption)")
     p.add_argument("--workers", type=int, default=1, help="worker processes; the output does not depend on it")
-    p.add_argument("--engine", default=None, help=f"simulation engine ({' or '.join(engines())}); the output does not depend on it")
+    p.add_argument(
+        "--engine",
+        default=DEFAULT_ENGINE,
+        choices=list(engines()),
+        help="simulation engine (default: %(default)s); the output does not depend on it",
+    )
+    p.add_argument("--shard-index", type=int, default=None, help="with --num-shards: write only the shards s with s %% N == I")
+    p.add_argument(
+        "--num-shards",
+        type=int,
+        default=None,
+        help="split the work N ways (one machine each); join the parts with `gamegrammar corpus merge`",
+    )
     p.add_argument("--out", required=True, help="corpus directory")
     p.add_argument("--overwrite", action="store_true", help="replace an existing corpus in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -44,18 +57,28 @@ def run(args: argparse.Namespace) -> int:
         val_fraction=args.val_fraction,
         shard_episodes=args.shard_episodes,
     )
-    engine = args.engine or next(iter(engines()))
+    if (args.shard_index is None) != (args.num_shards is None):
+        raise GameGrammarError("--shard-index and --num-shards go together")
+    part = None if args.num_shards is None else Part(args.shard_index, args.num_shards)
+    total = spec.episodes if part is None else sum(len(spec.shard_range(s)) for s in range(spec.num_shards) if part.holds(s))
     bar: tqdm | None = None
 
     def progress(episodes: int) -> None:  # the bar opens once work starts, after the checks
         nonlocal bar
-        bar = bar or tqdm(total=spec.episodes, unit="ep", disable=args.quiet, desc="generate")
+        bar = bar or tqdm(total=total, unit="ep", disable=args.quiet, desc="generate")
         bar.update(episodes)
 
     try:
-        manifest = generate(spec, args.out, workers=args.workers, engine=engine, overwrite=args.overwrite, progress=progress)
+        manifest = generate(
+            spec, args.out, workers=args.workers, engine=args.engine, overwrite=args.overwrite, progress=progress, part=part
+        )
     finally:
         if bar is not None:
             bar.close()
-    print(f"wrote {manifest['episodes']} episodes, {manifest['tokens']} tokens to {args.out}")
+    what = (
+        ""
+        if part is None or "part" not in manifest
+        else f" (part {part.shard_index} of {part.num_shards}: {len(manifest['shards'])} shards)"
+    )
+    print(f"wrote {manifest['episodes']} episodes, {manifest['tokens']} tokens to {args.out}{what}")
     return 0

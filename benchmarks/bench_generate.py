@@ -1,0 +1,95 @@
+"""Corpus generation throughput: scalar vs batch engine, 1 and 2 workers, and how it scales.
+
+Run from the repository root:  python -m benchmarks.bench_generate  [--quick] [--json PATH]
+
+Every figure is end to end through `gamegrammar.corpus.generate` (simulation,
+tokens, index, atomic shard files, manifest), except the batch-size table, which
+times `batch_shard` alone. Ratios are against the scalar engine measured in
+the same run and against the original pure-Python generator (~400k tokens/s on
+a 2-core machine, DESIGN.md). Timings depend on what else the machine is doing:
+compare figures from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from gamegrammar.corpus import CorpusSpec, batch_shard, generate
+
+ORIGINAL_TOKENS_PER_S = 400_000
+
+
+def timed_generate(spec: CorpusSpec, engine: str, workers: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        manifest = generate(spec, Path(tmp) / "corpus", engine=engine, workers=workers)
+        seconds = time.perf_counter() - start
+    return {"seconds": seconds, "episodes": manifest["episodes"], "tokens": manifest["tokens"]}
+
+
+def timed_batch(spec: CorpusSpec, batch_episodes: int) -> dict[str, float]:
+    start = time.perf_counter()
+    tokens, index = batch_shard(spec, 0, batch_episodes)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "episodes": len(index), "tokens": len(tokens)}
+
+
+def rates(run: dict[str, float]) -> tuple[float, float]:
+    return run["tokens"] / run["seconds"], run["episodes"] / run["seconds"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
+    parser.add_argument("--scalar-episodes", type=int, default=None, help="episodes per scalar run (default 600, quick 100)")
+    parser.add_argument("--batch-episodes", type=int, default=None, help="episodes per batch run (default 32768, quick 4096)")
+    parser.add_argument("--json", default=None, help="also write the figures to this file")
+    args = parser.parse_args()
+    n_scalar = args.scalar_episodes or (100 if args.quick else 600)
+    n_batch = args.batch_episodes or (4096 if args.quick else 32768)
+    base = CorpusSpec()  # 10x10, 200 ticks, random=0.4,greedy=0.4,wall_follower=0.2, keyframe_interval 0
+    print(f"corpus generation, {base.game.width}x{base.game.height}, {base.game.max_ticks} ticks, agents {base.agents}, ", end="")
+    print(f"keyframe_interval {base.codec.keyframe_interval}; {os.cpu_count()} CPUs")
+
+    rows = []
+    for engine, episodes in (("scalar", n_scalar), ("batch", n_batch)):
+        spec = CorpusSpec(episodes=episodes, shard_episodes=max(1, episodes // 4))  # 4 shards: work for 2 workers
+        for workers in (1, 2):
+            rows.append({"engine": engine, "workers": workers, **timed_generate(spec, engine, workers)})
+    scalar_1 = rates(rows[0])[0]
+    print(f"\n{'engine':<8}{'workers':>8}{'episodes':>10}{'tokens':>12}{'seconds':>9}{'tokens/s':>12}{'episodes/s':>12}", end="")
+    print(f"{'x scalar(1)':>13}{'x original':>12}")
+    for r in rows:
+        tps, eps = rates(r)
+        r["tokens_per_s"], r["episodes_per_s"] = tps, eps
+        r["vs_scalar"], r["vs_original"] = tps / scalar_1, tps / ORIGINAL_TOKENS_PER_S
+        print(
+            f"{r['engine']:<8}{r['workers']:>8}{r['episodes']:>10}{r['tokens']:>12}{r['seconds']:>9.2f}{tps:>12,.0f}{eps:>12,.0f}", end=""
+        )
+        print(f"{r['vs_scalar']:>13.1f}{r['vs_original']:>12.1f}")
+
+    print("\nbatch engine, one process, throughput vs games stepped together (batch_shard alone, no files)")
+    print(f"{'batch':>8}{'episodes':>10}{'seconds':>9}{'tokens/s':>12}{'episodes/s':>12}")
+    scaling = []
+    for batch in (256, 1024, 4096, 16384) if not args.quick else (256, 4096):
+        episodes = max(batch, min(n_batch // 2, 4 * batch))
+        r = {"batch": batch, **timed_batch(CorpusSpec(episodes=episodes, shard_episodes=episodes), batch)}
+        r["tokens_per_s"], r["episodes_per_s"] = rates(r)
+        scaling.append(r)
+        print(f"{batch:>8}{episodes:>10}{r['seconds']:>9.2f}{r['tokens_per_s']:>12,.0f}{r['episodes_per_s']:>12,.0f}")
+
+    print("\nbatch engine, throughput vs workers (from the first table)")
+    batch_rows = [r for r in rows if r["engine"] == "batch"]
+    for r in batch_rows:
+        print(f"{r['workers']:>8} workers {r['tokens_per_s']:>14,.0f} tokens/s  (x{r['tokens_per_s'] / batch_rows[0]['tokens_per_s']:.2f})")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"generate": rows, "batch_size": scaling}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

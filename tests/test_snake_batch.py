@@ -1,0 +1,175 @@
+"""Differential tests: the vectorized engine against the scalar reference, tick by tick and byte by byte."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gamegrammar import rng
+from gamegrammar.agents import make_agent
+from gamegrammar.codec import CodecConfig, EpisodeEncoder
+from gamegrammar.corpus import CorpusSpec, batch_shard, engines, scalar_shard
+from gamegrammar.games import snake_batch as sb
+from gamegrammar.games.snake import Direction, Outcome, SnakeConfig, SnakeGame, SnakeState, advance, resolve, spawn_food
+from gamegrammar.tokenizer import GameTokenizer
+
+BOARDS = [SnakeConfig(4, 4, 200), SnakeConfig(5, 7, 120), SnakeConfig(10, 10, 200), SnakeConfig(16, 12, 150)]
+
+
+def scalar_episode(config: SnakeConfig, codec: CodecConfig, seed: int, episode: int, agent_name: str):
+    """States after every tick and the tokens of one episode, from SnakeGame and the scalar agent."""
+    game, agent = SnakeGame(config), make_agent(agent_name, config)
+    state = game.reset(seed, episode)
+    agent.reset(seed, episode)
+    encoder = EpisodeEncoder(codec)
+    encoder.start(state)
+    states, done = [state], False
+    while not done:
+        state, events, done = game.step(agent.act(state))
+        encoder.tick(events, state, done)
+        states.append(state)
+    return states, encoder.tokens, game.end_reason
+
+
+def batch_episodes(config: SnakeConfig, codec: CodecConfig, seed: int, episodes: np.ndarray, agent_name: str):
+    """The same, from one `play_batch` call, with the states taken by its observer."""
+    episodes = np.asarray(episodes)
+    initial = sb.SnakeBatch.initial(config, seed, episodes)
+    states = {int(e): [initial.state(i)] for i, e in enumerate(episodes)}
+
+    def observe(batch: sb.SnakeBatch, games: np.ndarray, res: sb.Resolution) -> None:
+        for row, game in enumerate(games):
+            states[int(episodes[game])].append(batch.state(row))
+
+    codes = np.full(len(episodes), sb.AGENT_NAMES.index(agent_name))
+    result = sb.play_batch(config, codec, seed, episodes, codes, observer=observe)
+    tokenizer = GameTokenizer.for_game(config)
+    ends = np.cumsum(result.lengths)
+    tokens = [tokenizer.decode(result.tokens[end - n : end]) for end, n in zip(ends, result.lengths)]
+    return states, tokens, result
+
+
+@pytest.mark.parametrize("keyframe_interval", [0, 5])
+@pytest.mark.parametrize("config", BOARDS, ids=lambda c: f"{c.width}x{c.height}")
+@pytest.mark.parametrize("agent", ["random", "greedy", "wall_follower"])
+def test_batch_plays_every_episode_like_the_scalar_engine(agent, config, keyframe_interval):
+    codec = CodecConfig(keyframe_interval)
+    seed = 7 + config.width
+    episodes = np.arange(100, 112)
+    states, tokens, result = batch_episodes(config, codec, seed, episodes, agent)
+    for row, episode in enumerate(episodes):
+        want_states, want_tokens, want_end = scalar_episode(config, codec, seed, int(episode), agent)
+        assert states[int(episode)] == want_states, f"episode {episode}: states diverge"
+        assert tokens[row] == want_tokens, f"episode {episode}: tokens diverge"
+        assert result.ticks[row] == want_states[-1].tick and result.scores[row] == want_states[-1].score
+        assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
+
+
+def test_small_board_reaches_every_end_reason():
+    """4x4 games win; a differential test that never sees WIN would not test it."""
+    config, codec = SnakeConfig(4, 4, 40), CodecConfig(3)
+    episodes = np.arange(60)
+    codes = np.arange(60) % 3
+    result = sb.play_batch(config, codec, 1, episodes, codes)
+    assert set(result.ends.tolist()) == {0, 1, 2, 3}
+    tokenizer = GameTokenizer.for_game(config)
+    ends = np.cumsum(result.lengths)
+    for row in np.flatnonzero(result.ends == 2)[:5]:
+        _, want, end = scalar_episode(config, codec, 1, int(row), sb.AGENT_NAMES[codes[row]])
+        assert end == "WIN"
+        assert tokenizer.decode(result.tokens[ends[row] - result.lengths[row] : ends[row]]) == want
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        CorpusSpec(episodes=150, seed=3, shard_episodes=150),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=CodecConfig(1, 0), episodes=80, seed=9, shard_episodes=80),
+        CorpusSpec(game=SnakeConfig(5, 7, 90), codec=CodecConfig(4, 1), agents={"greedy": 1.0}, episodes=60, shard_episodes=60),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=CodecConfig(2, 3), agents={"wall_follower": 0.5, "random": 0.5}, episodes=60),
+        CorpusSpec(game=SnakeConfig(8, 6, 70), codec=CodecConfig(0, 4), episodes=60, seed=2**62 + 5, val_fraction=0.3),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=CodecConfig(0, 2), episodes=60, seed=11),
+    ],
+    ids=["default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2"],
+)
+def test_batch_shard_is_byte_identical_to_scalar_shard(spec):
+    want_tokens, want_index = scalar_shard(spec, 0)
+    for batch_episodes_ in (7, 4096):  # several batches per shard, and one
+        tokens, index = batch_shard(spec, 0, batch_episodes_)
+        assert tokens.dtype == want_tokens.dtype and tokens.tobytes() == want_tokens.tobytes()
+        assert index.dtype == want_index.dtype and index.tobytes() == want_index.tobytes()
+
+
+def test_later_shard_and_engine_registry():
+    spec = CorpusSpec(game=SnakeConfig(6, 6, 60), episodes=75, seed=4, shard_episodes=30)
+    assert set(engines()) >= {"batch", "scalar"}
+    for shard in range(spec.num_shards):
+        a, b = scalar_shard(spec, shard), engines()["batch"](spec, shard)
+        assert a[0].tobytes() == b[0].tobytes() and a[1].tobytes() == b[1].tobytes()
+
+
+def random_states(config: SnakeConfig, n: int, seed: int) -> list[SnakeState]:
+    """Mid-game states (long bodies, food, some next to walls) from scalar games driven by random inputs."""
+    states = []
+    for episode in range(n):
+        game = SnakeGame(config)
+        state = game.reset(seed, episode)
+        agent = make_agent("greedy", config)
+        agent.reset(seed, episode)
+        stop = rng.choose(seed, episode, 0, 99, 40)
+        while not game.done and state.tick < stop:
+            state, _, _ = game.step(agent.act(state))
+        if not game.done:
+            states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("config", [SnakeConfig(4, 4), SnakeConfig(9, 6)], ids=["4x4", "9x6"])
+def test_step_api_matches_scalar_rules_with_supplied_food(config):
+    """The evaluator's use: explicit states, any input (reversals too), food cells supplied from outside."""
+    states = random_states(config, 80, seed=5)
+    batch = sb.SnakeBatch.from_states(states, config)
+    assert [batch.state(i) for i in range(len(batch))] == states
+    gen = np.random.default_rng(0)
+    actions = gen.integers(0, 4, len(states))
+    food = gen.integers(0, config.cells, len(states))  # read only where the outcome is EAT
+    res = sb.step(batch, actions, food=food)
+    outcomes = set()
+    for i, state in enumerate(states):
+        direction, outcome, head = resolve(state, config, Direction(int(actions[i])))
+        outcomes.add(outcome)
+        assert sb.OUTCOMES[res.outcome[i]] is outcome and res.direction[i] == direction
+        cell = (int(food[i]) % config.width, int(food[i]) // config.width) if outcome is Outcome.EAT else None
+        assert batch.state(i) == advance(state, direction, outcome, head, cell)
+    assert outcomes >= {Outcome.MOVE, Outcome.DIE_WALL}
+
+
+def test_step_api_draws_food_like_the_scalar_engine():
+    config = SnakeConfig(5, 5)
+    states = random_states(config, 60, seed=8)
+    episodes = np.arange(len(states)) + 1000
+    batch = sb.SnakeBatch.from_states(states, config)
+    agent = make_agent("greedy", config)
+    actions = []
+    for state, episode in zip(states, episodes):
+        agent.reset(8, int(episode))
+        actions.append(int(agent.act(state)))
+    res = sb.step(batch, np.array(actions), seed=8, episodes=episodes)
+    assert (res.outcome == sb.EAT).any()
+    for i, (state, episode) in enumerate(zip(states, episodes)):
+        direction, outcome, head = resolve(state, config, Direction(actions[i]))
+        food = spawn_food((head, *state.body), config, 8, int(episode), state.tick + 1) if outcome is Outcome.EAT else None
+        assert batch.state(i) == advance(state, direction, outcome, head, food)
+
+
+def test_agent_actions_match_scalar_agents_on_mid_game_states():
+    config = SnakeConfig(6, 5)
+    states = random_states(config, 90, seed=13)
+    batch = sb.SnakeBatch.from_states(states, config)
+    for code, name in enumerate(sb.AGENT_NAMES):
+        agent = make_agent(name, config)
+        draws = rng.draw_np(13, np.arange(len(states)), batch.tick, rng.Purpose.AGENT)
+        got = sb.agent_actions(batch, np.full(len(states), code), draws)
+        for i, state in enumerate(states):
+            agent.reset(13, i)
+            assert got[i] == agent.act(state), f"{name} on state {i}"
