@@ -9,6 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 def atomic_write(path: str | Path, write: Callable[[IO[bytes]], Any]) -> None:
     """Write through `write(fileobj)` to a temporary file in the same folder, fsync, then rename."""
@@ -16,6 +19,7 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the file the mode open() would
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()

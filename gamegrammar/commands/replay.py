@@ -1,0 +1,99 @@
+"""gamegrammar replay: show a token sequence as an ASCII animation, an animated GIF or an HTML player."""
+
+from __future__ import annotations
+
+import argparse
+
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.games.snake import SnakeConfig
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="replay a token sequence (a token-file line or a corpus episode) as ASCII, a GIF or an HTML player",
+        description="Replay one token sequence through the Snake rules, marking the first rule violation. "
+        "Give --tokens FILE [--line N] or --corpus DIR [--episode ROW]; with no --gif/--html the replay is printed as ASCII.",
+    )
+    src = p.add_argument_group("input")
+    src.add_argument("--tokens", default=None, help="text file, one space-separated sequence per line (corpus export, sample)")
+    src.add_argument("--line", type=int, default=1, help="with --tokens: the line to replay, 1-based (default: %(default)s)")
+    src.add_argument("--corpus", default=None, help="corpus directory: the episode source (without --tokens) and the game config")
+    src.add_argument("--episode", type=int, default=None, help="with --corpus: the episode's row, 0-based (default: 0)")
+    src.add_argument("--width", type=int, default=None, help="board width without --corpus (default: 10)")
+    src.add_argument("--height", type=int, default=None, help="board height without --corpus (default: 10)")
+    src.add_argument("--max-ticks", type=int, default=None, help="tick limit without --corpus (default: 200)")
+    out = p.add_argument_group("output")
+    out.add_argument("--gif", default=None, metavar="OUT.gif", help="write an animated GIF, one frame per tick")
+    out.add_argument("--html", default=None, metavar="OUT.html", help="write a self-contained HTML player")
+    out.add_argument("--ascii", action="store_true", help="print the replay in the terminal (the default without --gif/--html)")
+    out.add_argument("--delay", type=float, default=0.2, help="ASCII: seconds between frames; 0 prints all frames at once")
+    out.add_argument("--frame", type=int, default=None, help="ASCII: print only this tick's frame")
+    out.add_argument("--start-tick", type=int, default=None, help="HTML: open paused at this tick (default: play from tick 0)")
+    out.add_argument("--cell", type=int, default=24, help="GIF: pixels per board cell (default: %(default)s)")
+    out.add_argument("--fps", type=float, default=5.0, help="GIF: ticks per second (default: %(default)s)")
+    p.set_defaults(run=run)
+
+
+def _game_config(args: argparse.Namespace, corpus_game: SnakeConfig | None) -> SnakeConfig:
+    flags = {"width": args.width, "height": args.height, "max_ticks": args.max_ticks}
+    if corpus_game is not None:
+        clash = [k for k, v in flags.items() if v is not None and v != getattr(corpus_game, k)]
+        if clash:
+            raise GameGrammarError(f"{', '.join('--' + k.replace('_', '-') for k in clash)} disagree with the corpus's game config")
+        return corpus_game
+    return SnakeConfig(**{k: v for k, v in flags.items() if v is not None})
+
+
+def load_sequence(args: argparse.Namespace) -> tuple[list[str], SnakeConfig, str]:
+    """The tokens to replay, the game config, and a title naming where they came from."""
+    from gamegrammar.replay.sources import corpus_episode, token_file_line
+
+    if args.tokens is None and args.corpus is None:
+        raise GameGrammarError("give --tokens FILE [--line N] or --corpus DIR [--episode ROW]")
+    if args.tokens is not None and args.episode is not None:
+        raise GameGrammarError("--episode picks a corpus episode; with --tokens use --line")
+    if args.tokens is not None:
+        corpus_game = None
+        if args.corpus is not None:
+            from gamegrammar.corpus import Corpus
+
+            corpus_game = Corpus(args.corpus).game
+        config = _game_config(args, corpus_game)
+        return token_file_line(args.tokens, args.line, config), config, f"{args.tokens} line {args.line}"
+    row = 0 if args.episode is None else args.episode
+    tokens, corpus_game = corpus_episode(args.corpus, row)
+    return tokens, _game_config(args, corpus_game), f"{args.corpus} episode {row}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from gamegrammar.replay import play, render_frame, replay, write_gif, write_html
+
+    if args.cell < 2:
+        raise GameGrammarError(f"--cell must be at least 2 pixels, got {args.cell}")
+    if args.fps <= 0:
+        raise GameGrammarError(f"--fps must be positive, got {args.fps}")
+    if args.delay < 0:
+        raise GameGrammarError(f"--delay must be >= 0, got {args.delay}")
+    tokens, config, title = load_sequence(args)
+    rp = replay(tokens, config)
+    last = len(rp.frames) - 1
+    for flag, tick in (("--frame", args.frame), ("--start-tick", args.start_tick)):
+        if tick is not None and not 0 <= tick <= max(0, last):
+            raise GameGrammarError(f"{flag} {tick} is out of range: the replay has ticks 0..{max(0, last)}")
+    wrote = []
+    if args.gif:
+        images = write_gif(rp, args.gif, cell=args.cell, frame_ms=max(20, round(1000 / args.fps)))
+        wrote.append(f"{args.gif} ({images} frames)")
+    if args.html:
+        write_html(rp, args.html, start_tick=args.start_tick, title=f"gamegrammar replay: {title}")
+        wrote.append(args.html)
+    if args.ascii or args.frame is not None or not wrote:
+        if args.frame is not None:
+            print(render_frame(rp, args.frame))
+            print(rp.summary())
+        else:
+            play(rp, delay=args.delay)
+    if wrote:
+        print(f"wrote {', '.join(wrote)}: {rp.summary()}")
+    return 0

@@ -1,0 +1,180 @@
+"""Turn a token sequence into one board state per tick, through the one rules implementation.
+
+The replay starts from the first keyframe (`Keyframe.state(0)`) and advances
+each parsed tick with `gamegrammar.games.snake.resolve` and `advance`; the food
+spawned after an eat is the cell the FOOD_SPAWN token wrote. Model samples break
+the rules, and a replay exists to show how, so where the written events depart
+from the rules the frame shows what the sequence wrote (the MOVE cell becomes
+the new head, a written death stops the snake) and remembers what the rules
+would have done. A keyframe, being a complete written state, is what the next
+tick starts from. A grammar error ends the frames at the last tick that parsed.
+
+Which rule breaks first, and where, is the strict evaluator's answer
+(`gamegrammar.evaluation.validity.validate`), mapped onto the frames here.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from gamegrammar.codec import GrammarError, Keyframe, Tick, parse, read_cell
+from gamegrammar.evaluation.validity import Verdict, validate
+from gamegrammar.games.snake import Cell, Outcome, SnakeConfig, SnakeState, advance, direction_between, resolve
+
+# One line per rule, for the message shown at the first violation (the rule names are the evaluator's).
+RULE_HINTS: dict[str, str] = {
+    "grammar": "the sequence does not parse under grammar v1",
+    "complete": "the episode is not complete (BOS keyframe ... end event EOS)",
+    "in_bounds": "a cell written off the board",
+    "move_follows_input": "the MOVE cell is not head + direction",
+    "wall_death": "DIE_WALL written iff the next head is off the board",
+    "self_death": "DIE_SELF written iff the snake runs into itself",
+    "eat_iff_food": "EAT written iff the next head is the food",
+    "grow_after_eat": "GROW must give the length before the tick + 1",
+    "score_after_eat": "SCORE must give the score before the tick + 1",
+    "spawn_on_empty": "food must spawn on an empty cell (WIN only when none is left)",
+    "keyframe_matches_state": "the keyframe differs from the replayed state",
+    "end_is_final": "something other than EOS after an end event",
+    "timeout_at_limit": "TIMEOUT exactly when an alive episode reaches max_ticks",
+}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The board after one tick (tick 0: the first keyframe) and the tokens that wrote it.
+
+    `start`/`end` is the token span of the tick (for tick 0, BOS and the keyframe).
+    `rules_say` is None when the written outcome is the rules' outcome; otherwise
+    it is what the rules would have written (e.g. "MOVE X6 Y5"), and `rules_head`
+    the head cell they would have given.
+    """
+
+    tick: int
+    state: SnakeState
+    start: int
+    end: int
+    end_event: str | None = None
+    rules_say: str | None = None
+    rules_head: Cell | None = None
+
+    @property
+    def dead(self) -> bool:
+        return self.end_event in ("DIE_WALL", "DIE_SELF")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """The strict evaluator's first broken rule, placed on a frame (and on a cell, where it names one)."""
+
+    rule: str
+    index: int  # token index (len(tokens) when the sequence is cut off)
+    frame: int
+    cell: Cell | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A token sequence, its frames, and the strict evaluator's verdict on it."""
+
+    tokens: list[str]
+    config: SnakeConfig
+    frames: list[Frame]
+    verdict: Verdict
+    grammar_error: GrammarError | None = None
+
+    def frame_of(self, index: int) -> int:
+        """The frame a token index belongs to (the last frame for tokens after the last parsed tick)."""
+        if not self.frames:
+            return 0
+        starts = [f.start for f in self.frames]
+        return max(0, bisect.bisect_right(starts, index) - 1)
+
+    @cached_property  # renderers ask once per frame
+    def first_violation(self) -> Violation | None:
+        v = self.verdict
+        if v.first_violation is None:
+            return None
+        rule, index = v.violations[0], v.first_violation
+        frame = self.frame_of(index)
+        cell = _cell_at(self.tokens, index)
+        if cell is None and self.frames and rule not in ("grammar", "complete", "end_is_final", "timeout_at_limit"):
+            cell = self.frames[frame].state.head
+        found = repr(self.tokens[index]) if index < len(self.tokens) else "the end of the sequence"
+        detail = str(self.grammar_error.message) if rule == "grammar" and self.grammar_error else RULE_HINTS.get(rule, rule)
+        where = f"tick {self.frames[frame].tick}: " if self.frames else ""
+        message = f"{where}{rule} at token {index} ({found}): {detail}"
+        if self.frames and self.frames[frame].rules_say:
+            message += f"; the rules give {self.frames[frame].rules_say}"
+        return Violation(rule, index, frame, cell, message)
+
+    def summary(self) -> str:
+        """One line: how many ticks replayed, and valid or where it first breaks."""
+        ticks = f"{len(self.frames) - 1} ticks" if self.frames else "no frames"
+        first = self.first_violation
+        return f"{ticks}; valid" if first is None else f"{ticks}; first violation: {first.message}"
+
+
+def _cell_at(tokens: Sequence[str], index: int) -> Cell | None:
+    """The cell written at a token index, when the index points at the X or Y of an `Xx Yy` pair."""
+    for at in (index, index - 1):
+        if 0 <= at < len(tokens) - 1 and tokens[at].startswith("X") and tokens[at + 1].startswith("Y"):
+            try:
+                return read_cell(tokens, at)
+            except GrammarError:
+                return None
+    return None
+
+
+def _outcome_words(outcome: Outcome, head: Cell) -> str:
+    if outcome is Outcome.MOVE:
+        return f"MOVE X{head[0]} Y{head[1]}"
+    if outcome is Outcome.EAT:
+        return f"EAT MOVE X{head[0]} Y{head[1]}"
+    return outcome.value
+
+
+def step(state: SnakeState, tick: Tick, config: SnakeConfig) -> tuple[SnakeState, str | None, Cell | None]:
+    """The state after one written tick, and what the rules would have written when the sequence departs from them.
+
+    Follows the rules exactly when the written outcome agrees with `resolve`;
+    otherwise applies the written outcome with `advance` (the written MOVE cell
+    as the new head), so a broken sequence is shown as written.
+    """
+    direction, outcome, head = resolve(state, config, tick.input)
+    written = Outcome(tick.outcome)
+    move = tick.move
+    if written is outcome and (move is None or move == head):
+        return advance(state, direction, outcome, head, tick.spawn), None, None
+    rules_say = _outcome_words(outcome, head)
+    rules_head = head if outcome in (Outcome.MOVE, Outcome.EAT) else None
+    if move is None:  # a written death where the rules say otherwise: the snake stops where it is
+        return advance(state, direction, written, head, None), rules_say, rules_head
+    if abs(move[0] - state.head[0]) + abs(move[1] - state.head[1]) == 1:
+        direction = direction_between(state.head, move)
+    return advance(state, direction, written, move, tick.spawn), rules_say, rules_head
+
+
+def replay(tokens: Sequence[str] | str, config: SnakeConfig) -> Replay:
+    """Frames of a token sequence (valid or not) and the strict verdict; never raises on a bad sequence."""
+    tokens = tokens.split() if isinstance(tokens, str) else list(tokens)
+    frames: list[Frame] = []
+    error: GrammarError | None = None
+    try:
+        items = parse(tokens, to_eos=True)  # to_eos: ticks written after an end event are shown too
+        first = next(items)
+        assert isinstance(first, Keyframe)
+        state = first.state(0)
+        frames.append(Frame(0, state, 0, first.end))
+        for tick in items:
+            assert isinstance(tick, Tick)
+            after, rules_say, rules_head = step(state, tick, config)
+            frames.append(Frame(tick.number, after, tick.start, tick.end, tick.end_event, rules_say, rules_head))
+            # A keyframe is a complete written state: the next tick starts from it (as the evaluator follows it).
+            state = tick.keyframe.state(tick.number) if tick.keyframe is not None else after
+    except GrammarError as err:
+        error = err
+    return Replay(tokens, config, frames, validate(tokens, config), error)
