@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gamegrammar.augment import SYMMETRIES, SymmetryTransform
+from gamegrammar.codec import CodecConfig
+from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.evaluation.validity import validate
+from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.tokenizer import GameTokenizer
+
+
+@pytest.fixture(scope="module")
+def keyframed_corpus(tmp_path_factory):
+    out = tmp_path_factory.mktemp("aug")
+    generate(CorpusSpec(SnakeConfig(7, 7, 150), CodecConfig(keyframe_interval=4), episodes=150, seed=3), out)
+    return Corpus(out)
+
+
+def test_every_symmetry_of_every_episode_passes_the_strict_evaluator(keyframed_corpus, tiny_corpus):
+    for corpus in (keyframed_corpus, Corpus(tiny_corpus)):
+        transform = SymmetryTransform(corpus.tokenizer, corpus.game)
+        for row in range(len(corpus)):
+            tokens = corpus.episode_tokens(row)
+            images = set()
+            for name in SYMMETRIES:
+                out = transform.apply_tokens(tokens, name)
+                verdict = validate(out, corpus.game)
+                assert verdict.valid, (name, row, verdict.violations)
+                images.add(tuple(out))
+            assert len(images) > 1
+
+
+def test_the_group_acts_as_it_should(keyframed_corpus):
+    transform = SymmetryTransform(keyframed_corpus.tokenizer, keyframed_corpus.game)
+    ids = np.asarray(keyframed_corpus.episode_ids(0))
+    twice = transform.apply(transform.apply(ids, "rot90"), "rot90")
+    assert np.array_equal(twice, transform.apply(ids, "rot180"))
+    for involution in ("flip_x", "flip_y", "transpose", "anti_transpose", "rot180"):
+        assert np.array_equal(transform.apply(transform.apply(ids, involution), involution), ids)
+    assert np.array_equal(transform.apply(ids, "identity"), ids)
+
+
+def test_non_square_boards_are_refused():
+    config = SnakeConfig(6, 8)
+    with pytest.raises(GameGrammarError, match="square"):
+        SymmetryTransform(GameTokenizer.for_game(config), config)
