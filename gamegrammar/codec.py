@@ -141,9 +141,16 @@ class GrammarError(ValueError):
         self.at_end = at_end  # the sequence stopped mid-element: cut off, not malformed
 
 
-@dataclass
+_STEP = [d.delta for d in sorted(Direction)]  # indexed by the IntEnum itself: faster than d.delta in a loop
+
+
+@dataclass(slots=True)
 class Keyframe:
-    """A parsed keyframe; `state` is None when the body chain is not a valid snake."""
+    """A parsed keyframe; `positions` gives the token index of each field (for violation reports).
+
+    positions: head (X), direction, length (LEN), body (the BODY word; step k is at body+1+k),
+    food (the FOOD word), score (the V value).
+    """
 
     start: int
     end: int
@@ -156,19 +163,25 @@ class Keyframe:
     positions: dict[str, int] = field(default_factory=dict)
 
     def body(self) -> tuple[Cell, ...]:
+        x, y = self.head
         cells = [self.head]
         for d in self.body_steps:
-            dx, dy = d.delta
-            cells.append((cells[-1][0] + dx, cells[-1][1] + dy))
+            dx, dy = _STEP[d]
+            x, y = x + dx, y + dy
+            cells.append((x, y))
         return tuple(cells)
 
     def state(self, tick: int) -> SnakeState:
         return SnakeState(self.body(), self.direction, self.food, self.score, tick)
 
 
-@dataclass
+@dataclass(slots=True)
 class Tick:
-    """A parsed tick; `positions` maps each element to its token index, for first-violation reports."""
+    """A parsed tick; `positions` maps each element to its token index, for first-violation reports.
+
+    positions: input, outcome (the DIE_*/EAT/MOVE word), move (X of MOVE), grow (the GROW word),
+    length (LEN), spawn (X of FOOD_SPAWN), score (V of SCORE), end (WIN or TIMEOUT).
+    """
 
     start: int
     end: int
@@ -205,128 +218,177 @@ def _event(kind: str, tick: int, **payload: object) -> Event:
     return Event(kind, tick, _SALIENCE[kind], _ENTITY.get(kind, "snake"), payload)
 
 
-class _Reader:
-    def __init__(self, tokens: Sequence[str]) -> None:
-        self.tokens = tokens
-        self.i = 0
-
-    def peek(self) -> str | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
-
-    def fail(self, message: str) -> GrammarError:
-        found = self.peek()
-        where = "end of sequence" if found is None else repr(found)
-        return GrammarError(self.i, f"{message}, found {where}", at_end=found is None)
-
-    def word(self, expected: str) -> int:
-        if self.peek() != expected:
-            raise self.fail(f"expected {expected}")
-        self.i += 1
-        return self.i - 1
-
-    def number(self, prefix: str) -> int:
-        token = self.peek()
-        if token is None or not token.startswith(prefix) or not token[len(prefix) :].isdigit():
-            raise self.fail(f"expected {prefix}<n>")
-        self.i += 1
-        return int(token[len(prefix) :])
-
-    def choice(self, prefix: str, options: dict[str, Direction]) -> Direction:
-        token = self.peek()
-        if token is None or not token.startswith(prefix) or token[len(prefix) :] not in options:
-            raise self.fail(f"expected {prefix}<direction>")
-        self.i += 1
-        return options[token[len(prefix) :]]
-
-    def cell(self) -> Cell:
-        return self.number("X"), self.number("Y")
+# The parser is written as straight-line code over token lookups (no reader object, no method call per
+# token) because the evaluator parses every sampled sequence: it is the hot loop of a validity report.
+_INPUT_OF = {f"INPUT_{d.name}": d for d in Direction}
+_DIR_OF = {f"DIR_{d.name}": d for d in Direction}
+_PREFIXES = ("X", "Y", "LEN", "V")
+# Fast lookup of the usual values; any other <prefix><digits> is still accepted through _number.
+_VALUE_OF = {p: {f"{p}{v}": v for v in range(1024)} for p in _PREFIXES}
+_XS, _YS = _VALUE_OF["X"], _VALUE_OF["Y"]
 
 
-_DIRECTIONS = {d.name: d for d in Direction}
+def _at(tokens: Sequence[str], i: int) -> str | None:
+    return tokens[i] if i < len(tokens) else None
 
 
-def _keyframe(r: _Reader) -> Keyframe:
-    start = r.word("SNAP")
-    r.word("PLAYER")
-    pos = {"head": r.i}
-    head = r.cell()
-    pos["direction"] = r.i
-    direction = r.choice("DIR_", _DIRECTIONS)
-    pos["length"] = r.i
-    length = r.number("LEN")
-    pos["body"] = r.word("BODY")
+def _fail(tokens: Sequence[str], i: int, message: str) -> GrammarError:
+    found = _at(tokens, i)
+    where = "end of sequence" if found is None else repr(found)
+    return GrammarError(i, f"{message}, found {where}", at_end=found is None)
+
+
+def _number(tokens: Sequence[str], i: int, prefix: str) -> int:
+    """The value of a <prefix><digits> token at i (any value: bounds are the evaluator's question)."""
+    token = _at(tokens, i)
+    value = _VALUE_OF[prefix].get(token)  # type: ignore[arg-type]
+    if value is not None:
+        return value
+    digits = token[len(prefix) :] if token is not None and token.startswith(prefix) else ""
+    if not (digits.isascii() and digits.isdigit()):
+        raise _fail(tokens, i, f"expected {prefix}<n>")
+    return int(digits)
+
+
+def _word(tokens: Sequence[str], i: int, expected: str) -> int:
+    if _at(tokens, i) != expected:
+        raise _fail(tokens, i, f"expected {expected}")
+    return i + 1
+
+
+def _cell(tokens: Sequence[str], i: int) -> Cell:
+    n = len(tokens)
+    if i + 1 < n:
+        x, y = _XS.get(tokens[i]), _YS.get(tokens[i + 1])
+        if x is not None and y is not None:
+            return x, y
+    return _number(tokens, i, "X"), _number(tokens, i + 1, "Y")
+
+
+def read_cell(tokens: Sequence[str], i: int) -> Cell:
+    """The cell written as `Xx Yy` at token i; GrammarError if those two tokens are not one."""
+    return _cell(tokens, i)
+
+
+def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
+    """SNAP PLAYER Xx Yy DIR_d LENn BODY b* FOOD [Xx Yy] SCORE Vs, starting at i."""
+    start = i
+    i = _word(tokens, _word(tokens, i, "SNAP"), "PLAYER")
+    head = _cell(tokens, i)
+    pos = {"head": i, "direction": i + 2, "length": i + 3, "body": i + 4}
+    direction = _DIR_OF.get(_at(tokens, i + 2))  # type: ignore[arg-type]
+    if direction is None:
+        raise _fail(tokens, i + 2, "expected DIR_<direction>")
+    length = _number(tokens, i + 3, "LEN")
+    i = _word(tokens, i + 4, "BODY")
     steps = []
-    while r.peek() in _BODY_DIRECTION:
-        steps.append(_BODY_DIRECTION[r.tokens[r.i]])
-        r.i += 1
-    pos["food"] = r.word("FOOD")
-    food = r.cell() if r.peek() != "SCORE" else None
-    pos["score"] = r.word("SCORE") + 1
-    score = r.number("V")
-    return Keyframe(start, r.i, head, direction, length, steps, food, score, pos)
+    n = len(tokens)
+    while i < n and tokens[i] in _BODY_DIRECTION:
+        steps.append(_BODY_DIRECTION[tokens[i]])
+        i += 1
+    pos["food"] = i
+    i = _word(tokens, i, "FOOD")
+    food = None
+    if _at(tokens, i) != "SCORE":
+        food = _cell(tokens, i)
+        i += 2
+    i = _word(tokens, i, "SCORE")
+    pos["score"] = i
+    score = _number(tokens, i, "V")
+    return Keyframe(start, i + 1, head, direction, length, steps, food, score, pos)
 
 
-def _tick(r: _Reader, number: int) -> Tick:
-    start = r.word("TICK")
-    pos = {"input": r.i}
-    action = r.choice("INPUT_", _DIRECTIONS)
-    pos["outcome"] = r.i
-    token = r.peek()
-    tick = Tick(start, start, number, action, token or "")
-    if token in ("DIE_WALL", "DIE_SELF"):
-        r.i += 1
-        tick.end_event = token
-    elif token in ("MOVE", "EAT"):
-        if token == "EAT":
-            r.i += 1
-        pos["move"] = r.word("MOVE") + 1
-        tick.move = r.cell()
-        if token == "EAT":
-            pos["grow"] = r.word("GROW")
-            tick.length = r.number("LEN")
-            if r.peek() == "FOOD_SPAWN":
-                pos["spawn"] = r.word("FOOD_SPAWN") + 1
-                tick.spawn = r.cell()
-            pos["score"] = r.word("SCORE") + 1
-            tick.score = r.number("V")
-            if r.peek() == "WIN":
-                pos["end"] = r.i
-                r.i += 1
-                tick.end_event = "WIN"
-        if tick.end_event is None and r.peek() == "TIMEOUT":
-            pos["end"] = r.i
-            r.i += 1
-            tick.end_event = "TIMEOUT"
+def _tick(tokens: Sequence[str], i: int, number: int) -> Tick:
+    """TICK INPUT_d outcome, starting at i (which holds TICK); `parse` adds the keyframe that may follow."""
+    start = i
+    n = len(tokens)
+    action = _INPUT_OF.get(tokens[i + 1]) if i + 1 < n else None
+    if action is None:
+        raise _fail(tokens, i + 1, "expected INPUT_<direction>")
+    i += 2
+    outcome = tokens[i] if i < n else None
+    pos = {"input": start + 1, "outcome": i}
+    move = spawn = length = score = end_event = None
+    if outcome == "MOVE" or outcome == "EAT":
+        eat = outcome == "EAT"
+        i = _word(tokens, i + 1, "MOVE") if eat else i + 1
+        pos["move"] = i
+        x, y = (_XS.get(tokens[i]), _YS.get(tokens[i + 1])) if i + 1 < n else (None, None)
+        move = (x, y) if x is not None and y is not None else _cell(tokens, i)  # _cell inlined on the hot path
+        i += 2
+        if eat:
+            pos["grow"] = i
+            pos["length"] = i = _word(tokens, i, "GROW")
+            length = _number(tokens, i, "LEN")
+            i += 1
+            if _at(tokens, i) == "FOOD_SPAWN":
+                pos["spawn"] = i = i + 1
+                spawn = _cell(tokens, i)
+                i += 2
+            pos["score"] = i = _word(tokens, i, "SCORE")
+            score = _number(tokens, i, "V")
+            i += 1
+            if _at(tokens, i) == "WIN":
+                pos["end"] = i
+                i += 1
+                end_event = "WIN"
+        if end_event is None and i < n and tokens[i] == "TIMEOUT":
+            pos["end"] = i
+            i += 1
+            end_event = "TIMEOUT"
+    elif outcome == "DIE_WALL" or outcome == "DIE_SELF":
+        i += 1
+        end_event = outcome
     else:
-        raise r.fail("expected an outcome (MOVE, EAT, DIE_WALL or DIE_SELF)")
-    if tick.end_event is None and r.peek() == "SNAP":
-        tick.keyframe = _keyframe(r)
-    tick.end = r.i
-    tick.positions = pos
-    return tick
+        raise _fail(tokens, i, "expected an outcome (MOVE, EAT, DIE_WALL or DIE_SELF)")
+    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos)
 
 
-def parse(tokens: Sequence[str]) -> Iterator[Keyframe | Tick]:
+def parse(tokens: Sequence[str], *, to_eos: bool = False) -> Iterator[Keyframe | Tick]:
     """Yield the first keyframe, then each tick, as far as the grammar allows; then check EOS.
 
     Raises GrammarError at the first token that breaks grammar v1. Whether the
     sequence is *complete* (ends in an end event and EOS) is the caller's
     question: a prefix that simply stops is not a grammar error here.
+
+    By default the episode must also end properly: nothing but EOS after an end
+    event, no EOS before one, nothing after EOS. With `to_eos=True` only the
+    bare grammar (`BOS keyframe tick* EOS`, a keyframe allowed after any
+    outcome) is enforced and parsing stops at the first EOS without looking
+    further: the strict evaluator wants to read ticks written after an end
+    event, and report them as its own rule rather than as a grammar error.
+    The last element's `end` is then the index of that EOS (or len(tokens)).
+
+    A tick whose keyframe breaks the grammar is yielded (without it) before the
+    error is raised, so a sequence cut off inside a keyframe still shows its
+    last tick's events.
     """
-    r = _Reader(tokens)
-    r.word("BOS")
-    yield _keyframe(r)
+    n = len(tokens)
+    i = _word(tokens, 0, "BOS")
+    first = _keyframe(tokens, i)
+    yield first
+    i = first.end
     number = 0
-    while r.peek() == "TICK":
+    while i < n and tokens[i] == "TICK":
         number += 1
-        tick = _tick(r, number)
+        tick = _tick(tokens, i, number)
+        i = tick.end
+        if i < n and tokens[i] == "SNAP" and (tick.end_event is None or to_eos):
+            try:
+                tick.keyframe = _keyframe(tokens, i)
+            except GrammarError:
+                yield tick  # its events parsed: the caller may check them before the keyframe's error
+                raise
+            tick.end = i = tick.keyframe.end
         yield tick
-        if tick.end_event is not None:
-            if r.peek() is not None:
-                r.word("EOS")
+        if tick.end_event is not None and not to_eos:
+            if i < n:
+                i = _word(tokens, i, "EOS")
             break
-    if r.peek() is not None:
-        raise r.fail("expected TICK or EOS" if r.peek() != "EOS" else "EOS before an end event")
+    if i < n and not (to_eos and tokens[i] == "EOS"):
+        if i > 0 and tokens[i - 1] == "EOS":
+            raise _fail(tokens, i, "expected nothing after EOS")
+        raise _fail(tokens, i, "expected TICK or EOS" if tokens[i] != "EOS" else "EOS before an end event")
 
 
 @dataclass

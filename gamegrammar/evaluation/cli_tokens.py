@@ -1,0 +1,43 @@
+"""Reading a text file of token sequences for `gamegrammar evaluate --tokens FILE`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gamegrammar.codec import vocabulary
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.evaluation.validity import validate
+from gamegrammar.games.snake import SnakeConfig
+
+
+def read_token_file(path: str | Path, game_config: SnakeConfig) -> list[tuple[int, list[str]]]:
+    """(line number, tokens) for each non-blank line; refuses an empty file or a token outside the vocabulary.
+
+    An unknown token means the file was written for another board or by
+    something else entirely; scoring it as a mere grammar error would hide that.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise GameGrammarError(f"cannot read token file {path}: {err}") from None
+    vocab = set(vocabulary(game_config))
+    board = f"{game_config.width}x{game_config.height}"
+    sequences = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        tokens = line.split()
+        if not tokens:
+            continue
+        unknown = next((t for t in tokens if t not in vocab), None)
+        if unknown is not None:
+            raise GameGrammarError(f"{path} line {number}: token {unknown!r} is not in the vocabulary of the {board} game")
+        sequences.append((number, tokens))
+    if not sequences:
+        raise GameGrammarError(f"token file {path} holds no sequences (expected one space-separated sequence per line)")
+    return sequences
+
+
+def validate_token_file(path: str | Path, game_config: SnakeConfig) -> list[dict[str, Any]]:
+    """One verdict per sequence (Verdict.to_json() plus its "line" in the file)."""
+    return [{"line": number, **validate(tokens, game_config).to_json()} for number, tokens in read_token_file(path, game_config)]

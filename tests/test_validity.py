@@ -1,0 +1,382 @@
+"""The strict replay evaluator: every rule is caught alone, at the right token, and real episodes all pass."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gamegrammar.agents import AGENTS, make_agent
+from gamegrammar.codec import END_EVENTS, CodecConfig, EpisodeEncoder, GrammarError, parse, vocabulary
+from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.evaluation import RULE_NAMES, RULES, TIERS, Verdict, lenient_tiers, summarize, validate, validate_many, wilson_interval
+from gamegrammar.evaluation.cli_tokens import validate_token_file
+from gamegrammar.games.snake import SnakeConfig, SnakeGame
+
+BOARD = SnakeConfig()
+
+# A valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8.
+BASE = (
+    "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 "
+    "TICK INPUT_R MOVE X6 Y5 "
+    "TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
+    "TICK INPUT_U MOVE X7 Y4 SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
+    "TICK INPUT_U MOVE X7 Y3 TICK INPUT_U MOVE X7 Y2 TICK INPUT_U MOVE X7 Y1 TICK INPUT_U MOVE X7 Y0 "
+    "TICK INPUT_U DIE_WALL EOS"
+)
+# A snake curled round so that turning right runs into its own body (not its tail).
+CURLED = "BOS SNAP PLAYER X5 Y5 DIR_U LEN5 BODY B_D B_R B_U B_U FOOD X0 Y0 SCORE V0 "
+
+
+def play(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, episode: int) -> list[str]:
+    game, agent = SnakeGame(config), make_agent(agent_name, config)
+    state = game.reset(seed, episode)
+    agent.reset(seed, episode)
+    encoder = EpisodeEncoder(codec)
+    encoder.start(state)
+    done = False
+    while not done:
+        state, events, done = game.step(agent.act(state))
+        encoder.tick(events, state, done)
+    return encoder.tokens
+
+
+def nth(tokens: list[str], token: str, k: int = 0) -> int:
+    """Index of the k-th occurrence of token."""
+    return [i for i, t in enumerate(tokens) if t == token][k]
+
+
+def assert_only(verdict: Verdict, rule: str, index: int) -> None:
+    assert verdict.violations == [rule], verdict
+    assert verdict.first_violation == index
+    assert verdict.positions == {rule: index}
+    assert not verdict.valid
+    broken_tier = next(tier for tier, rules in RULES.items() if rule in rules)
+    assert verdict.tiers == {tier: tier not in (broken_tier, "full") for tier in TIERS}
+
+
+def test_the_base_sequences_are_valid():
+    for text in (BASE, CURLED + "TICK INPUT_R DIE_SELF EOS"):
+        verdict = validate(text.split(), BOARD)
+        assert verdict.valid, verdict
+        assert verdict.violations == [] and verdict.first_violation is None
+        assert all(verdict.tiers.values()) and all(verdict.lenient.values())
+
+
+def test_reversal_is_ignored_and_the_tail_cell_is_free():
+    reversal = BASE.replace("TICK INPUT_R MOVE X6 Y5", "TICK INPUT_L MOVE X6 Y5")
+    assert validate(reversal.split(), BOARD).valid
+    into_tail = "BOS SNAP PLAYER X5 Y5 DIR_U LEN4 BODY B_D B_R B_U FOOD X0 Y0 SCORE V0 TICK INPUT_R MOVE X6 Y5 TIMEOUT EOS"
+    assert validate(into_tail.split(), SnakeConfig(max_ticks=1)).valid
+
+
+def mutate(text: str, old: str, new: str, count: int = 1) -> list[str]:
+    assert old in text
+    return text.replace(old, new, count).split()
+
+
+# Food spawned off the board (the keyframe after it shows the same food, so only in_bounds breaks).
+OFF_BOARD_SPAWN = BASE.replace("FOOD_SPAWN X2 Y7", "FOOD_SPAWN X12 Y7").replace("FOOD X2 Y7 SCORE V1", "FOOD X12 Y7 SCORE V1").split()
+
+# (rule, mutated sequence, config, the token the first violation points at: (token, occurrence) or an index)
+CASES = [
+    ("grammar", mutate(BASE, "TICK INPUT_R MOVE X6 Y5", "TICK INPUT_R GROW X6 Y5"), BOARD, ("GROW", 0)),
+    ("grammar", ["SNAP", *BASE.split()[2:]], BOARD, 0),
+    ("complete", BASE.split()[:-6], BOARD, len(BASE.split()) - 6),  # cut off at a tick boundary
+    ("complete", BASE.split()[:-9], BOARD, len(BASE.split()) - 9),  # cut off inside a tick
+    ("complete", mutate(BASE, "TICK INPUT_U DIE_WALL EOS", "EOS"), BOARD, ("EOS", 0)),  # EOS before an end event
+    ("complete", [*BASE.split(), "TICK"], BOARD, len(BASE.split())),  # something after EOS
+    ("complete", [], BOARD, 0),
+    ("in_bounds", OFF_BOARD_SPAWN, BOARD, ("X12", 0)),
+    ("in_bounds", mutate(BASE, "X5 Y5 DIR_R LEN1 BODY FOOD X7", "X9 Y5 DIR_L LEN2 BODY B_R FOOD X7"), BOARD, 8),  # tail off the board
+    ("move_follows_input", mutate(BASE, "MOVE X6 Y5", "MOVE X6 Y6"), BOARD, ("X6", 0)),
+    ("wall_death", mutate(BASE, "TICK INPUT_U DIE_WALL", "TICK INPUT_R DIE_WALL"), BOARD, ("DIE_WALL", 0)),
+    ("self_death", (CURLED + "TICK INPUT_L DIE_SELF EOS").split(), BOARD, ("DIE_SELF", 0)),
+    ("self_death", (CURLED + "TICK INPUT_R MOVE X6 Y5 TICK INPUT_U DIE_WALL EOS").split(), BOARD, ("MOVE", 0)),
+    ("eat_iff_food", mutate(BASE, "EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1", "MOVE X7 Y5"), BOARD, ("MOVE", 1)),
+    ("eat_iff_food", mutate(BASE, "MOVE X6 Y5", "EAT MOVE X6 Y5 GROW LEN2 FOOD_SPAWN X1 Y1 SCORE V1"), BOARD, ("EAT", 0)),
+    ("grow_after_eat", mutate(BASE, "GROW LEN2", "GROW LEN3"), BOARD, ("LEN3", 0)),
+    ("score_after_eat", mutate(BASE, "FOOD_SPAWN X2 Y7 SCORE V1", "FOOD_SPAWN X2 Y7 SCORE V2"), BOARD, ("V2", 0)),
+    ("spawn_on_empty", mutate(BASE, "FOOD_SPAWN X2 Y7", "FOOD_SPAWN X6 Y5"), BOARD, ("X6", 1)),
+    ("spawn_on_empty", mutate(BASE, "FOOD_SPAWN X2 Y7 SCORE V1", "SCORE V1"), BOARD, ("SCORE", 1)),
+    ("keyframe_matches_state", mutate(BASE, "DIR_U LEN2", "DIR_R LEN2"), BOARD, ("DIR_R", 1)),
+    ("keyframe_matches_state", mutate(BASE, "LEN2 BODY B_D FOOD X2 Y7 SCORE V1", "LEN2 BODY B_D FOOD X2 Y7 SCORE V4"), BOARD, ("V4", 0)),
+    ("keyframe_matches_state", mutate(BASE, "LEN1 BODY FOOD", "LEN2 BODY FOOD"), BOARD, ("LEN2", 0)),  # impossible first keyframe
+    ("keyframe_matches_state", mutate(BASE, "LEN1 BODY FOOD X7 Y5", "LEN1 BODY FOOD X5 Y5"), BOARD, 9),  # food on the body
+    ("end_is_final", mutate(BASE, "DIE_WALL EOS", "DIE_WALL TICK INPUT_R MOVE X8 Y0 EOS"), BOARD, ("TICK", 8)),
+    (
+        "end_is_final",
+        mutate(BASE, "DIE_WALL EOS", "DIE_WALL SNAP PLAYER X7 Y0 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 EOS"),
+        BOARD,
+        ("SNAP", 2),
+    ),
+    (
+        "timeout_at_limit",
+        mutate(BASE, "TICK INPUT_U MOVE X7 Y0 TICK INPUT_U DIE_WALL", "TIMEOUT"),
+        SnakeConfig(max_ticks=7),
+        ("TIMEOUT", 0),
+    ),  # early
+    ("timeout_at_limit", BASE.split(), SnakeConfig(max_ticks=7), ("TICK", 7)),  # alive at the limit, no TIMEOUT
+]
+
+
+@pytest.mark.parametrize(("rule", "tokens", "config", "where"), CASES, ids=[f"{c[0]}-{k}" for k, c in enumerate(CASES)])
+def test_each_rule_is_caught_alone_at_its_first_token(rule, tokens, config, where):
+    index = nth(tokens, *where) if isinstance(where, tuple) else where
+    assert_only(validate(tokens, config), rule, index)
+
+
+def test_every_rule_has_a_case():
+    assert {case[0] for case in CASES} == set(RULE_NAMES)
+
+
+def test_the_valid_timeout_and_win_endings_pass():
+    timeout = mutate(BASE, "TICK INPUT_U DIE_WALL", "TIMEOUT")  # alive at tick 7
+    assert validate(timeout, SnakeConfig(max_ticks=7)).valid
+    assert_only(validate(timeout, SnakeConfig(max_ticks=8)), "timeout_at_limit", nth(timeout, "TIMEOUT"))
+
+
+def test_the_earliest_of_several_violations_is_first():
+    tokens = mutate(BASE, "GROW LEN2", "GROW LEN3")
+    tokens = " ".join(tokens).replace("TICK INPUT_U DIE_WALL", "TICK INPUT_R DIE_WALL").split()
+    verdict = validate(tokens, BOARD)
+    assert verdict.violations == ["grow_after_eat", "wall_death"]
+    assert verdict.first_violation == nth(tokens, "LEN3")
+    assert not verdict.tiers["physical"] and not verdict.tiers["rules"] and verdict.tiers["structural"]
+
+
+def test_state_dependent_rules_wait_for_the_next_keyframe_after_a_divergence():
+    # After a wrong move the state is unknown; the keyframe after tick 3 re-establishes it,
+    # so a wall death the rules do not allow on tick 8 is still caught.
+    tokens = mutate(BASE, "MOVE X6 Y5", "MOVE X6 Y6")
+    tokens = " ".join(tokens).replace("TICK INPUT_U DIE_WALL", "TICK INPUT_R DIE_WALL").split()
+    verdict = validate(tokens, BOARD)
+    assert verdict.violations == ["move_follows_input", "wall_death"]
+
+
+def test_a_tick_cut_off_inside_its_keyframe_is_still_checked():
+    tokens = mutate(BASE, "TICK INPUT_U MOVE X7 Y4 SNAP", "TICK INPUT_U MOVE X7 Y5 SNAP")
+    cut = tokens[: nth(tokens, "SNAP", 1) + 3]
+    verdict = validate(cut, BOARD)
+    assert verdict.violations == ["move_follows_input", "complete"]
+    assert verdict.positions == {"move_follows_input": nth(cut, "X7", 2), "complete": len(cut)}
+
+
+def test_anything_but_eos_after_the_end_breaks_end_is_final():
+    cut_tick = [*BASE.split()[:-1], "TICK", "INPUT_U"]
+    verdict = validate(cut_tick, BOARD)
+    assert verdict.violations == ["end_is_final", "complete"] and verdict.first_violation == len(BASE.split()) - 1
+    garbage = [*BASE.split()[:-1], "GROW", "EOS"]
+    assert validate(garbage, BOARD).violations == ["grammar", "end_is_final"]
+
+
+def test_a_missing_win_is_caught():
+    config = SnakeConfig(4, 4, 400)
+    for ep in range(300):  # greedy wins about 7% of 4x4 games
+        tokens = play(config, CodecConfig(), "greedy", 0, ep)
+        if tokens[-2] == "WIN":
+            break
+    else:
+        pytest.fail("no WIN among these episodes")
+    assert validate(tokens, config).valid
+    verdict = validate([*tokens[:-2], "EOS"], config)
+    assert verdict.violations == ["complete", "spawn_on_empty"]  # both at the EOS; ties go in RULE_NAMES order
+    assert verdict.first_violation == len(tokens) - 2
+
+
+# ---------------------------------------------------------------- real episodes
+
+
+@pytest.mark.parametrize(
+    ("config", "codec", "agents", "episodes"),
+    [
+        (SnakeConfig(), CodecConfig(), {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}, 120),
+        (SnakeConfig(), CodecConfig(keyframe_interval=10), {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}, 60),
+        (SnakeConfig(7, 5, 60), CodecConfig(keyframe_interval=1), {"random": 0.5, "greedy": 0.5}, 60),
+        (SnakeConfig(4, 4, 400), CodecConfig(keyframe_interval=3), {"greedy": 1.0}, 120),
+    ],
+)
+def test_every_generated_episode_passes_every_rule(tmp_path, config, codec, agents, episodes):
+    out = tmp_path / "corpus"
+    generate(CorpusSpec(game=config, codec=codec, agents=agents, episodes=episodes, seed=3), out)
+    corpus = Corpus(out)
+    verdicts = validate_many((corpus.episode_tokens(row) for row in range(len(corpus))), config)
+    bad = [(row, v.violations) for row, v in enumerate(verdicts) if not v.valid or not all(v.lenient.values())]
+    assert bad == []
+    summary = summarize(verdicts)
+    assert summary["tiers"]["full"]["passed"] == episodes and summary["first_violations"] == dict.fromkeys(RULE_NAMES, 0)
+    if config.width == 4:
+        assert (corpus.index["end"] == END_EVENTS.index("WIN")).any()  # the WIN rules were exercised
+
+
+# ---------------------------------------------------------------- lenient tiers
+
+
+def test_lenient_tiers_forgive_a_cut_off_sequence():
+    tokens = BASE.split()[:20]
+    verdict = validate(tokens, BOARD)
+    assert verdict.violations == ["complete"] and not verdict.tiers["structural"]
+    assert verdict.lenient == {"structural": False, "physical": True, "rules": True, "full": False}
+
+
+def test_lenient_physical_ignores_the_input_but_not_teleports():
+    wrong_input = mutate(BASE, "TICK INPUT_R MOVE X6 Y5", "TICK INPUT_D MOVE X6 Y5")
+    verdict = validate(wrong_input, BOARD)
+    assert verdict.violations == ["move_follows_input"] and verdict.lenient["physical"]
+    teleport = mutate(BASE, "MOVE X6 Y5", "MOVE X6 Y7")
+    assert not validate(teleport, BOARD).lenient["physical"]
+
+
+def test_lenient_rules_need_grow_and_score_after_eat_only():
+    no_score = mutate(BASE, "GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1", "GROW LEN2 FOOD_SPAWN X2 Y7")
+    verdict = validate(no_score, BOARD)
+    assert verdict.violations == ["grammar"] and not verdict.lenient["rules"] and verdict.lenient["structural"]
+    stray_grow = mutate(BASE, "MOVE X6 Y5", "MOVE X6 Y5 GROW LEN2")
+    assert not validate(stray_grow, BOARD).lenient["rules"]
+    wrong_values = mutate(BASE, "GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1", "GROW LEN9 FOOD_SPAWN X2 Y7 SCORE V7")
+    assert validate(wrong_values, BOARD).lenient["rules"]
+
+
+# ---------------------------------------------------------------- properties
+
+VOCAB = vocabulary(BOARD)
+
+
+@cache
+def episode_pool() -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(play(BOARD, CodecConfig(keyframe_interval=k), agent, 5, ep)) for agent in AGENTS for ep in range(4) for k in (0, 4))
+
+
+def check_invariants(verdict: Verdict, tokens: list[str]) -> None:
+    assert set(verdict.violations) <= set(RULE_NAMES)
+    assert verdict.valid == (not verdict.violations) == verdict.tiers["full"]
+    assert verdict.first_violation == (min(verdict.positions.values()) if verdict.positions else None)
+    assert all(0 <= i <= len(tokens) for i in verdict.positions.values())
+    for tier, rules in RULES.items():
+        assert verdict.tiers[tier] == (not set(rules) & set(verdict.violations))
+    assert verdict.lenient["full"] == (verdict.lenient["structural"] and verdict.lenient["physical"] and verdict.lenient["rules"])
+    json.dumps(verdict.to_json())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(VOCAB), max_size=60), st.booleans())
+def test_random_token_sequences_get_a_verdict(tokens, with_bos):
+    tokens = ["BOS", *tokens] if with_bos else tokens
+    verdict = validate(tokens, BOARD)
+    check_invariants(verdict, tokens)
+
+
+edits = st.lists(
+    st.tuples(st.sampled_from(["replace", "insert", "delete"]), st.integers(0, 10_000), st.sampled_from(VOCAB)), min_size=1, max_size=4
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), edits)
+def test_mutated_episodes_get_a_verdict(which, changes):
+    tokens = list(episode_pool()[which % len(episode_pool())])
+    for kind, where, token in changes:
+        i = where % (len(tokens) + (kind == "insert"))
+        if kind == "replace":
+            tokens[i] = token
+        elif kind == "insert":
+            tokens.insert(i, token)
+        elif len(tokens) > 1:
+            del tokens[i]
+    verdict = validate(tokens, BOARD)
+    check_invariants(verdict, tokens)
+    try:
+        list(parse(tokens, to_eos=True))
+    except GrammarError:
+        return
+    # A sequence that parses to its end gets the same lenient verdict from the token scan.
+    assert lenient_tiers(tokens, BOARD) == verdict.lenient
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 10_000))
+def test_every_prefix_of_a_valid_episode_is_only_incomplete(which, cut):
+    tokens = list(episode_pool()[which % len(episode_pool())])
+    prefix = tokens[: cut % len(tokens)]
+    verdict = validate(prefix, BOARD)
+    assert verdict.violations == ["complete"]
+    assert verdict.lenient["physical"] and verdict.lenient["rules"] and not verdict.lenient["structural"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from([(10, 10, 200), (4, 4, 300), (6, 5, 40)]),
+    st.sampled_from(list(AGENTS)),
+    st.integers(0, 2**31),
+    st.integers(0, 5),
+)
+def test_played_episodes_are_always_valid(board, agent, seed, interval):
+    config = SnakeConfig(*board)
+    tokens = play(config, CodecConfig(keyframe_interval=interval), agent, seed, 0)
+    verdict = validate(tokens, config)
+    assert verdict.valid, verdict
+    assert all(verdict.lenient.values())
+
+
+# ---------------------------------------------------------------- reports and files
+
+
+def test_to_json_has_exactly_the_report_keys():
+    verdict = validate(mutate(BASE, "GROW LEN2", "GROW LEN3"), BOARD)
+    data = verdict.to_json()
+    assert set(data) == {"valid", "tiers", "violations", "first_violation", "lenient"}
+    assert data["valid"] is False and data["violations"] == ["grow_after_eat"] and set(data["tiers"]) == set(TIERS)
+
+
+def test_summary_counts_rates_and_intervals():
+    verdicts = validate_many([BASE, BASE.split()[:20], " ".join(mutate(BASE, "GROW LEN2", "GROW LEN3"))], BOARD)
+    summary = summarize(verdicts)
+    assert summary["sequences"] == 3
+    assert summary["tiers"]["full"]["passed"] == 1 and summary["tiers"]["structural"]["passed"] == 2
+    assert summary["lenient"]["structural"]["passed"] == 2
+    assert summary["rules"]["complete"]["violated"] == 1 and summary["rules"]["grow_after_eat"]["rate"] == pytest.approx(1 / 3)
+    lo, hi = summary["tiers"]["full"]["ci95"]
+    assert 0 < lo < 1 / 3 < hi < 1
+    assert summary["first_violations"]["complete"] == 1
+    assert summarize([])["tiers"]["full"] == {"passed": 0, "n": 0, "rate": None, "ci95": [0.0, 1.0]}
+
+
+def test_wilson_interval():
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    lo, hi = wilson_interval(0, 20)
+    assert lo == 0.0 and hi == pytest.approx(0.1611, abs=1e-4)
+    lo, hi = wilson_interval(20, 20)
+    assert lo == pytest.approx(0.8389, abs=1e-4) and hi == 1.0
+    lo, hi = wilson_interval(19, 20)
+    assert lo == pytest.approx(0.7639, abs=1e-4) and hi == pytest.approx(0.9911, abs=1e-4)
+    lo, hi = wilson_interval(5, 10)
+    assert (lo + hi) / 2 == pytest.approx(0.5) and lo == pytest.approx(0.2366, abs=1e-4)
+    with pytest.raises(ValueError):
+        wilson_interval(3, 2)
+
+
+def test_token_file(tmp_path):
+    path = tmp_path / "samples.txt"
+    path.write_text(BASE + "\n\n" + " ".join(BASE.split()[:20]) + "\n")
+    results = validate_token_file(path, BOARD)
+    assert [r["line"] for r in results] == [1, 3]
+    assert results[0]["valid"] and results[1]["violations"] == ["complete"]
+    assert set(results[0]) == {"line", "valid", "tiers", "violations", "first_violation", "lenient"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("", "holds no sequences"), ("\n  \n", "holds no sequences"), (BASE + "\nBOS SNAP X10\n", "line 2: token 'X10'")],
+)
+def test_token_file_errors_are_one_line(tmp_path, text, message):
+    path = tmp_path / "samples.txt"
+    path.write_text(text)
+    with pytest.raises(GameGrammarError, match=message) as err:
+        validate_token_file(path, BOARD)
+    assert "\n" not in str(err.value)
+    with pytest.raises(GameGrammarError, match="cannot read"):
+        validate_token_file(tmp_path / "missing.txt", BOARD)
