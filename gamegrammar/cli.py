@@ -14,9 +14,9 @@ from gamegrammar import __version__
 from gamegrammar.errors import GameGrammarError
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `run=`.
-COMMANDS = ["generate", "corpus"]
+COMMANDS = ["generate", "corpus", "sample", "evaluate", "export", "replay"]
 # These hand the rest of the command line to another parser (LightningCLI).
-PASSTHROUGH = {}
+PASSTHROUGH = {"train": "train GameGPT with the Lightning CLI (fit, validate, ...; --help for its options)"}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,120 @@
+"""Training throughput per model preset, against the original implementation's 3 tokens/s.
+
+    python -m benchmarks.bench_training                  # CPU (and GPU if present), ~1-2 minutes
+    python benchmarks/bench_training.py --corpus data/corpus --steps 20
+
+Times the real training pieces (CorpusDataModule's windows and collate, GameGPT,
+AdamW, gradient clipping) in a plain loop: it measures the model and data path,
+not Lightning's small per-step bookkeeping. Tokens are target tokens (padding
+excluded). For the default CPU preset it also splits a step into data-loader
+time and model time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import torch
+from torch.utils.data import DataLoader
+
+from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.model import IGNORE_INDEX, GameGPT, preset
+from gamegrammar.training import EpisodeWindows, collate_windows
+
+ORIGINAL_TOKENS_PER_S = 3.0  # DESIGN.md: about 21 s per 64-token step on 2 cores
+BATCH = {"gg31k": 64, "gg-cpu": 16, "gg-gpu": 32}  # the configs' batch sizes
+
+
+@dataclass
+class Result:
+    preset: str
+    device: str
+    params: int
+    tokens_per_s: float
+    data_s: float  # per step
+    model_s: float  # per step
+
+
+def bench(corpus: Corpus, name: str, device: str, steps: int, batch_size: int) -> Result:
+    torch.manual_seed(0)
+    config = preset(name, vocab_size=len(corpus.tokenizer))
+    model = GameGPT(config).to(device).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    windows = EpisodeWindows(corpus, corpus.split("train"), config.block_size)
+    loader = DataLoader(windows, batch_size=batch_size, shuffle=True, collate_fn=partial(collate_windows, pad_id=corpus.tokenizer.pad_id))
+    use_bf16 = device == "cuda" and torch.cuda.is_bf16_supported()
+    data_s = model_s = 0.0
+    tokens = 0
+    it = iter(loader)
+    for step in range(steps + 2):  # the first two steps warm up and are not counted
+        t0 = time.perf_counter()
+        try:
+            x, y = next(it)
+        except StopIteration:
+            it = iter(loader)
+            x, y = next(it)
+        x, y = x.to(device), y.to(device)
+        t1 = time.perf_counter()
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=use_bf16):
+            _, loss = model(x, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if device == "cuda":
+            torch.cuda.synchronize()
+        t2 = time.perf_counter()
+        if step >= 2:
+            data_s += t1 - t0
+            model_s += t2 - t1
+            tokens += int((y != IGNORE_INDEX).sum())
+    return Result(name, device, model.num_params(), tokens / (data_s + model_s), data_s / steps, model_s / steps)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", help="corpus directory (default: generate 400 default episodes in a temporary directory)")
+    parser.add_argument("--steps", type=int, default=None, help="timed steps per preset (default: 30 for gg31k, 6 for larger presets)")
+    parser.add_argument("--presets", default=None, help="comma-separated (default: gg31k,gg-cpu on CPU; gg-gpu too on a GPU)")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.corpus
+        if path is None:
+            path = Path(tmp) / "corpus"
+            generate(CorpusSpec(episodes=400, seed=0), path)
+        corpus = Corpus(path)
+        devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+        print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads; corpus {path}: {len(corpus)} episodes")
+        print(
+            f"{'preset':<8}{'device':>7}{'params':>12}{'batch':>7}{'tokens/s':>11}{'vs original':>13}{'data ms/step':>14}{'model ms/step':>15}"
+        )
+        results = []
+        for device in devices:
+            names = args.presets.split(",") if args.presets else ["gg31k", "gg-cpu"] + (["gg-gpu"] if device == "cuda" else [])
+            for name in names:
+                steps = args.steps or (30 if name == "gg31k" or device == "cuda" else 6)
+                r = bench(corpus, name, device, steps, BATCH.get(name, 16))
+                results.append(r)
+                print(
+                    f"{r.preset:<8}{r.device:>7}{r.params:>12,}{BATCH.get(name, 16):>7}{r.tokens_per_s:>11,.0f}"
+                    f"{r.tokens_per_s / ORIGINAL_TOKENS_PER_S:>12,.0f}x{1e3 * r.data_s:>14.1f}{1e3 * r.model_s:>15.1f}"
+                )
+        cpu = next((r for r in results if r.preset == "gg-cpu" and r.device == "cpu"), None)
+        if cpu:
+            share = cpu.data_s / (cpu.data_s + cpu.model_s)
+            print(
+                f"gg-cpu on CPU: data loading {1e3 * cpu.data_s:.1f} ms vs model {1e3 * cpu.model_s:.1f} ms per step ({share:.1%} in data)"
+            )
+        print(f"original implementation: {ORIGINAL_TOKENS_PER_S:g} tokens/s (2 layers, 32 wide, context 64, pure Python)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Loading trained models for sampling and evaluation, and exporting them without Lightning.
+
+A training checkpoint (.ckpt) carries, besides the weights, the GPT config, the
+tokenizer JSON and the corpus spec (game and codec config) as plain python
+values, so it loads with `torch.load(weights_only=True)` and is enough on its
+own to sample and evaluate. `export` writes the same as three plain files:
+model.safetensors, config.json and tokenizer.json.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save
+
+from gamegrammar.codec import CodecConfig
+from gamegrammar.corpus import CorpusSpec
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.io import atomic_write, atomic_write_json, atomic_write_text
+from gamegrammar.model import GameGPT, GPTConfig
+from gamegrammar.tokenizer import GameTokenizer
+from gamegrammar.training import CHECKPOINT_KEY
+
+EXPORT_FORMAT = 1
+MODEL_PREFIX = "model."  # GameGPTModule keeps GameGPT as `self.model`
+
+
+@dataclass
+class LoadedModel:
+    """Everything needed to sample from a trained model and evaluate what it writes."""
+
+    model: GameGPT  # in eval mode
+    tokenizer: GameTokenizer
+    spec: CorpusSpec  # the training corpus's spec
+    gpt_config: GPTConfig
+
+    @property
+    def game(self) -> SnakeConfig:
+        return self.spec.game
+
+    @property
+    def codec(self) -> CodecConfig:
+        return self.spec.codec
+
+
+def _build(gpt: dict[str, Any], state: dict[str, torch.Tensor], tokenizer_json: str, spec: dict[str, Any], source: Path) -> LoadedModel:
+    try:
+        config = GPTConfig.from_dict(gpt)
+        tokenizer = GameTokenizer.from_json(tokenizer_json)
+        corpus_spec = CorpusSpec.from_dict(spec)
+    except (KeyError, TypeError, ValueError) as err:
+        raise GameGrammarError(f"{source} has a malformed gamegrammar config: {err}") from None
+    if len(tokenizer) != config.vocab_size:
+        raise GameGrammarError(f"{source}: the tokenizer has {len(tokenizer)} tokens but the model's vocab_size is {config.vocab_size}")
+    model = GameGPT(config)
+    state = dict(state)
+    state.setdefault("head.weight", state.get("wte.weight"))  # tied: stored once
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as err:
+        first = str(err).strip().splitlines()[-1].strip()
+        raise GameGrammarError(f"{source}: the weights do not fit the model config ({first})") from None
+    return LoadedModel(model.eval(), tokenizer, corpus_spec, config)
+
+
+def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> LoadedModel:
+    """A Lightning checkpoint written by `gamegrammar train`, read with weights_only=True (no pickled code runs)."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / "config.json").exists():
+            return load_exported(path, map_location)
+        raise GameGrammarError(f"{path} is a directory without config.json; pass a .ckpt file or an exported model directory")
+    if not path.exists():
+        raise GameGrammarError(f"checkpoint {path} does not exist")
+    if not zipfile.is_zipfile(path):
+        raise GameGrammarError(f"{path} is not a checkpoint (not a PyTorch zip archive; truncated or another kind of file)")
+    try:
+        ckpt = torch.load(path, map_location=map_location, weights_only=True)
+    except pickle.UnpicklingError:
+        raise GameGrammarError(f"{path} holds python objects beyond tensors and plain values; it was not written by gamegrammar") from None
+    except (RuntimeError, OSError, EOFError, ValueError, zipfile.BadZipFile) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise GameGrammarError(f"cannot read checkpoint {path}: {first}") from None
+    if not isinstance(ckpt, dict) or CHECKPOINT_KEY not in ckpt or "state_dict" not in ckpt:
+        raise GameGrammarError(f"{path} is not a gamegrammar checkpoint (no model config or tokenizer in it)")
+    info = ckpt[CHECKPOINT_KEY]
+    state = {k[len(MODEL_PREFIX) :]: v for k, v in ckpt["state_dict"].items() if k.startswith(MODEL_PREFIX)}
+    try:
+        return _build(info["gpt_config"], state, info["tokenizer_json"], info["corpus_spec"], path)
+    except KeyError as err:
+        raise GameGrammarError(f"{path} lacks {err.args[0]!r} in its gamegrammar section") from None
+
+
+def export(ckpt: str | Path, out_dir: str | Path) -> Path:
+    """Write model.safetensors, config.json and tokenizer.json for the checkpoint to out_dir."""
+    loaded = load_checkpoint(ckpt)
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise GameGrammarError(f"{out} exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().contiguous() for k, v in loaded.model.state_dict().items() if k != "head.weight"}
+    metadata = {"format": "pt", "gamegrammar_export": str(EXPORT_FORMAT)}
+    atomic_write(out / "model.safetensors", lambda f: f.write(save(state, metadata=metadata)))
+    atomic_write_text(out / "tokenizer.json", loaded.tokenizer.to_json())
+    config = {
+        "format_version": EXPORT_FORMAT,
+        "model": "GameGPT",
+        "gpt_config": loaded.gpt_config.to_dict(),
+        "corpus_spec": loaded.spec.to_dict(),
+        "tokenizer_sha256": loaded.tokenizer.sha256(),
+    }
+    atomic_write_json(out / "config.json", config)
+    return out
+
+
+def load_exported(directory: str | Path, map_location: str | torch.device = "cpu") -> LoadedModel:
+    """Read back what `export` wrote."""
+    d = Path(directory)
+    for name in ("config.json", "model.safetensors", "tokenizer.json"):
+        if not (d / name).exists():
+            raise GameGrammarError(f"{d} is not an exported model: {name} is missing")
+    try:
+        config = json.loads((d / "config.json").read_text())
+        state = load_file(d / "model.safetensors", device=str(map_location))
+        tokenizer_json = (d / "tokenizer.json").read_text()
+    except (OSError, ValueError, SafetensorError) as err:
+        raise GameGrammarError(f"cannot read exported model {d}: {err}") from None
+    if not isinstance(config, dict) or config.get("format_version") != EXPORT_FORMAT:
+        raise GameGrammarError(f"{d}/config.json is not a gamegrammar export of format {EXPORT_FORMAT}")
+    try:
+        return _build(config["gpt_config"], state, tokenizer_json, config["corpus_spec"], d)
+    except KeyError as err:
+        raise GameGrammarError(f"{d}/config.json lacks {err.args[0]!r}") from None

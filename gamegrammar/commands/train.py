@@ -1,0 +1,103 @@
+"""gamegrammar train fit|validate ...: the Lightning CLI over GameGPTModule and CorpusDataModule.
+
+    gamegrammar train fit --config configs/gg31k.yaml --data.path data/corpus
+    gamegrammar train fit --config configs/gg31k.yaml --ckpt_path last     # resume after a crash
+    gamegrammar train fit --config configs/gg31k.yaml --print_config
+
+Everything LightningCLI offers works; on top of it:
+- `--run_dir DIR` moves a whole run (default_root_dir, every logger's save_dir and
+  every ModelCheckpoint's dirpath/checkpoints) to DIR.
+- wandb runs offline unless the config says `offline: false` or WANDB_MODE is set.
+- vocab_size is linked from the corpus (data.vocab_size) into the model.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lightning.pytorch.cli import LightningCLI
+
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.training import CorpusDataModule, GameGPTModule
+
+
+def _init_args(entry: Any) -> Any:
+    """The init_args namespace of a class_path entry in a parsed config (None for anything else)."""
+    return getattr(entry, "init_args", None) if hasattr(entry, "class_path") else None
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None or isinstance(value, bool):
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+class GameGrammarCLI(LightningCLI):
+    @staticmethod
+    def subcommands() -> dict[str, set[str]]:
+        """fit and validate: a corpus has train and val splits only, and sampling is `gamegrammar sample`."""
+        return {k: v for k, v in LightningCLI.subcommands().items() if k in ("fit", "validate")}
+
+    def add_arguments_to_parser(self, parser: Any) -> None:
+        parser.link_arguments("data.vocab_size", "model.vocab_size", apply_on="instantiate")
+        parser.add_argument("--run_dir", type=str | None, default=None, help="put this run's logs and checkpoints in DIR")
+
+    def before_instantiate_classes(self) -> None:
+        config = self.config[self.subcommand] if self.subcommand else self.config
+        trainer = config.trainer
+        loggers = [_init_args(e) for e in _as_list(trainer.logger)]
+        checkpoints = [_init_args(e) for e in _as_list(trainer.callbacks) if str(getattr(e, "class_path", "")).endswith(".ModelCheckpoint")]
+        run_dir = config.get("run_dir")
+        if run_dir:
+            trainer.default_root_dir = run_dir
+            for args in loggers:
+                if args is not None and "save_dir" in args:
+                    args.save_dir = run_dir
+            for args in checkpoints:
+                if args is not None:
+                    args.dirpath = str(Path(run_dir) / "checkpoints")
+        if "WANDB_MODE" not in os.environ:  # an explicit WANDB_MODE always wins
+            wandb_offline = [
+                args.offline
+                for e, args in zip(_as_list(trainer.logger), loggers)
+                if args is not None and str(e.class_path).endswith("WandbLogger")
+            ]
+            if all(wandb_offline):
+                os.environ["WANDB_MODE"] = "offline"
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the Lightning CLI on argv; GameGrammarErrors propagate to the one-line handler in cli.py."""
+    # We pass argv on purpose (it is sys.argv minus "train"); Lightning warns when both are set.
+    warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
+    try:
+        GameGrammarCLI(
+            GameGPTModule,
+            CorpusDataModule,
+            args=list(argv),
+            save_config_kwargs={"overwrite": True},
+            parser_kwargs={"prog": "gamegrammar train"},
+        )
+    except GameGrammarError:
+        raise
+    except Exception as err:
+        # jsonargparse may wrap errors raised while instantiating classes; unwrap ours.
+        cause = _our_cause(err)
+        if cause is None:
+            raise
+        raise cause from None
+    return 0
+
+
+def _our_cause(err: BaseException) -> GameGrammarError | None:
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, GameGrammarError):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None

@@ -1,0 +1,216 @@
+"""GameGPT: a small causal transformer over game-event tokens, with a KV cache for sampling.
+
+Written to be read in one sitting: token + learned position embeddings, pre-norm
+blocks (attention through `scaled_dot_product_attention`, then an MLP), a final
+LayerNorm and an output head tied to the token embedding.
+
+The KV cache holds every layer's keys and values for a batch of sequences that
+all sit at the same position `pos`; `forward(idx, cache=cache)` appends idx's
+keys/values and advances `pos`, so sampling costs one token of work per step.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from gamegrammar.errors import GameGrammarError
+
+IGNORE_INDEX = -100  # targets at PAD positions; skipped by the loss
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    """The model's shape. vocab_size comes from the corpus tokenizer."""
+
+    vocab_size: int = 252
+    block_size: int = 1536  # the position table: the longest context the model can see
+    n_layer: int = 4
+    n_head: int = 4
+    n_embd: int = 128
+    dropout: float = 0.0
+    bias: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
+            if getattr(self, name) < 1:
+                raise GameGrammarError(f"model {name} must be at least 1, got {getattr(self, name)}")
+        if self.n_embd % self.n_head:
+            raise GameGrammarError(f"model n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
+        if not 0 <= self.dropout < 1:
+            raise GameGrammarError(f"model dropout must be in [0, 1), got {self.dropout}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GPTConfig:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+# Named shapes. vocab_size is filled in from the corpus; everything else can be overridden.
+PRESETS: dict[str, GPTConfig] = {
+    # The original implementation's size (2 layers, 32 wide, 4 heads, context 64), for comparisons at equal size.
+    "gg31k": GPTConfig(block_size=64, n_layer=2, n_head=4, n_embd=32),
+    # The default on CPU: a whole 10x10, 200-tick episode (the longest of 2000 default episodes has 1255 tokens) fits.
+    "gg-cpu": GPTConfig(block_size=1536, n_layer=4, n_head=4, n_embd=128),
+    # For a GPU.
+    "gg-gpu": GPTConfig(block_size=1536, n_layer=8, n_head=8, n_embd=384, dropout=0.1),
+}
+
+
+def preset(name: str, **overrides: Any) -> GPTConfig:
+    """The preset `name` with some fields replaced (None values are ignored)."""
+    if name not in PRESETS:
+        raise GameGrammarError(f"unknown model preset {name!r}; choose from {', '.join(PRESETS)}")
+    return replace(PRESETS[name], **{k: v for k, v in overrides.items() if v is not None})
+
+
+class KVCache:
+    """Keys and values of every layer for a batch of sequences, all at the same position `pos`.
+
+    k, v: [n_layer, batch, n_head, max_len, head_dim]; positions < pos are filled.
+    """
+
+    def __init__(self, k: Tensor, v: Tensor, pos: int = 0) -> None:
+        self.k, self.v, self.pos = k, v, pos
+
+    @property
+    def batch_size(self) -> int:
+        return self.k.shape[1]
+
+    @property
+    def max_len(self) -> int:
+        return self.k.shape[3]
+
+    def select(self, rows: Tensor) -> None:
+        """Keep only these batch rows (in this order), so finished sequences stop costing work."""
+        rows = rows.to(self.k.device)
+        self.k, self.v = self.k[:, rows], self.v[:, rows]
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, config: GPTConfig) -> None:
+        super().__init__()
+        self.n_head = config.n_head
+        self.qkv = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.bias)
+        self.proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
+        self.dropout = config.dropout
+        self.resid_dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
+        B, T, C = x.shape
+        # [B, T, 3C] -> three [B, n_head, T, head_dim]
+        q, k, v = self.qkv(x).view(B, T, 3, self.n_head, C // self.n_head).permute(2, 0, 3, 1, 4)
+        dropout_p = self.dropout if self.training else 0.0
+        if cache is None:
+            y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
+        else:
+            start, end = cache.pos, cache.pos + T
+            cache.k[layer, :, :, start:end] = k
+            cache.v[layer, :, :, start:end] = v
+            k, v = cache.k[layer, :, :, :end], cache.v[layer, :, :, :end]
+            # Query i (absolute position start+i) sees keys 0..start+i; one new token sees everything cached.
+            mask = None if T == 1 else torch.ones(T, end, dtype=torch.bool, device=x.device).tril(diagonal=start)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+        y = y.transpose(1, 2).reshape(B, T, C)
+        return self.resid_dropout(self.proj(y))
+
+
+class MLP(nn.Module):
+    def __init__(self, config: GPTConfig) -> None:
+        super().__init__()
+        self.fc = nn.Linear(config.n_embd, 4 * config.n_embd, bias=config.bias)
+        self.proj = nn.Linear(4 * config.n_embd, config.n_embd, bias=config.bias)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.dropout(self.proj(F.gelu(self.fc(x))))
+
+
+class Block(nn.Module):
+    """Pre-norm: x + attn(ln(x)), then x + mlp(ln(x))."""
+
+    def __init__(self, config: GPTConfig) -> None:
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd, bias=config.bias)
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = nn.LayerNorm(config.n_embd, bias=config.bias)
+        self.mlp = MLP(config)
+
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
+        x = x + self.attn(self.ln_1(x), cache, layer)
+        return x + self.mlp(self.ln_2(x))
+
+
+class GameGPT(nn.Module):
+    def __init__(self, config: GPTConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        self.wpe = nn.Embedding(config.block_size, config.n_embd)
+        self.drop = nn.Dropout(config.dropout)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.n_embd, bias=config.bias)
+        self.head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        self.head.weight = self.wte.weight  # tied: one matrix reads and writes tokens
+        self.apply(self._init_weights)
+        # GPT-2: scale the residual projections down with depth so the residual stream stays O(1).
+        for name, p in self.named_parameters():
+            if name.endswith("proj.weight"):
+                nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+        elif isinstance(module, nn.Embedding):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+
+    def num_params(self, non_embedding: bool = False) -> int:
+        """Parameters counted once (the tied head is the token embedding)."""
+        n = sum(p.numel() for p in self.parameters())
+        return n - self.wpe.weight.numel() if non_embedding else n
+
+    def new_cache(self, batch_size: int, max_len: int | None = None) -> KVCache:
+        """An empty cache for `batch_size` sequences of up to `max_len` (default block_size) tokens."""
+        max_len = self.config.block_size if max_len is None else max_len
+        if not 1 <= max_len <= self.config.block_size:
+            raise GameGrammarError(f"cache length {max_len} must be between 1 and the model's context ({self.config.block_size} tokens)")
+        p = next(self.parameters())
+        c = self.config
+        shape = (c.n_layer, batch_size, c.n_head, max_len, c.n_embd // c.n_head)
+        return KVCache(torch.zeros(shape, device=p.device, dtype=p.dtype), torch.zeros(shape, device=p.device, dtype=p.dtype))
+
+    def forward(self, idx: Tensor, targets: Tensor | None = None, *, cache: KVCache | None = None) -> tuple[Tensor, Tensor | None]:
+        """Logits [B, T, V] and, given targets (IGNORE_INDEX where none), the mean cross-entropy.
+
+        With a cache, idx continues the cached sequences at positions cache.pos .. cache.pos+T-1.
+        """
+        B, T = idx.shape
+        start = 0 if cache is None else cache.pos
+        limit = self.config.block_size if cache is None else cache.max_len
+        if start + T > limit:
+            what = "the model's position table" if cache is None or limit == self.config.block_size else "the KV cache"
+            raise GameGrammarError(f"context of {start + T} tokens is longer than {what} ({limit} tokens)")
+        if cache is not None and cache.batch_size != B:
+            raise GameGrammarError(f"batch of {B} sequences does not match the KV cache's {cache.batch_size}")
+        pos = torch.arange(start, start + T, device=idx.device)
+        x = self.drop(self.wte(idx) + self.wpe(pos))
+        for layer, block in enumerate(self.blocks):
+            x = block(x, cache, layer)
+        logits = self.head(self.ln_f(x))
+        if cache is not None:
+            cache.pos += T
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), targets.reshape(-1), ignore_index=IGNORE_INDEX)
+        return logits, loss

@@ -1,0 +1,296 @@
+"""Lightning pieces for training GameGPT on a corpus: the LightningModule and the LightningDataModule.
+
+Windows. A training example is one episode read from its BOS (`windows: episode`),
+cut to block_size+1 tokens, so the model always knows the full state from the
+opening keyframe; short episodes are padded (PAD inputs, IGNORE_INDEX targets),
+and a batch is padded only to its longest episode, not to block_size. For
+short-context presets (gg31k, 64 tokens) `windows: keyframe` also starts windows
+at a mid-episode keyframe (SNAP; needs a corpus with keyframe_interval > 0) and
+`windows: random` at any token, which shows the model the later parts of
+episodes at the cost of windows that begin without a state description.
+
+Lightning owns the sampler: the train loader is a plain shuffled DataLoader, so
+under DDP Lightning swaps in its DistributedSampler and each rank sees its share.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+import lightning as L
+import numpy as np
+import torch
+from lightning.pytorch.callbacks import ModelCheckpoint
+from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
+from torch.utils.data import DataLoader, Dataset
+
+from gamegrammar.corpus import Corpus
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.model import IGNORE_INDEX, GameGPT, GPTConfig
+from gamegrammar.model import preset as preset_config
+
+CHECKPOINT_KEY = "gamegrammar"  # our plain-python section of a Lightning checkpoint
+CHECKPOINT_FORMAT = 1
+Windows = Literal["episode", "keyframe", "random"]
+
+
+# ---------------------------------------------------------------- data
+
+
+class EpisodeWindows(Dataset):
+    """Window i: up to block_size+1 token ids of episode rows[i], starting where `windows` says."""
+
+    def __init__(self, corpus: Corpus, rows: np.ndarray, block_size: int, windows: Windows = "episode") -> None:
+        self.corpus, self.rows, self.block_size, self.windows = corpus, rows, block_size, windows
+        self.snap_id = corpus.tokenizer.ids["SNAP"]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        ids = self.corpus.episode_ids(int(self.rows[i]))
+        n = self.block_size + 1
+        start = 0
+        if len(ids) > n and self.windows != "episode":
+            if self.windows == "random":
+                start = int(torch.randint(0, len(ids) - n + 1, ()))
+            else:  # BOS or any keyframe after the first (the first SNAP follows BOS)
+                starts = np.concatenate([[0], np.flatnonzero(ids[2:] == self.snap_id) + 2])
+                starts = starts[starts <= len(ids) - 2]  # at least one target
+                start = int(starts[int(torch.randint(0, len(starts), ()))])
+        return np.asarray(ids[start : start + n], dtype=np.int64)
+
+
+def collate_windows(batch: list[np.ndarray], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(inputs, targets) padded to the batch's longest window; targets are IGNORE_INDEX at padding."""
+    width = max(len(w) for w in batch) - 1
+    x = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    y = torch.full((len(batch), width), IGNORE_INDEX, dtype=torch.long)
+    for row, w in enumerate(batch):
+        t = torch.from_numpy(w)
+        x[row, : len(w) - 1] = t[:-1]
+        y[row, : len(w) - 1] = t[1:]
+    return x, y
+
+
+class CorpusDataModule(L.LightningDataModule):
+    """Episodes of a corpus directory; train/val split by episode as the corpus records it.
+
+    block_size: tokens per window; default the model's context. Longer than the model's -> error.
+    """
+
+    def __init__(
+        self,
+        path: str = "data/corpus",
+        batch_size: int = 16,
+        block_size: int | None = None,
+        windows: Windows = "episode",
+        num_workers: int = 0,
+    ) -> None:
+        super().__init__()
+        self.save_hyperparameters()
+        if batch_size < 1:
+            raise GameGrammarError(f"--data.batch_size must be at least 1, got {batch_size}")
+        if block_size is not None and block_size < 1:
+            raise GameGrammarError(f"--data.block_size must be at least 1, got {block_size}")
+        if windows not in ("episode", "keyframe", "random"):
+            raise GameGrammarError(f"--data.windows must be episode, keyframe or random, got {windows!r}")
+        self.path, self.batch_size, self.block_size, self.windows, self.num_workers = path, batch_size, block_size, windows, num_workers
+        self.corpus = Corpus(path)  # opened now: a bad path fails before any model is built
+        self.tokenizer = self.corpus.tokenizer
+        if not len(self.corpus.split("train")):
+            raise GameGrammarError(f"corpus {path} has no training episodes")
+
+    @property
+    def vocab_size(self) -> int:
+        """The model's vocab_size (the CLI links it into --model)."""
+        return len(self.tokenizer)
+
+    def checkpoint_info(self) -> dict[str, Any]:
+        """What a checkpoint needs to sample and evaluate without the corpus (plain python types)."""
+        return {
+            "format_version": CHECKPOINT_FORMAT,
+            "corpus_spec": self.corpus.spec.to_dict(),
+            "tokenizer_json": self.tokenizer.to_json(),
+            "tokenizer_sha256": self.tokenizer.sha256(),
+            "corpus_path": str(self.path),
+        }
+
+    def setup(self, stage: str) -> None:
+        module = self.trainer.lightning_module if self.trainer is not None else None
+        context = module.config.block_size if isinstance(module, GameGPTModule) else None
+        if self.block_size is None:
+            if context is None:
+                raise GameGrammarError("--data.block_size is needed when the model is not a GameGPTModule")
+            self.block_size = context
+        elif context is not None and self.block_size > context:
+            raise GameGrammarError(f"--data.block_size {self.block_size} is longer than the model's position table ({context} tokens)")
+        lengths = self.corpus.index["length"]
+        cut = int((lengths > self.block_size + 1).sum())
+        if cut and self.windows == "episode":
+            rank_zero_info(
+                f"{cut} of {len(lengths)} episodes are longer than the context ({self.block_size} tokens): windows hold their "
+                f"first {self.block_size + 1} tokens (the longest episode has {int(lengths.max())})"
+            )
+
+    def _loader(self, split: str, shuffle: bool) -> DataLoader:
+        dataset = EpisodeWindows(self.corpus, self.corpus.split(split), self.block_size, self.windows)
+        return DataLoader(
+            dataset,
+            batch_size=self.batch_size,
+            shuffle=shuffle,
+            drop_last=False,
+            num_workers=self.num_workers,
+            persistent_workers=self.num_workers > 0,
+            collate_fn=partial(collate_windows, pad_id=self.tokenizer.pad_id),
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader("train", shuffle=True)
+
+    def val_dataloader(self) -> DataLoader:
+        if not len(self.corpus.split("val")):
+            rank_zero_warn(f"corpus {self.path} has no validation episodes; val/loss is not logged")
+            return []  # type: ignore[return-value]
+        return self._loader("val", shuffle=False)
+
+
+# ---------------------------------------------------------------- model
+
+
+def lr_factor(step: int, warmup_steps: int, max_steps: int, min_ratio: float) -> float:
+    """Linear warmup to 1, then cosine decay to min_ratio at max_steps (and flat after)."""
+    if step < warmup_steps:
+        return (step + 1) / warmup_steps
+    if step >= max_steps:
+        return min_ratio
+    progress = (step - warmup_steps) / max(1, max_steps - warmup_steps)
+    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+class GameGPTModule(L.LightningModule):
+    """GameGPT trained by next-token prediction with AdamW, warmup and cosine decay.
+
+    preset names a shape (see gamegrammar.model.PRESETS); any model field given
+    here overrides it. vocab_size comes from the corpus (linked by the CLI).
+    max_steps: length of the cosine decay; default the Trainer's max_steps.
+    """
+
+    def __init__(
+        self,
+        preset: str = "gg-cpu",
+        vocab_size: int | None = None,
+        block_size: int | None = None,
+        n_layer: int | None = None,
+        n_head: int | None = None,
+        n_embd: int | None = None,
+        dropout: float | None = None,
+        bias: bool | None = None,
+        lr: float = 1e-3,
+        weight_decay: float = 0.1,
+        betas: tuple[float, float] = (0.9, 0.95),
+        warmup_steps: int = 100,
+        max_steps: int | None = None,
+        min_lr_ratio: float = 0.1,
+        compile: bool = False,
+    ) -> None:
+        super().__init__()
+        self.save_hyperparameters()
+        if vocab_size is None:
+            raise GameGrammarError("the model's vocab_size comes from the corpus: pass vocab_size=datamodule.vocab_size")
+        self.config: GPTConfig = preset_config(
+            preset, vocab_size=vocab_size, block_size=block_size, n_layer=n_layer, n_head=n_head, n_embd=n_embd, dropout=dropout, bias=bias
+        )
+        self.model = GameGPT(self.config)
+        self.corpus_info: dict[str, Any] | None = None  # filled from the datamodule or a checkpoint
+        self._forward = self.model
+        self._step_started: float | None = None
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        return self._forward(idx, targets)
+
+    def setup(self, stage: str) -> None:
+        dm = self.trainer.datamodule if self._trainer is not None else None
+        if isinstance(dm, CorpusDataModule):
+            if dm.vocab_size != self.config.vocab_size:
+                raise GameGrammarError(f"corpus {dm.path} has {dm.vocab_size} tokens; the model's vocab_size is {self.config.vocab_size}")
+            self.corpus_info = dm.checkpoint_info()
+        if self.hparams.compile and self._forward is self.model:
+            # Kept out of the module tree so state_dict keys stay plain (no "_orig_mod.").
+            object.__setattr__(self, "_forward", torch.compile(self.model))
+        if stage == "fit":
+            rank_zero_info(f"GameGPT {self.hparams.preset}: {self.model.num_params():,} parameters, {self.config}")
+
+    # -- steps
+
+    def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> torch.Tensor:
+        x, y = batch
+        _, loss = self(x, y)
+        self.log("train/loss", loss, prog_bar=True)
+        now = time.perf_counter()
+        if self._step_started is not None:  # wall time of the previous step, data loading included
+            tokens = float((y != IGNORE_INDEX).sum()) * self.trainer.world_size
+            self.log("train/tokens_per_s", tokens / max(now - self._step_started, 1e-9), prog_bar=True)
+        self._step_started = now
+        return loss
+
+    def validation_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> None:
+        x, y = batch
+        _, loss = self(x, y)
+        tokens = int((y != IGNORE_INDEX).sum())
+        # Weighted by target tokens, so val/loss is the per-token loss over the whole split.
+        self.log("val/loss", loss, prog_bar=True, batch_size=tokens, sync_dist=True)
+
+    def on_validation_end(self) -> None:
+        self._step_started = None  # the step after validation would otherwise count validation time
+
+    # -- optimisation
+
+    def configure_optimizers(self) -> dict[str, Any]:
+        hp = self.hparams
+        decay = [p for p in self.model.parameters() if p.dim() >= 2]
+        no_decay = [p for p in self.model.parameters() if p.dim() < 2]
+        groups = [{"params": decay, "weight_decay": hp.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+        optimizer = torch.optim.AdamW(groups, lr=hp.lr, betas=tuple(hp.betas))
+        max_steps = hp.max_steps
+        if max_steps is None:
+            max_steps = self.trainer.max_steps if self.trainer.max_steps > 0 else int(self.trainer.estimated_stepping_batches)
+        schedule = partial(lr_factor, warmup_steps=max(1, hp.warmup_steps), max_steps=max_steps, min_ratio=hp.min_lr_ratio)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
+
+    def on_train_batch_end(self, outputs: Any, batch: Any, batch_idx: int) -> None:
+        self.log("train/lr", self.optimizers().param_groups[0]["lr"])
+        if self.trainer.global_step == self.trainer.max_steps:
+            # ModelCheckpoint writes last.ckpt only every n steps; make it the final state too. Saved here,
+            # in the same place in the step as ModelCheckpoint's own saves, so that resuming continues exactly.
+            for cb in self.trainer.checkpoint_callbacks:
+                if isinstance(cb, ModelCheckpoint) and cb.save_last and cb.dirpath:
+                    self.trainer.save_checkpoint(Path(cb.dirpath) / f"{cb.CHECKPOINT_NAME_LAST}{cb.FILE_EXTENSION}", weights_only=False)
+                    break
+
+    # -- checkpoints: plain python only, so torch.load(weights_only=True) reads them
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        if self.corpus_info is None:
+            raise GameGrammarError("cannot save a checkpoint without the corpus's tokenizer and spec (train with CorpusDataModule)")
+        checkpoint[CHECKPOINT_KEY] = {**self.corpus_info, "gpt_config": self.config.to_dict()}
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        saved = checkpoint.get(CHECKPOINT_KEY)
+        if saved is None:
+            raise GameGrammarError("not a gamegrammar checkpoint: it carries no tokenizer or game config")
+        if self.corpus_info is not None and self.corpus_info["tokenizer_sha256"] != saved["tokenizer_sha256"]:
+            raise GameGrammarError(
+                f"corpus {self.corpus_info['corpus_path']} has a different vocabulary from the checkpoint's "
+                f"(trained on {saved.get('corpus_path', 'another corpus')}); resume on a corpus of the same game config"
+            )
+        if saved["gpt_config"] != self.config.to_dict():
+            diff = {k: v for k, v in saved["gpt_config"].items() if self.config.to_dict().get(k) != v}
+            raise GameGrammarError(f"the checkpoint's model differs from the configured one: the checkpoint has {diff}")
+        if self.corpus_info is None:
+            self.corpus_info = {k: v for k, v in saved.items() if k != "gpt_config"}

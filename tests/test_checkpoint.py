@@ -1,0 +1,99 @@
+"""Checkpoints carry everything needed to sample; export/import is exact; bad files are one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import lightning as L
+import pytest
+import torch
+from lightning.pytorch.callbacks import ModelCheckpoint
+
+from gamegrammar.checkpoint import LoadedModel, export, load_checkpoint, load_exported
+from gamegrammar.cli import main
+from gamegrammar.corpus import Corpus
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.training import CorpusDataModule, GameGPTModule
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, tiny_corpus):
+    """A gg31k checkpoint after three steps, written by a plain Trainer (no CLI)."""
+    out = tmp_path_factory.mktemp("ckpt")
+    L.seed_everything(0)
+    dm = CorpusDataModule(str(tiny_corpus), batch_size=4)
+    module = GameGPTModule("gg31k", vocab_size=dm.vocab_size, n_layer=1)
+    trainer = L.Trainer(
+        max_steps=3,
+        accelerator="cpu",
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        limit_val_batches=0,
+        callbacks=[ModelCheckpoint(dirpath=out, save_last=True, save_top_k=0)],
+    )
+    trainer.fit(module, dm)
+    return out / "last.ckpt"
+
+
+def test_checkpoint_loads_with_weights_only_and_carries_the_game(trained, tiny_corpus):
+    raw = torch.load(trained, weights_only=True)
+    assert raw["global_step"] == 3
+    loaded = load_checkpoint(trained)
+    assert isinstance(loaded, LoadedModel) and not loaded.model.training
+    corpus = Corpus(tiny_corpus)
+    assert loaded.tokenizer.sha256() == corpus.tokenizer.sha256()
+    assert loaded.game == corpus.game and loaded.codec == corpus.codec and loaded.spec == corpus.spec
+    assert loaded.gpt_config.n_layer == 1 and loaded.gpt_config.vocab_size == len(corpus.tokenizer)
+    weights = {k[len("model.") :]: v for k, v in raw["state_dict"].items()}
+    assert torch.equal(loaded.model.wte.weight, weights["wte.weight"])
+
+
+def test_export_round_trip_gives_identical_logits(trained, tmp_path):
+    out = export(trained, tmp_path / "exported")
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
+    config = json.loads((out / "config.json").read_text())
+    assert config["gpt_config"]["block_size"] == 64 and config["corpus_spec"]["game"]["width"] == 10
+    a, b = load_checkpoint(trained), load_exported(out)
+    assert b.tokenizer.tokens == a.tokenizer.tokens and b.spec == a.spec and b.gpt_config == a.gpt_config
+    idx = torch.randint(0, a.gpt_config.vocab_size, (3, 40), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        assert torch.equal(a.model(idx)[0], b.model(idx)[0])
+    assert b.model.head.weight is b.model.wte.weight  # still tied after loading
+    assert load_checkpoint(out).gpt_config == a.gpt_config  # a directory is read as an export
+
+
+def test_export_command(trained, tmp_path, capsys):
+    assert main(["export", str(trained), str(tmp_path / "e")]) == 0
+    assert "exported" in capsys.readouterr().out and (tmp_path / "e" / "model.safetensors").exists()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p, ckpt: p / "missing.ckpt", "does not exist"),
+        (lambda p, ckpt: p, "directory without config.json"),
+        (lambda p, ckpt: (p / "text.ckpt").write_text("hello") and p / "text.ckpt", "is not a checkpoint"),
+        (lambda p, ckpt: (p / "cut.ckpt").write_bytes(ckpt.read_bytes()[:4000]) and p / "cut.ckpt", "is not a checkpoint"),
+        (lambda p, ckpt: torch.save({"state_dict": {}}, p / "other.ckpt") or p / "other.ckpt", "not a gamegrammar checkpoint"),
+    ],
+    ids=["missing", "dir", "text", "truncated", "foreign"],
+)
+def test_bad_checkpoints_are_one_line_errors(trained, tmp_path, capsys, make, message):
+    path = make(tmp_path, trained)
+    with pytest.raises(GameGrammarError, match=message):
+        load_checkpoint(path)
+    assert main(["export", str(path), str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("gamegrammar: error: ") and message in err[0]
+
+
+def test_broken_export_is_one_line_error(trained, tmp_path):
+    out = export(trained, tmp_path / "x")
+    (out / "tokenizer.json").unlink()
+    with pytest.raises(GameGrammarError, match=r"tokenizer\.json is missing"):
+        load_exported(out)
+    out = export(trained, tmp_path / "y")
+    (out / "model.safetensors").write_bytes(b"garbage")
+    with pytest.raises(GameGrammarError, match="cannot read exported model"):
+        load_exported(out)

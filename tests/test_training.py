@@ -1,0 +1,172 @@
+"""Training through `gamegrammar train` (LightningCLI): windows, configs, resuming, DDP, one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from gamegrammar.cli import main
+from gamegrammar.codec import CodecConfig
+from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.model import IGNORE_INDEX
+from gamegrammar.training import EpisodeWindows, collate_windows, lr_factor
+
+CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("*.yaml"))
+
+
+def tiny_config(tmp_path: Path, corpus: Path, *, wandb: bool = False, max_steps: int = 6, name: str = "cfg") -> Path:
+    """configs/gg31k.yaml made tiny and pointed at tmp_path (CSV logging only unless wandb)."""
+    config = yaml.safe_load((CONFIGS[0].parent / "gg31k.yaml").read_text())
+    run = tmp_path / "run"
+    config["data"].update(path=str(corpus), batch_size=8)
+    config["model"]["warmup_steps"] = 2
+    trainer = config["trainer"]
+    trainer.update(max_steps=max_steps, val_check_interval=3, limit_val_batches=1, log_every_n_steps=1, enable_progress_bar=False)
+    trainer.update(enable_model_summary=False, default_root_dir=str(run))
+    loggers = [lg for lg in trainer["logger"] if wandb or not lg["class_path"].endswith("WandbLogger")]
+    for lg in loggers:
+        lg["init_args"]["save_dir"] = str(run)
+    trainer["logger"] = loggers
+    for cb in trainer["callbacks"]:
+        cb["init_args"]["dirpath"] = str(run / "checkpoints")
+        if "every_n_train_steps" in cb["init_args"]:
+            cb["init_args"]["every_n_train_steps"] = 2
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def metrics(run: Path) -> list[dict[str, str]]:
+    rows = []
+    for f in sorted(run.glob("csv/version_*/metrics.csv")):
+        rows += list(csv.DictReader(f.open()))
+    return rows
+
+
+# ---------------------------------------------------------------- data
+
+
+def test_windows_start_at_bos_and_pad_targets(tiny_corpus):
+    corpus = Corpus(tiny_corpus)
+    rows = corpus.split("train")
+    ds = EpisodeWindows(corpus, rows, block_size=64)
+    bos, pad = corpus.tokenizer.bos_id, corpus.tokenizer.pad_id
+    lengths = corpus.index["length"][rows]
+    short = int(np.argmin(lengths))
+    assert lengths[short] < 65
+    batch = [ds[short], ds[int(np.argmax(lengths))]]
+    assert len(batch[1]) == 65 and all(w[0] == bos for w in batch)
+    x, y = collate_windows(batch, pad)
+    assert x.shape == y.shape == (2, 64)
+    n = int(lengths[short])
+    assert torch.equal(x[0, : n - 1], torch.from_numpy(corpus.episode_ids(rows[short])[:-1].astype(np.int64)))
+    assert y[0, n - 2] == corpus.tokenizer.eos_id and (y[0, n - 1 :] == IGNORE_INDEX).all() and (x[0, n - 1 :] == pad).all()
+    assert torch.equal(x[1, 1:], y[1, :-1])
+
+
+def test_random_and_keyframe_windows(tmp_path):
+    out = tmp_path / "kf"
+    generate(CorpusSpec(game=SnakeConfig(6, 6, 60), episodes=30, seed=3, codec=CodecConfig(keyframe_interval=5)), out)
+    corpus = Corpus(out)
+    rows = corpus.split("train")
+    torch.manual_seed(0)
+    for windows in ("random", "keyframe"):
+        ds = EpisodeWindows(corpus, rows, block_size=16, windows=windows)
+        for i in range(len(ds)):
+            w = ds[i]
+            ids = corpus.episode_ids(rows[i])
+            assert 2 <= len(w) <= 17
+            starts = [s for s in range(len(ids)) if np.array_equal(ids[s : s + len(w)], w)]
+            assert starts, "a window is a contiguous piece of its episode"
+            if windows == "keyframe":
+                assert any(s == 0 or ids[s] == corpus.tokenizer.ids["SNAP"] for s in starts)
+
+
+def test_lr_schedule():
+    assert lr_factor(0, 10, 100, 0.1) == pytest.approx(0.1)
+    assert lr_factor(9, 10, 100, 0.1) == pytest.approx(1.0)
+    assert lr_factor(55, 10, 100, 0.1) == pytest.approx(0.55)
+    assert lr_factor(100, 10, 100, 0.1) == lr_factor(500, 10, 100, 0.1) == pytest.approx(0.1)
+
+
+# ---------------------------------------------------------------- the CLI
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[c.name for c in CONFIGS])
+def test_every_config_parses(config, capsys, tiny_corpus):
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "fit", "--config", str(config), "--data.path", str(tiny_corpus), "--print_config"])
+    assert exit_.value.code == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["model"]["preset"] == config.stem and printed["data"]["path"] == str(tiny_corpus)
+    assert "vocab_size" not in printed["model"]  # linked from the corpus
+
+
+def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
+    config = tiny_config(tmp_path, tiny_corpus, wandb=True, max_steps=6)
+    assert main(["train", "fit", "--config", str(config)]) == 0
+    run = tmp_path / "run"
+    last = run / "checkpoints" / "last.ckpt"
+    ckpt = torch.load(last, weights_only=True)  # plain python + tensors only
+    assert ckpt["global_step"] == 6
+    info = ckpt["gamegrammar"]
+    assert info["gpt_config"]["vocab_size"] == 250 and info["corpus_spec"]["game"]["width"] == 10
+    assert info["tokenizer_sha256"] == Corpus(tiny_corpus).tokenizer.sha256()
+    assert list((run / "checkpoints").glob("best-*.ckpt")) and (run / "config.yaml").exists()
+    assert list((run / "wandb").glob("offline-run-*"))
+    first = metrics(run)
+    assert {"train/loss", "train/tokens_per_s", "train/lr", "val/loss"} <= set(first[0])
+    # Resume from last.ckpt (what a crash leaves behind) and train on: the global step continues.
+    assert main(["train", "fit", "--config", str(config), "--trainer.max_steps", "10", "--ckpt_path", "last"]) == 0
+    assert torch.load(last, weights_only=True)["global_step"] == 10
+    steps = [int(r["step"]) for r in metrics(run)[len(first) :] if r.get("train/loss")]
+    assert steps and min(steps) >= 6 and max(steps) == 9
+
+
+def test_resume_on_a_corpus_with_another_vocabulary_is_one_line(tmp_path, tiny_corpus, capsys):
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=2)
+    assert main(["train", "fit", "--config", str(config)]) == 0
+    other = tmp_path / "small"
+    generate(CorpusSpec(game=SnakeConfig(6, 6, 50), episodes=20, seed=1), other)
+    code = main(["train", "fit", "--config", str(config), "--data.path", str(other), "--trainer.max_steps", "4", "--ckpt_path", "last"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].startswith("gamegrammar: error: corpus") and "different vocabulary from the checkpoint's" in err[-1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--data.path", "{tmp}/nothing"], "corpus {tmp}/nothing does not exist"),
+        (["--model.preset", "huge"], "unknown model preset 'huge'; choose from gg31k, gg-cpu, gg-gpu"),
+        (["--data.block_size", "65"], "--data.block_size 65 is longer than the model's position table (64 tokens)"),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path, tiny_corpus, capsys, args, message):
+    config = tiny_config(tmp_path, tiny_corpus)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    assert main(["train", "fit", "--config", str(config), "--trainer.logger", "false", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "gamegrammar: error: " + message.replace("{tmp}", str(tmp_path))
+
+
+def test_ddp_on_two_cpu_processes(tmp_path, tiny_corpus):
+    """Lightning's own DDP (gloo) with no custom sampler: both ranks train, rank 0 writes the checkpoint."""
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=3)
+    env = {**os.environ, "WANDB_MODE": "offline", "PL_DISABLE_FORK": "1", "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "gamegrammar.cli", "train", "fit", "--config", str(config)]
+    cmd += ["--trainer.strategy", "ddp", "--trainer.devices", "2", "--trainer.accelerator", "cpu"]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "distributed_backend=gloo" in done.stderr + done.stdout and "All distributed processes registered" in done.stderr + done.stdout
+    ckpt = torch.load(tmp_path / "run" / "checkpoints" / "last.ckpt", weights_only=True)
+    assert ckpt["global_step"] == 3
