@@ -6,10 +6,20 @@ The sequences are whole episodes of a default corpus (10x10, 200 ticks, the
 default agent mix, keyframe_interval 0), generated into a temporary directory
 unless --corpus names one. Each figure is the best of --repeats passes over all
 of them (the machine is shared, so the best pass is the least disturbed one),
-timed both by the wall clock and by this process's CPU time. Also shown: the
-parser alone, to tell the grammar's share from the replay's. The ratio is
-against the original pure-Python checker's ~1.2k sequences/s on a 2-core
-machine (DESIGN.md).
+timed both by the wall clock and by this process's CPU time. Rows:
+
+  validate_many   the fast path (`evaluation.fast`: all sequences replayed at once), verdicts checked equal
+  validate        the reference, one sequence at a time
+  parse only      the reference's parser alone, to tell the grammar's share from the replay's
+  cut at 64       validate_many on the same episodes cut to their first 64 tokens (what a
+                  64-token context samples: answered by the fast path as valid prefixes)
+
+Then a scaling table: validate_many's throughput against the number of
+sequences per call (NumPy's per-call cost is paid once per tick of a call, so
+small calls are slower per sequence). Ratios are against the reference on the
+same sequences and against the original pure-Python checker's ~1.2k
+sequences/s on a 2-core machine (DESIGN.md). The load average is printed,
+because other work on a shared machine slows every figure.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from pathlib import Path
 
 from gamegrammar.codec import parse
 from gamegrammar.corpus import Corpus, CorpusSpec, engines, generate
-from gamegrammar.evaluation import RULE_NAMES, validate
+from gamegrammar.evaluation import RULE_NAMES, validate, validate_many
 
 ORIGINAL_SEQUENCES_PER_S = 1_200
 
@@ -78,20 +88,46 @@ def main() -> None:
     if invalid:
         raise SystemExit(f"{invalid} corpus episodes were judged invalid: the evaluator or the corpus is wrong")
 
+    fast = validate_many(sequences, config)
+    if [(v.to_json(), v.positions) for v in fast] != [(v.to_json(), v.positions) for v in verdicts]:
+        raise SystemExit("validate_many and validate disagree: the fast path is wrong")
+    cut = [s[:64] for s in sequences]
+    if [v.to_json() for v in validate_many(cut, config)] != [validate(s, config).to_json() for s in cut]:
+        raise SystemExit("validate_many and validate disagree on cut-off episodes: the fast path is wrong")
+
+    load = os.getloadavg()
     rows = {
+        "validate_many": best_of(repeats, lambda: validate_many(sequences, config)),
         "validate": best_of(repeats, lambda: [validate(s, config) for s in sequences]),
         "parse only": best_of(repeats, lambda: [deque(parse(s, to_eos=True), maxlen=0) for s in sequences]),  # keep nothing alive
+        "cut at 64": best_of(repeats, lambda: validate_many(cut, config)),
     }
-    print(f"\n{'':<12}{'wall s':>8}{'seq/s':>10}{'tokens/s':>12}{'ticks/s':>11}{'cpu seq/s':>11}{'x original':>12}")
-    figures = {"episodes": n, "tokens": tokens, "ticks": ticks, "repeats": repeats, "cpus": os.cpu_count()}
+    print(f"load average before timing: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)")
+    print(f"\n{'':<14}{'wall s':>8}{'seq/s':>10}{'tokens/s':>12}{'ticks/s':>11}{'cpu seq/s':>11}{'x reference':>12}{'x original':>12}")
+    figures: dict = {"episodes": n, "tokens": tokens, "ticks": ticks, "repeats": repeats, "cpus": os.cpu_count(), "load": load}
+    reference = n / rows["validate"][0]
     for name, (wall, cpu) in rows.items():
         rate = n / wall
-        print(f"{name:<12}{wall:>8.2f}{rate:>10,.0f}{tokens / wall:>12,.0f}{ticks / wall:>11,.0f}{n / cpu:>11,.0f}", end="")
-        print(f"{rate / ORIGINAL_SEQUENCES_PER_S:>12.2f}")
+        counted = tokens if name != "cut at 64" else sum(map(len, cut))
+        print(f"{name:<14}{wall:>8.3f}{rate:>10,.0f}{counted / wall:>12,.0f}", end="")
+        print(f"{ticks / wall if name != 'cut at 64' else float('nan'):>11,.0f}{n / cpu:>11,.0f}", end="")
+        print(f"{rate / reference:>12.1f}{rate / ORIGINAL_SEQUENCES_PER_S:>12.1f}")
         key = name.replace(" ", "_")
-        figures[key] = {"wall_s": wall, "cpu_s": cpu, "seq_per_s": rate, "cpu_seq_per_s": n / cpu, "tokens_per_s": tokens / wall}
-    figures["vs_original"] = figures["validate"]["seq_per_s"] / ORIGINAL_SEQUENCES_PER_S
-    print(f"\nall {n} episodes valid; original checker ~{ORIGINAL_SEQUENCES_PER_S:,} seq/s")
+        figures[key] = {"wall_s": wall, "cpu_s": cpu, "seq_per_s": rate, "cpu_seq_per_s": n / cpu, "tokens_per_s": counted / wall}
+    figures["vs_original"] = figures["validate_many"]["seq_per_s"] / ORIGINAL_SEQUENCES_PER_S
+    figures["vs_reference"] = figures["validate_many"]["seq_per_s"] / reference
+    print(f"\nall {n} episodes valid, identical verdicts; original checker ~{ORIGINAL_SEQUENCES_PER_S:,} seq/s")
+
+    print(f"\nvalidate_many scaling (best of {repeats}; one call over the first k episodes)")
+    print(f"{'per call':>10}{'wall ms':>10}{'seq/s':>10}{'cpu seq/s':>11}")
+    figures["scaling"] = {}
+    for k in (1, 10, 100, 500, 1000, 2000, 4000, 8000):
+        if k > n:
+            break
+        part = sequences[:k]
+        wall, cpu = best_of(repeats, lambda part=part: validate_many(part, config))
+        print(f"{k:>10}{1000 * wall:>10.1f}{k / wall:>10,.0f}{k / cpu:>11,.0f}")
+        figures["scaling"][k] = {"wall_s": wall, "cpu_s": cpu, "seq_per_s": k / wall}
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     if tmp is not None:

@@ -417,3 +417,123 @@ def decode(tokens: Sequence[str] | str) -> DecodedEpisode:
         if tick.keyframe is not None:
             keyframes[tick.number] = tick.keyframe.state(tick.number)
     return DecodedEpisode(initial, events, keyframes, end)
+
+
+# ---------------------------------------------------------------- constrained decoding
+
+
+class GrammarAutomaton:
+    """Which tokens grammar v1 allows next: an action mask for sampling, never a rules check.
+
+    It knows the grammar only (word order, value kinds, the body chain's length
+    from LEN), not the rules: a constrained model can still move the wrong way.
+    A row's state is a small tuple; `allowed(state)` is the set of next tokens and
+    `step(state, token)` the next state (None where the grammar says no).
+    """
+
+    def __init__(self, config: SnakeConfig) -> None:
+        self.cells = config.cells
+        vocab = vocabulary(config)
+        xs = frozenset(t for t in vocab if t[0] == "X" and t[1:].isdigit())
+        ys = frozenset(t for t in vocab if t[0] == "Y" and t[1:].isdigit())
+        lens = frozenset(t for t in vocab if t.startswith("LEN"))
+        values = frozenset(t for t in vocab if t[0] == "V" and t[1:].isdigit())
+        inputs = frozenset(f"INPUT_{d}" for d in _DIRS)
+        dirs = frozenset(f"DIR_{d}" for d in _DIRS)
+        body = frozenset(_BODY_TOKEN.values())
+        one = frozenset
+        # state name -> allowed tokens (chain/food states depend on the keyframe's LEN: see allowed())
+        self.sets: dict[str, frozenset[str]] = {
+            "start": one({"BOS"}),
+            "kf_snap": one({"SNAP"}),
+            "kf_player": one({"PLAYER"}),
+            "kf_x": xs,
+            "kf_y": ys,
+            "kf_dir": dirs,
+            "kf_len": lens,
+            "kf_body": one({"BODY"}),
+            "kf_chain": body,
+            "kf_food": one({"FOOD"}),
+            "kf_food_x": xs | {"SCORE"},
+            "kf_food_y": ys,
+            "kf_score": one({"SCORE"}),
+            "kf_v": values,
+            "tick": one({"TICK"}),
+            "input": inputs,
+            "outcome": one({"MOVE", "EAT", "DIE_WALL", "DIE_SELF"}),
+            "eat_move": one({"MOVE"}),
+            "move_x": xs,
+            "move_y": ys,
+            "after_move": one({"TICK", "TIMEOUT", "SNAP"}),
+            "grow": one({"GROW"}),
+            "len": lens,
+            "spawn_or_score": one({"FOOD_SPAWN", "SCORE"}),
+            "spawn_x": xs,
+            "spawn_y": ys,
+            "score": one({"SCORE"}),
+            "v": values,
+            "after_eat": one({"TICK", "TIMEOUT", "SNAP", "WIN"}),
+            "end": one({"EOS"}),
+            "done": one(),
+        }
+
+    def start(self) -> tuple:
+        return ("start",)
+
+    def allowed(self, state: tuple) -> frozenset[str]:
+        name = state[0]
+        if name == "kf_chain":  # exactly LEN-1 body steps, then FOOD
+            return self.sets["kf_chain"] if state[1] > 0 else self.sets["kf_food"]
+        if name == "kf_food_x" and state[1] < self.cells:  # no food only on a full board
+            return self.sets["kf_x"]
+        return self.sets[name]
+
+    def step(self, state: tuple, token: str) -> tuple | None:
+        if token not in self.allowed(state):
+            return None
+        name = state[0]
+        if name in _NEXT:
+            return (_NEXT[name],)
+        if name == "kf_len":
+            return ("kf_body", int(token[3:]))
+        if name == "kf_body":
+            return ("kf_chain", state[1] - 1, state[1])
+        if name == "kf_chain":
+            return ("kf_food_x", state[2]) if token == "FOOD" else ("kf_chain", state[1] - 1, state[2])
+        if name == "kf_food_x":
+            return ("kf_v",) if token == "SCORE" else ("kf_food_y",)
+        if name == "outcome":
+            return {"MOVE": ("move_x", "move"), "EAT": ("eat_move",), "DIE_WALL": ("end",), "DIE_SELF": ("end",)}[token]
+        if name == "eat_move":
+            return ("move_x", "eat")
+        if name == "move_x":
+            return ("move_y", state[1])
+        if name == "move_y":
+            return ("after_move",) if state[1] == "move" else ("grow",)
+        if name == "spawn_or_score":
+            return ("spawn_x",) if token == "FOOD_SPAWN" else ("v",)
+        # after_move / after_eat
+        return {"TICK": ("input",), "SNAP": ("kf_player",)}.get(token, ("end",))  # TIMEOUT or WIN end it
+
+
+# The states whose successor does not depend on the token.
+_NEXT = {
+    "start": "kf_snap",
+    "kf_snap": "kf_player",
+    "kf_player": "kf_x",
+    "kf_x": "kf_y",
+    "kf_y": "kf_dir",
+    "kf_dir": "kf_len",
+    "kf_food_y": "kf_score",
+    "kf_score": "kf_v",
+    "kf_v": "tick",
+    "tick": "input",
+    "input": "outcome",
+    "grow": "len",
+    "len": "spawn_or_score",
+    "spawn_x": "spawn_y",
+    "spawn_y": "score",
+    "score": "v",
+    "v": "after_eat",
+    "end": "done",
+}

@@ -35,6 +35,12 @@ class GPTConfig:
     n_embd: int = 128
     dropout: float = 0.0
     bias: bool = True
+    # Tick embedding: rows for 0..tick_table-1 ticks since the last BOS (0 = off). Derived from the tokens
+    # themselves (a count of TICK tokens), it gives the model the game clock that TIMEOUT depends on,
+    # as token positions give it the place in the sequence.
+    tick_table: int = 0
+    tick_id: int = 4  # the TICK token (codec.vocabulary's order is fixed)
+    bos_id: int = 2
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
@@ -42,6 +48,8 @@ class GPTConfig:
                 raise GameGrammarError(f"model {name} must be at least 1, got {getattr(self, name)}")
         if self.n_embd % self.n_head:
             raise GameGrammarError(f"model n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
+        if self.tick_table < 0:
+            raise GameGrammarError(f"model tick_table must be >= 0, got {self.tick_table}")
         if not 0 <= self.dropout < 1:
             raise GameGrammarError(f"model dropout must be in [0, 1), got {self.dropout}")
 
@@ -59,9 +67,10 @@ PRESETS: dict[str, GPTConfig] = {
     # The original implementation's size (2 layers, 32 wide, 4 heads, context 64), for comparisons at equal size.
     "gg31k": GPTConfig(block_size=64, n_layer=2, n_head=4, n_embd=32),
     # The default on CPU: a whole 10x10, 200-tick episode (the longest of 2000 default episodes has 1255 tokens) fits.
-    "gg-cpu": GPTConfig(block_size=1536, n_layer=4, n_head=4, n_embd=128),
+    # The tick clock (see GPTConfig.tick_table) covers the default 200-tick limit.
+    "gg-cpu": GPTConfig(block_size=1536, n_layer=4, n_head=4, n_embd=128, tick_table=256),
     # For a GPU.
-    "gg-gpu": GPTConfig(block_size=1536, n_layer=8, n_head=8, n_embd=384, dropout=0.1),
+    "gg-gpu": GPTConfig(block_size=1536, n_layer=8, n_head=8, n_embd=384, dropout=0.1, tick_table=256),
 }
 
 
@@ -80,6 +89,9 @@ class KVCache:
 
     def __init__(self, k: Tensor, v: Tensor, pos: int = 0) -> None:
         self.k, self.v, self.pos = k, v, pos
+        # Ticks since the last BOS before the cached tokens begin + those cached: the tick embedding's clock.
+        # A window that starts mid-episode sets it to the ticks before the window.
+        self.ticks = torch.zeros(k.shape[1], dtype=torch.long, device=k.device)
 
     @property
     def batch_size(self) -> int:
@@ -92,7 +104,7 @@ class KVCache:
     def select(self, rows: Tensor) -> None:
         """Keep only these batch rows (in this order), so finished sequences stop costing work."""
         rows = rows.to(self.k.device)
-        self.k, self.v = self.k[:, rows], self.v[:, rows]
+        self.k, self.v, self.ticks = self.k[:, rows], self.v[:, rows], self.ticks[rows]
 
 
 class CausalSelfAttention(nn.Module):
@@ -155,6 +167,7 @@ class GameGPT(nn.Module):
         self.config = config
         self.wte = nn.Embedding(config.vocab_size, config.n_embd)
         self.wpe = nn.Embedding(config.block_size, config.n_embd)
+        self.wtick = nn.Embedding(config.tick_table, config.n_embd) if config.tick_table else None
         self.drop = nn.Dropout(config.dropout)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.n_embd, bias=config.bias)
@@ -190,6 +203,18 @@ class GameGPT(nn.Module):
         shape = (c.n_layer, batch_size, c.n_head, max_len, c.n_embd // c.n_head)
         return KVCache(torch.zeros(shape, device=p.device, dtype=p.dtype), torch.zeros(shape, device=p.device, dtype=p.dtype))
 
+    def tick_clock(self, idx: Tensor, cache: KVCache | None = None) -> Tensor:
+        """Ticks since the last BOS at every position (TICK tokens counted, the current one included)."""
+        c = torch.cumsum(idx == self.config.tick_id, dim=1)
+        if cache is not None:
+            c = c + cache.ticks[:, None]
+        # c never decreases along a row, so its value at the last BOS so far is a running max.
+        at_bos = torch.where(idx == self.config.bos_id, c, torch.zeros_like(c))
+        c = c - torch.cummax(at_bos, dim=1).values
+        if cache is not None:
+            cache.ticks = c[:, -1].clone()
+        return c
+
     def forward(self, idx: Tensor, targets: Tensor | None = None, *, cache: KVCache | None = None) -> tuple[Tensor, Tensor | None]:
         """Logits [B, T, V] and, given targets (IGNORE_INDEX where none), the mean cross-entropy.
 
@@ -204,7 +229,10 @@ class GameGPT(nn.Module):
         if cache is not None and cache.batch_size != B:
             raise GameGrammarError(f"batch of {B} sequences does not match the KV cache's {cache.batch_size}")
         pos = torch.arange(start, start + T, device=idx.device)
-        x = self.drop(self.wte(idx) + self.wpe(pos))
+        x = self.wte(idx) + self.wpe(pos)
+        if self.wtick is not None:
+            x = x + self.wtick(self.tick_clock(idx, cache).clamp_(max=self.config.tick_table - 1))
+        x = self.drop(x)
         for layer, block in enumerate(self.blocks):
             x = block(x, cache, layer)
         logits = self.head(self.ln_f(x))

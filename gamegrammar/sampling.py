@@ -17,8 +17,11 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from gamegrammar.codec import GrammarAutomaton
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.games.snake import SnakeConfig
 from gamegrammar.model import GameGPT
+from gamegrammar.tokenizer import GameTokenizer
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,8 @@ class SamplingConfig:
     max_length: int = 2048  # total tokens per sequence, prompt included
     batch_size: int = 256
     seed: int = 0
+    # Mask tokens the grammar forbids next (an action mask). A user feature; headline numbers never use it.
+    constrained: bool = False
 
     def __post_init__(self) -> None:
         if self.temperature < 0:
@@ -41,6 +46,36 @@ class SamplingConfig:
             raise GameGrammarError(f"max_length must be >= 2, got {self.max_length}")
         if self.batch_size < 1:
             raise GameGrammarError(f"batch_size must be >= 1, got {self.batch_size}")
+
+
+class GrammarMask:
+    """Grammar-constrained decoding: per-row automaton states and the [rows, vocab] mask they allow."""
+
+    def __init__(self, tokenizer: GameTokenizer, game: SnakeConfig, device: torch.device) -> None:
+        self.automaton = GrammarAutomaton(game)
+        self.tokenizer, self.device = tokenizer, device
+        self._masks: dict[frozenset[str], Tensor] = {}
+
+    def start(self) -> tuple:
+        return self.automaton.start()
+
+    def mask(self, states: list[tuple]) -> Tensor:
+        rows = []
+        for state in states:
+            allowed = self.automaton.allowed(state)
+            if allowed not in self._masks:
+                m = torch.zeros(len(self.tokenizer), dtype=torch.bool, device=self.device)
+                m[[self.tokenizer.ids[t] for t in allowed]] = True
+                self._masks[allowed] = m
+            rows.append(self._masks[allowed])
+        return torch.stack(rows)
+
+    def step(self, state: tuple, token_id: int) -> tuple:
+        token = self.tokenizer.tokens[token_id]
+        nxt = self.automaton.step(state, token)
+        if nxt is None:
+            raise GameGrammarError(f"the grammar does not allow {token!r} here (state {state[0]}): is the prompt a valid prefix?")
+        return nxt
 
 
 @dataclass
@@ -82,9 +117,15 @@ def generate(
     eos_id: int,
     config: SamplingConfig | None = None,
     stats: SamplingStats | None = None,
+    grammar: tuple[GameTokenizer, SnakeConfig] | None = None,
 ) -> list[list[int]]:
-    """Continue every prompt until EOS or `config.max_length` tokens; returns whole sequences (prompt included)."""
+    """Continue every prompt until EOS or `config.max_length` tokens; returns whole sequences (prompt included).
+
+    `grammar` (the tokenizer and game config) is needed only with `config.constrained`.
+    """
     config = config or SamplingConfig()
+    if config.constrained and grammar is None:
+        raise GameGrammarError("constrained sampling needs the tokenizer and game config")
     if not prompts or any(not p for p in prompts):
         raise GameGrammarError("every prompt needs at least one token")
     if max(map(len, prompts)) > config.max_length:
@@ -93,10 +134,11 @@ def generate(
     model.eval()
     device = next(model.parameters()).device
     generator = torch.Generator(device=device).manual_seed(config.seed)
+    mask = GrammarMask(*grammar, device) if config.constrained and grammar is not None else None
     out: list[list[int]] = []
     start = time.perf_counter()
     for first in range(0, len(prompts), config.batch_size):
-        out += _generate_batch(model, prompts[first : first + config.batch_size], eos_id, config, generator, device, stats)
+        out += _generate_batch(model, prompts[first : first + config.batch_size], eos_id, config, generator, device, stats, mask)
     if device.type == "cuda":
         torch.cuda.synchronize()
     stats.seconds += time.perf_counter() - start
@@ -112,6 +154,7 @@ def _generate_batch(
     generator: torch.Generator,
     device: torch.device,
     stats: SamplingStats,
+    mask: GrammarMask | None = None,
 ) -> list[list[int]]:
     B, cap = len(prompts), config.max_length
     context = model.config.block_size
@@ -123,17 +166,33 @@ def _generate_batch(
     active = torch.arange(B, device=device)  # rows still being written, in cache order
     length = int(prompt_len.min())  # every active row holds `length` tokens
 
+    tick_id = model.config.tick_id
+
     def prefill(window: int) -> tuple[Tensor, object]:
         cache = model.new_cache(len(active), min(context, cap))
+        # the game clock of a window that starts mid-episode: the ticks before it (rows hold one episode each)
+        cache.ticks = (tokens[active, : length - window] == tick_id).sum(1)
         logits, _ = model(tokens[active, length - window : length], cache=cache)
         return logits[:, -1], cache
 
     last, cache = prefill(min(length, context))
+    states: list[tuple] = []
+    if mask is not None:
+        for p in prompts:
+            state = mask.start()
+            for t in p[:length]:
+                state = mask.step(state, t)
+            states.append(state)
     while True:
         forced = length < prompt_len[active]
+        if mask is not None:
+            last = last.masked_fill(~mask.mask([states[r] for r in active.tolist()]), float("-inf"))
         sampled = next_tokens(last, config, generator)
         chosen = torch.where(forced, tokens[active, length], sampled)
         tokens[active, length] = chosen
+        if mask is not None:
+            for r, t in zip(active.tolist(), chosen.tolist()):
+                states[r] = mask.step(states[r], t)
         stats.generated_tokens += int((~forced).sum())
         length += 1
         done = (~forced & (chosen == eos_id)) | (length >= cap)

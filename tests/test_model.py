@@ -112,3 +112,24 @@ def test_a_few_steps_lower_the_loss():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.7 * losses[0]
+
+
+def test_tick_clock_counts_ticks_since_bos_with_and_without_cache():
+    from gamegrammar.codec import vocabulary
+    from gamegrammar.games.snake import SnakeConfig
+
+    vocab = vocabulary(SnakeConfig())
+    config = GPTConfig(vocab_size=len(vocab), block_size=32, n_layer=1, n_head=2, n_embd=16, tick_table=8)
+    assert vocab[config.tick_id] == "TICK" and vocab[config.bos_id] == "BOS"
+    model = GameGPT(config).eval()
+    T, B, E = config.tick_id, config.bos_id, 3
+    idx = torch.tensor([[B, 9, T, 9, T, 9, E, B, T, 9, T, T]])
+    assert model.tick_clock(idx).tolist() == [[0, 0, 1, 1, 2, 2, 2, 0, 1, 1, 2, 3]]
+    full, _ = model(idx)
+    cache = model.new_cache(1)
+    parts = [model(idx[:, a:b], cache=cache)[0] for a, b in ((0, 5), (5, 6), (6, 12))]
+    assert torch.allclose(torch.cat(parts, 1), full, atol=1e-5)
+    # a window that starts mid-episode gets its clock from cache.ticks
+    window = model.new_cache(1)
+    window.ticks = torch.tensor([2])
+    assert model.tick_clock(idx[:, 5:7], window).tolist() == [[2, 2]]

@@ -77,3 +77,21 @@ def test_bad_settings_are_clear_errors():
         SamplingConfig(top_p=0)
     with pytest.raises(GameGrammarError, match="at least one token"):
         generate(tiny_model(), [[]], EOS)
+
+
+def test_grammar_constrained_sampling_always_parses():
+    from gamegrammar.codec import parse, vocabulary
+    from gamegrammar.games.snake import SnakeConfig
+    from gamegrammar.tokenizer import GameTokenizer
+
+    game = SnakeConfig(5, 5, 30)
+    tok = GameTokenizer.for_game(game)
+    torch.manual_seed(0)
+    model = GameGPT(GPTConfig(vocab_size=len(vocabulary(game)), block_size=512, n_layer=1, n_head=2, n_embd=16)).eval()
+    config = SamplingConfig(max_length=512, seed=3, constrained=True)
+    for seq in generate(model, [[tok.bos_id]] * 12, tok.eos_id, config, grammar=(tok, game)):
+        tokens = tok.decode(seq)
+        items = list(parse(tokens))  # raises GrammarError on any grammar violation
+        assert items and (tokens[-1] == "EOS" or len(tokens) == 512)
+    free = generate(model, [[tok.bos_id]] * 4, tok.eos_id, SamplingConfig(max_length=64, seed=3))
+    assert any(tok.decode(s)[1] != "SNAP" for s in free)  # an untrained model breaks the grammar when free

@@ -6,15 +6,13 @@ import argparse
 import time
 from pathlib import Path
 
-from gamegrammar.commands.sample import add_sampling_arguments, sample_from_args
+from gamegrammar.commands.analyze import add_analysis_arguments, parse_tiers, run_analysis
+from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation.cli_tokens import read_token_file
-from gamegrammar.evaluation.fidelity import compare_distributions, summarize_episode, teacher_forced
-from gamegrammar.evaluation.report import write_report
 from gamegrammar.evaluation.validity import summarize, validate_many
 from gamegrammar.games.snake import SnakeConfig
 from gamegrammar.io import atomic_write_json
-from gamegrammar.sampling import SamplingStats
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-ticks", type=int, default=None)
     p.add_argument("--teacher-episodes", type=int, default=200, help="held-out episodes for the teacher-forced check")
     p.add_argument("--out", default=None, help="report directory (report.json, report.md, plots)")
+    p.add_argument("--tiers", default="1", help="with --ckpt and --corpus: 1,2,3 adds rule emergence (2) and archetypes (3)")
+    p.add_argument("--probes", action="store_true", help="with --ckpt and --corpus: add world-state probes of the hidden states")
+    add_analysis_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -81,6 +82,8 @@ def run_tokens(args: argparse.Namespace) -> int:
         atomic_write_json(args.json, [{"line": number, **v.to_json()} for (number, _), v in zip(lines, verdicts)])
         print(f"wrote per-line verdicts to {args.json}")
     if args.out:
+        from gamegrammar.evaluation.report import write_report
+
         report = {
             "meta": {"name": Path(args.out).name, "tokens": args.tokens, "board": f"{config.width}x{config.height}"},
             "validity": summary,
@@ -92,6 +95,8 @@ def run_tokens(args: argparse.Namespace) -> int:
 
 
 def _fidelity(corpus, sequences: list[list[str]]) -> dict:
+    from gamegrammar.evaluation.fidelity import compare_distributions, summarize_episode
+
     index = corpus.index
     return compare_distributions(
         [summarize_episode(s) for s in sequences], index["ticks"], index["score"], index["end"], corpus.game.max_ticks
@@ -99,11 +104,17 @@ def _fidelity(corpus, sequences: list[list[str]]) -> dict:
 
 
 def run_model(args: argparse.Namespace) -> int:
-    from gamegrammar.checkpoint import load_checkpoint
+    from gamegrammar.evaluation.fidelity import teacher_forced
+    from gamegrammar.evaluation.report import write_report
+    from gamegrammar.sampling import SamplingStats
 
     if args.out is None:
         raise GameGrammarError("--out REPORT_DIR is required with --ckpt")
-    loaded = load_checkpoint(args.ckpt, device=args.device)
+    tiers = parse_tiers(args.tiers)
+    analysis = bool(tiers - {"1"}) or args.probes
+    if analysis and args.corpus is None:
+        raise GameGrammarError("--tiers 2,3 and --probes analyse held-out episodes: give --corpus")
+    loaded = load_model(args)
     corpus = _open_corpus(args.corpus)
     if corpus is not None and corpus.tokenizer.sha256() != loaded.tokenizer.sha256():
         raise GameGrammarError(f"the checkpoint was trained for another game config than the corpus {args.corpus}")
@@ -148,6 +159,11 @@ def run_model(args: argparse.Namespace) -> int:
             report["teacher_forced"] = teacher_forced(
                 model, [corpus.episode_ids(int(r)) for r in rows], [corpus.episode_tokens(int(r)) for r in rows]
             )
+    if analysis:  # tiers 2-3 and probes (gamegrammar.commands.analyze)
+        layers = args.probe_layers == "all"
+        report |= run_analysis(
+            loaded, corpus, tiers, args.probes, episodes=args.analysis_episodes, probe_ticks=args.probe_ticks, all_layers=layers
+        )
     path = write_report(report, args.out)
     _print_fidelity(report)
     with open(Path(args.out) / "samples.txt", "w") as f:

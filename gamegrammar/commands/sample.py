@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.io import atomic_write_text
-from gamegrammar.sampling import SamplingConfig, SamplingStats, episode_prefix, generate
+
+if TYPE_CHECKING:  # torch loads only when a command runs, so `gamegrammar --help` stays quick
+    from gamegrammar.checkpoint import LoadedModel
+    from gamegrammar.sampling import SamplingConfig, SamplingStats
 
 
 def add_sampling_arguments(p: argparse.ArgumentParser, ckpt_required: bool = True) -> None:
@@ -31,13 +35,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def sampling_config(args: argparse.Namespace, context: int) -> SamplingConfig:
+    from gamegrammar.sampling import SamplingConfig
+
     if args.num < 1:
         raise GameGrammarError(f"--num must be at least 1, got {args.num}")
     max_length = args.max_length or max(2048, context + context // 2)
     return SamplingConfig(args.temperature, args.top_k, args.top_p, max_length, args.batch_size, args.seed)
 
 
-def build_prompts(args: argparse.Namespace, loaded) -> list[list[int]]:
+def build_prompts(args: argparse.Namespace, loaded: LoadedModel) -> list[list[int]]:
+    from gamegrammar.sampling import episode_prefix
+
     tok = loaded.tokenizer
     if args.prompt_corpus is None:
         return [[tok.bos_id]] * args.num
@@ -52,16 +60,26 @@ def build_prompts(args: argparse.Namespace, loaded) -> list[list[int]]:
     return [tok.encode(episode_prefix(corpus.episode_tokens(int(rows[i % len(rows)])), args.prompt_ticks)) for i in range(args.num)]
 
 
-def sample_from_args(args: argparse.Namespace, loaded, stats: SamplingStats) -> list[list[str]]:
+def load_model(args: argparse.Namespace) -> LoadedModel:
+    import torch
+
+    from gamegrammar.checkpoint import load_checkpoint
+
+    return load_checkpoint(args.ckpt, map_location=args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+
+def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: SamplingStats) -> list[list[str]]:
+    from gamegrammar.sampling import generate
+
     config = sampling_config(args, loaded.model.config.block_size)
     ids = generate(loaded.model, build_prompts(args, loaded), loaded.tokenizer.eos_id, config, stats)
     return [loaded.tokenizer.decode(seq) for seq in ids]
 
 
 def run(args: argparse.Namespace) -> int:
-    from gamegrammar.checkpoint import load_checkpoint
+    from gamegrammar.sampling import SamplingStats
 
-    loaded = load_checkpoint(args.ckpt, device=args.device)
+    loaded = load_model(args)
     stats = SamplingStats()
     sequences = sample_from_args(args, loaded, stats)
     atomic_write_text(args.out, "".join(" ".join(s) + "\n" for s in sequences))

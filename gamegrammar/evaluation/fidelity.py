@@ -157,7 +157,8 @@ def teacher_forced(model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Se
     context = model.config.block_size
     hits: dict[str, list[float]] = {c: [] for c in CATEGORIES}
     probs: dict[str, list[float]] = {c: [] for c in CATEGORIES}
-    jobs: list[tuple[list[int], int, list[tuple[int, str]]]] = []  # (window ids, window start, targets)
+    tick_id = model.config.tick_id
+    jobs: list[tuple[list[int], int, list[tuple[int, str]], int]] = []  # (window ids, start, targets, ticks before)
     for ids, toks in zip(episodes, tokens):
         targets = rule_determined_positions(toks)
         ids = list(ids)
@@ -166,19 +167,21 @@ def teacher_forced(model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Se
         while True:
             end = min(len(ids), start + context)
             mine = [(p, c) for p, c in targets if scored_to <= p < end]
-            jobs.append((ids[start:end], start, mine))
+            jobs.append((ids[start:end], start, mine, sum(t == tick_id for t in ids[:start])))
             scored_to = end
             if end == len(ids):
                 break
             start += step
     for first in range(0, len(jobs), batch_size):
         chunk = jobs[first : first + batch_size]
-        width = max(len(w) for w, _, _ in chunk)
+        width = max(len(w) for w, _, _, _ in chunk)
         batch = torch.zeros(len(chunk), width, dtype=torch.long, device=device)
         for i, (w, _, _) in enumerate(chunk):
             batch[i, : len(w)] = torch.tensor(w, device=device)
-        logp = torch.log_softmax(model(batch)[0].float(), -1)
-        for i, (w, start, mine) in enumerate(chunk):
+        cache = model.new_cache(len(chunk), width)  # carries each window's game clock (ticks before it)
+        cache.ticks = torch.tensor([ticks_before for _, _, _, ticks_before in chunk], device=device)
+        logp = torch.log_softmax(model(batch, cache=cache)[0].float(), -1)
+        for i, (w, start, mine, _) in enumerate(chunk):
             for p, c in mine:
                 row = logp[i, p - start - 1]  # the logits at p-1 predict token p
                 hits[c].append(float(row.argmax() == w[p - start]))

@@ -13,11 +13,18 @@ Reusable API (a vectorized evaluator can drive it with inputs read from tokens):
   lives in a ring buffer (`ring`, `start`, `length`, head first) beside an
   occupancy grid (`occ`). Build one with `SnakeBatch.initial(config, seed,
   episodes)` or `SnakeBatch.from_states(states, config)`; read game i back with
-  `.state(i)` (a scalar `SnakeState`); `.take(rows)` keeps a subset.
+  `.state(i)` (a scalar `SnakeState`); `.take(rows)` keeps a subset (a slice
+  of rows gives views, so stepping it updates the parent batch).
+  `SnakeBatch.from_cells(config, cells, length, ...)` builds many states from
+  arrays without per-game Python.
 - `probe(batch) -> Probe`: for each game and each of the 4 directions, the next
   head and the outcome (MOVE, EAT, DIE_WALL, DIE_SELF) if the snake went there.
 - `resolve(batch, actions, probe=None) -> Resolution`: what the rules make of one
   input per game (a reversing input is ignored), like `snake.resolve`.
+- `resolve_taken(batch, actions) -> Resolution`: the same, computing only the
+  direction taken (a quarter of the work) for callers that know the inputs.
+  Both go through `outcomes_at(batch, x, y)`, the one statement of what a move
+  runs into.
 - `advance(batch, resolution)`: applies a resolution in place, like
   `snake.advance`; eaters get ``food == -1`` until food is placed.
 - `spawn_food(batch, rows, draws)`: the (draw mod k)-th empty cell, row-major,
@@ -29,6 +36,8 @@ Reusable API (a vectorized evaluator can drive it with inputs read from tokens):
 - `agent_actions(batch, agent_codes, draws)`: the three scripted agents of
   `gamegrammar.agents`, codes in `AGENT_NAMES` order, with their exact
   tie-breaking (`candidates[draw % len(candidates)]`, candidates U, D, L, R).
+- `keyframe_token_ids(table, batch, rows, bos=False) -> (ids, mask)`: the
+  keyframes of some games as token ids (row i is ids[i][mask[i]]).
 - `play_batch(config, codec, seed, episodes, agent_codes) -> BatchResult`: whole
   episodes written straight to token ids (grammar v1, every `CodecConfig`
   option), identical to `EpisodeEncoder` + `GameTokenizer` on the scalar path.
@@ -120,6 +129,26 @@ class SnakeBatch:
             b.occ[i, cells] = True
         return b
 
+    @classmethod
+    def from_cells(
+        cls, config: SnakeConfig, cells: np.ndarray, length: np.ndarray, direction: np.ndarray, food: np.ndarray, score: np.ndarray
+    ) -> SnakeBatch:
+        """A batch at tick 0 from arrays: `cells` (n, k) holds each body's flat cells head first, the first
+        `length` of each row used. The vectorized `from_states`: no per-game Python (keyframes of many sequences)."""
+        cells = np.asarray(cells, np.int64)
+        length = np.asarray(length, np.int64)
+        n = len(length)
+        b = cls.empty(config, n)
+        w = config.width
+        b.head_x[:], b.head_y[:] = cells[:, 0] % w, cells[:, 0] // w
+        b.direction[:], b.food[:], b.score[:], b.length[:] = direction, food, score, length
+        used = np.arange(cells.shape[1]) < length[:, None]
+        k = min(cells.shape[1], config.cells)
+        b.ring[:, :k] = np.where(used, cells, 0)[:, :k]
+        rows = np.broadcast_to(np.arange(n)[:, None], cells.shape)
+        b.occ[rows[used], cells[used]] = True
+        return b
+
     def body(self, i: int) -> tuple[tuple[int, int], ...]:
         cap, w = self.config.cells, self.config.width
         cells = self.ring[i, (self.start[i] + np.arange(self.length[i])) % cap]
@@ -157,18 +186,26 @@ class Probe:
     outcome: np.ndarray
 
 
-def probe(batch: SnakeBatch) -> Probe:
-    """Outcomes of all four directions at once (reversal is not applied here: see `resolve`)."""
+def outcomes_at(batch: SnakeBatch, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(flat cell, outcome) of each game's head going to (x, y); x, y are (n,) or (n, k): the one place that says
+    what a move runs into, shared by `probe` (all four directions) and `resolve_taken` (the one taken)."""
     cfg = batch.config
     n = len(batch)
-    x = batch.head_x[:, None] + DX
-    y = batch.head_y[:, None] + DY
+    per_game = (slice(None),) + (None,) * (x.ndim - 1)  # broadcast one value per game over any trailing axis
     inside = (x >= 0) & (x < cfg.width) & (y >= 0) & (y < cfg.height)
     cell = np.where(inside, y * cfg.width + x, 0)
-    eat = inside & (cell == batch.food[:, None])
+    eat = inside & (cell == batch.food[per_game])
     # the tail retracts first, so its cell is free; food is never on the body
-    hit = batch.occ.reshape(-1)[cell + (np.arange(n) * cfg.cells)[:, None]] & (cell != batch.tail()[:, None])
+    hit = batch.occ.reshape(-1)[cell + (np.arange(n) * cfg.cells)[per_game]] & (cell != batch.tail()[per_game])
     outcome = np.where(inside, np.where(eat, EAT, np.where(hit, DIE_SELF, MOVE)), DIE_WALL)
+    return cell, outcome
+
+
+def probe(batch: SnakeBatch) -> Probe:
+    """Outcomes of all four directions at once (reversal is not applied here: see `resolve`)."""
+    x = batch.head_x[:, None] + DX
+    y = batch.head_y[:, None] + DY
+    cell, outcome = outcomes_at(batch, x, y)
     return Probe(x, y, cell, outcome)
 
 
@@ -193,6 +230,20 @@ def resolve(batch: SnakeBatch, actions: np.ndarray, pr: Probe | None = None) -> 
     return Resolution(
         actions, direction, pr.outcome[rows, direction], pr.x[rows, direction], pr.y[rows, direction], pr.cell[rows, direction]
     )
+
+
+def resolve_taken(batch: SnakeBatch, actions: np.ndarray) -> Resolution:
+    """`resolve` for the direction taken only: the same Resolution for a quarter of `probe`'s work.
+
+    For callers that know the input already (an evaluator replaying written
+    inputs) and have no use for the other three directions.
+    """
+    actions = np.asarray(actions, np.int64)
+    direction = np.where(actions == OPPOSITE[batch.direction], batch.direction, actions)
+    x = batch.head_x + DX[direction]
+    y = batch.head_y + DY[direction]
+    cell, outcome = outcomes_at(batch, x, y)
+    return Resolution(actions, direction, outcome, x, y, cell)
 
 
 def advance(batch: SnakeBatch, res: Resolution) -> None:
@@ -386,6 +437,15 @@ def _write_keyframes(log: _TokenLog, t: TokenTable, batch: SnakeBatch, rows: np.
     """SNAP PLAYER Xx Yy DIR_d LENn BODY b{n-1} FOOD [Xx Yy] SCORE Vs for the games at `rows`."""
     if not rows.size:
         return
+    log.write(games, *keyframe_token_ids(t, batch, rows, bos))
+
+
+def keyframe_token_ids(t: TokenTable, batch: SnakeBatch, rows: np.ndarray, bos: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The keyframes of the games at `rows` as (ids, mask), one row each: row i's tokens are ids[i][mask[i]].
+
+    The one batch keyframe encoder: the corpus writer uses it, and an evaluator
+    compares written keyframes with it.
+    """
     cfg = batch.config
     length = batch.length[rows]
     steps = int(length.max()) - 1
@@ -417,7 +477,7 @@ def _write_keyframes(log: _TokenLog, t: TokenTable, batch: SnakeBatch, rows: np.
     mask[:, tail + 1] = mask[:, tail + 2] = has_food
     ids[:, tail + 3] = w["SCORE"]
     ids[:, tail + 4] = t.value[batch.score[rows]]
-    log.write(games, ids, mask)
+    return ids, mask
 
 
 @dataclass

@@ -1,0 +1,205 @@
+"""gamegrammar analyze: tier-2 rule emergence, tier-3 archetypes and world-state probes on held-out episodes.
+
+    gamegrammar analyze --ckpt runs/x/checkpoints/last.ckpt --corpus data/corpus --out reports/x [--tiers 2,3] [--probes]
+
+writes analysis.json (every number, with its sample count), analysis.md and PNG plots
+into --out. `gamegrammar evaluate --tiers 1,2,3 [--probes]` runs the same analyses
+into its report; both go through `run_analysis`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gamegrammar.errors import GameGrammarError
+
+if TYPE_CHECKING:
+    from gamegrammar.checkpoint import LoadedModel
+    from gamegrammar.corpus import Corpus
+
+KEYS = {"2": "tier2", "3": "tier3"}
+
+
+def parse_tiers(text: str) -> set[str]:
+    """'1,2,3' -> {'1', '2', '3'}; anything but 1, 2, 3 is a one-line error."""
+    tiers = {t.strip() for t in text.split(",") if t.strip()}
+    bad = sorted(tiers - {"1", "2", "3"})
+    if bad or not tiers:
+        raise GameGrammarError(f"--tiers takes a comma-separated list of 1, 2 and 3, got {text!r}")
+    return tiers
+
+
+def add_analysis_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--analysis-episodes", type=int, default=200, help="held-out episodes for tiers 2-3 and probes (default: %(default)s)")
+    p.add_argument("--probe-ticks", type=int, default=60, help="probes: TICK positions sampled per episode (default: %(default)s)")
+    p.add_argument("--probe-layers", choices=["final", "all"], default="all", help="probes: linear probes on every layer or the final one")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("analyze", help="rule emergence (tier 2), play-style archetypes (tier 3) and world-state probes")
+    p.add_argument("--ckpt", required=True, help="a training checkpoint (.ckpt) or an exported model directory")
+    p.add_argument("--corpus", required=True, help="the corpus the model learned from; its held-out (val) episodes are analysed")
+    p.add_argument("--out", required=True, help="report directory (analysis.json, analysis.md, plots)")
+    p.add_argument("--tiers", default="2,3", help="comma-separated tiers to run: 2 and/or 3 (default: %(default)s)")
+    p.add_argument("--probes", action="store_true", help="also train world-state probes on the hidden states")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
+    add_analysis_arguments(p)
+    p.set_defaults(run=run)
+
+
+def run_analysis(
+    loaded: LoadedModel,
+    corpus: Corpus,
+    tiers: set[str],
+    probes: bool,
+    *,
+    episodes: int = 200,
+    probe_ticks: int = 60,
+    all_layers: bool = True,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """{"tier2": ..., "tier3": ..., "probes": ..., "analysis_seconds": {...}} for the requested parts (tier 1 is evaluate's)."""
+    from gamegrammar.evaluation import archetypes, emergence
+    from gamegrammar.evaluation import probes as probes_mod
+
+    if corpus.tokenizer.sha256() != loaded.tokenizer.sha256():
+        raise GameGrammarError(f"the checkpoint was trained for another game config than the corpus {corpus.path}")
+    if episodes < 1:
+        raise GameGrammarError(f"--analysis-episodes must be at least 1, got {episodes}")
+    rows = corpus.split("val")[:episodes]
+    if not len(rows):
+        raise GameGrammarError(f"{corpus.path} has no held-out (val) episodes to analyse")
+    ids = [corpus.episode_ids(int(r)) for r in rows]
+    tokens = [corpus.episode_tokens(int(r)) for r in rows]
+    model, config = loaded.model, corpus.game
+    baseline = emergence.random_like(model, seed)
+    out: dict[str, Any] = {"analysis_seconds": {}}
+    if "2" in tiers:
+        start = time.perf_counter()
+        out["tier2"] = emergence.tier2(model, ids, tokens, loaded.tokenizer, config, seed=seed, baseline=baseline)
+        out["analysis_seconds"]["tier2"] = round(time.perf_counter() - start, 1)
+    if "3" in tiers:
+        start = time.perf_counter()
+        agents = [corpus.agent(int(r)) for r in rows]
+        out["tier3"] = archetypes.archetypes(model, ids, tokens, agents, config, baseline=baseline, seed=seed)
+        out["analysis_seconds"]["tier3"] = round(time.perf_counter() - start, 1)
+    if probes:
+        start = time.perf_counter()
+        out["probes"] = probes_mod.world_state_probes(
+            model, ids, tokens, config, baseline=baseline, all_layers=all_layers, max_ticks_per_episode=probe_ticks, seed=seed
+        )
+        out["analysis_seconds"]["probes"] = round(time.perf_counter() - start, 1)
+    return out
+
+
+def markdown_sections(analysis: dict[str, Any]) -> list[str]:
+    """The markdown of whichever of tier2 / tier3 / probes the dict holds (also used by report.render_markdown)."""
+    from gamegrammar.evaluation import archetypes, emergence, probes
+
+    lines: list[str] = []
+    for key, module in (("tier2", emergence), ("tier3", archetypes), ("probes", probes)):
+        if analysis.get(key):
+            lines += ["", *module.markdown(analysis[key])]
+    return lines
+
+
+def write_plots(analysis: dict[str, Any], out: Path) -> list[str]:
+    from gamegrammar.evaluation import archetypes, emergence, probes
+
+    names: list[str] = []
+    for key, module in (("tier2", emergence), ("tier3", archetypes), ("probes", probes)):
+        if analysis.get(key):
+            names += module.plot(analysis[key], out)
+    return names
+
+
+def json_ready(analysis: dict[str, Any]) -> dict[str, Any]:
+    """The analysis without the tier-3 arrays (kept in memory for plots and notebooks, not for JSON)."""
+    clean = dict(analysis)
+    if "tier3" in clean:
+        clean["tier3"] = {k: v for k, v in clean["tier3"].items() if k != "arrays"}
+    return clean
+
+
+def render_markdown(analysis: dict[str, Any]) -> str:
+    meta = analysis.get("meta", {})
+    lines = [f"# Analysis: {meta.get('name', '')}", ""] + [f"- {k}: {v}" for k, v in meta.items() if k != "name"]
+    lines += markdown_sections(analysis)
+    if analysis.get("plots"):
+        lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in analysis["plots"]]
+    return "\n".join(lines) + "\n"
+
+
+def write_analysis(analysis: dict[str, Any], out: str | Path) -> Path:
+    """analysis.json, analysis.md and the plots in `out`; returns the markdown path."""
+    from gamegrammar.io import atomic_write_json, atomic_write_text
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    analysis["plots"] = write_plots(analysis, out)
+    atomic_write_json(out / "analysis.json", json_ready(analysis))
+    atomic_write_text(out / "analysis.md", render_markdown(analysis))
+    return out / "analysis.md"
+
+
+def run(args: argparse.Namespace) -> int:
+    from gamegrammar.commands.sample import load_model
+    from gamegrammar.corpus import Corpus
+
+    tiers = parse_tiers(args.tiers)
+    if "1" in tiers:
+        raise GameGrammarError("tier 1 (validity) is `gamegrammar evaluate`; analyze runs tiers 2 and 3")
+    loaded = load_model(args)
+    corpus = Corpus(args.corpus)
+    analysis = run_analysis(
+        loaded,
+        corpus,
+        tiers,
+        args.probes,
+        episodes=args.analysis_episodes,
+        probe_ticks=args.probe_ticks,
+        all_layers=args.probe_layers == "all",
+        seed=args.seed,
+    )
+    model = loaded.model
+    analysis = {
+        "meta": {
+            "name": Path(args.out).name,
+            "checkpoint": str(args.ckpt),
+            "corpus": str(args.corpus),
+            "model": f"{model.config.n_layer} layers, {model.config.n_embd} wide, context {model.config.block_size}, "
+            f"{model.num_params():,} parameters",
+            "held_out_episodes": min(args.analysis_episodes, len(corpus.split("val"))),
+            "seed": args.seed,
+        },
+        **analysis,
+    }
+    path = write_analysis(analysis, args.out)
+    _print_summary(analysis)
+    print(f"wrote {path}")
+    return 0
+
+
+def _print_summary(analysis: dict[str, Any]) -> None:
+    if "tier2" in analysis:
+        rules = analysis["tier2"]["emergence"]["rules"]
+        print(
+            "tier 2 (P of the mandated continuation, events): "
+            + ", ".join(f"{r} {e['mean_prob']:.3f} ({e['count']})" for r, e in rules.items())
+        )
+        cf = analysis["tier2"]["counterfactuals"]["model"]
+        print("  counterfactuals: " + ", ".join(f"{k} {v['mean_prob']:.3f} (n={v['count']})" for k, v in cf.items() if v["count"]))
+    if "tier3" in analysis:
+        f = analysis["tier3"]["features"]
+        print(
+            "tier 3 KMeans NMI: "
+            + ", ".join(f"{k} {v['kmeans']['nmi']:.3f}" for k, v in f.items())
+            + f" ({analysis['tier3']['episodes']} episodes)"
+        )
+    if "probes" in analysis:
+        m = analysis["probes"]["model"]["linear"]["planes"]
+        print("probes (linear F1): " + ", ".join(f"{p} {m[p]['f1']:.3f}" for p in m))

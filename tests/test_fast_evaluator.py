@@ -1,0 +1,209 @@
+"""The fast evaluator gives exactly the reference `validate`'s verdicts: on episodes, prefixes and mutations."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from gamegrammar.codec import CodecConfig, vocabulary
+from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.evaluation import fast, validate, validate_many
+from gamegrammar.evaluation.fast import CUT, SLOW, VALID, fast_status, validate_fast
+from gamegrammar.games import snake_batch as sb
+from gamegrammar.games.snake import SnakeConfig
+
+BOARD = SnakeConfig()
+SMALL = SnakeConfig(4, 4, 400)
+
+
+@cache
+def episodes(config: SnakeConfig, keyframe_interval: int, agents: tuple[tuple[str, float], ...], n: int, tmp: str) -> list[list[str]]:
+    out = f"{tmp}/corpus-{config.width}x{config.height}-{keyframe_interval}-{n}"
+    generate(CorpusSpec(game=config, codec=CodecConfig(keyframe_interval=keyframe_interval), agents=dict(agents), episodes=n, seed=5), out)
+    corpus = Corpus(out)
+    return [corpus.episode_tokens(row) for row in range(len(corpus))]
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[SnakeConfig, list[list[str]]]]:
+    tmp = str(tmp_path_factory.mktemp("fast"))
+    mix = (("random", 0.4), ("greedy", 0.4), ("wall_follower", 0.2))
+    return {
+        "10x10": (BOARD, episodes(BOARD, 0, mix, 150, tmp)),
+        "10x10 keyframes 5": (BOARD, episodes(BOARD, 5, mix, 60, tmp)),
+        "4x4 greedy": (SMALL, episodes(SMALL, 0, (("greedy", 1.0),), 80, tmp)),
+        "4x4 keyframes 5": (SMALL, episodes(SMALL, 5, (("greedy", 1.0),), 40, tmp)),
+    }
+
+
+def assert_same(sequences: list, config: SnakeConfig) -> list:
+    """Fast and reference verdicts agree exactly, field by field; returns the fast ones."""
+    fast = validate_fast(sequences, config, min_batch=1)
+    assert len(fast) == len(sequences)
+    for seq, got in zip(sequences, fast):
+        want = validate(seq, config)
+        assert (got.to_json(), got.positions) == (want.to_json(), want.positions), " ".join(seq) if isinstance(seq, list) else seq
+    return fast
+
+
+@pytest.mark.parametrize("name", ["10x10", "10x10 keyframes 5", "4x4 greedy", "4x4 keyframes 5"])
+def test_corpus_episodes_are_valid_and_take_the_fast_path(corpora, name):
+    config, seqs = corpora[name]
+    assert (fast_status(seqs, config) == VALID).all()
+    assert all(v.valid for v in assert_same(seqs, config))
+
+
+def test_the_4x4_corpus_has_wins(corpora):
+    _, seqs = corpora["4x4 greedy"]
+    assert any(s[-2] == "WIN" for s in seqs)
+
+
+def test_every_prefix_is_judged_like_the_reference(corpora):
+    for name, count in (("10x10", 4), ("10x10 keyframes 5", 3), ("4x4 greedy", 4), ("4x4 keyframes 5", 3)):
+        config, seqs = corpora[name]
+        for seq in seqs[:count]:
+            prefixes = [seq[:k] for k in range(len(seq) + 1)]
+            status = fast_status(prefixes, config)
+            assert status[-1] == VALID
+            assert (status[20:-1] == CUT).mean() > 0.9  # cut-offs are answered without the reference
+            assert_same(prefixes, config)
+
+
+def mutations(seq: list[str], vocab: list[str], rng: np.random.Generator, count: int) -> list[list[str]]:
+    """Single-token replacements, insertions and deletions at random places."""
+    out = []
+    for _ in range(count):
+        i = int(rng.integers(len(seq)))
+        kind = rng.integers(3)
+        token = vocab[int(rng.integers(len(vocab)))]
+        if kind == 0:
+            out.append([*seq[:i], token, *seq[i + 1 :]])
+        elif kind == 1:
+            out.append([*seq[:i], token, *seq[i:]])
+        else:
+            out.append([*seq[:i], *seq[i + 1 :]])
+    return out
+
+
+@pytest.mark.parametrize("name", ["10x10", "10x10 keyframes 5", "4x4 greedy", "4x4 keyframes 5"])
+def test_random_single_token_mutations(corpora, name):
+    config, seqs = corpora[name]
+    rng = np.random.default_rng(7)
+    vocab = vocabulary(config)
+    mutated = [m for seq in seqs[:25] for m in mutations(seq, vocab, rng, 40)]
+    mutated += [m[: int(rng.integers(len(m) + 1))] for m in mutated[::4]]  # mutated and cut off
+    fast = assert_same(mutated, config)
+    assert sum(not v.valid for v in fast) > len(mutated) // 2
+
+
+def test_mutations_that_keep_the_grammar(corpora):
+    """Values swapped for others of the same kind: the grammar holds, so only the replay can tell."""
+    config, seqs = corpora["10x10"]
+    rng = np.random.default_rng(11)
+    kinds = [[t for t in vocabulary(config) if t.startswith(p) and t[len(p) :].isdigit()] for p in ("X", "Y", "LEN", "V")]
+    kinds += [[f"{p}_{d}" for d in "UDLR"] for p in ("INPUT", "DIR", "B")]
+    kinds.append(["DIE_WALL", "DIE_SELF", "MOVE"])
+    kind_of = {t: k for k in kinds for t in k}
+    mutated = []
+    for seq in seqs[:60]:
+        places = [i for i, t in enumerate(seq) if t in kind_of]
+        for i in rng.choice(places, 25):
+            mutated.append([*seq[:i], str(rng.choice(kind_of[seq[i]])), *seq[i + 1 :]])
+    assert_same(mutated, config)
+
+
+def test_self_collisions_written_as_moves(corpora):
+    """A death the rules dictate, written as a plain move into the body (or a move as a death)."""
+    config, seqs = corpora["10x10"]
+    mutated = []
+    for seq in seqs:
+        if seq[-2] == "DIE_SELF":
+            mutated.append(seq)
+            for cell in ("X0 Y0", "X5 Y5", "X9 Y9"):
+                mutated.append([*seq[:-2], "MOVE", *cell.split(), "TIMEOUT", "EOS"])
+            body_cells = [i for i, t in enumerate(seq) if t == "MOVE"]
+            for i in body_cells[-6:]:  # every recent head is a body cell now
+                mutated.append([*seq[:-2], "MOVE", seq[i + 1], seq[i + 2], *seq[-2:]])
+                mutated.append([*seq[:-2], "MOVE", seq[i + 1], seq[i + 2], "TICK", *seq[-3:]])
+    assert mutated
+    assert_same(mutated, config)
+
+
+def test_tokens_of_other_boards_and_odd_inputs():
+    seqs = [
+        "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 TICK INPUT_R MOVE X6 Y5 TICK INPUT_R MOVE X12 Y5 EOS",
+        "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 TICK INPUT_R MOVE X6 Y5 TICK INPUT_R DIE_WALL EOS",
+        "",
+        "EOS",
+        "BOS",
+        "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0",
+        "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 EOS",
+        "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V99 TICK INPUT_R MOVE X6 Y5 TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 "
+        "FOOD_SPAWN X0 Y0 SCORE V100 TICK INPUT_U DIE_WALL EOS",
+        "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V99 TICK INPUT_R MOVE X6 Y5 TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2",
+        "hello world",
+        # an eat past the last score the vocabulary has, then a keyframe (cut off, and complete)
+        "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V99 TICK INPUT_R MOVE X6 Y5 TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 "
+        "FOOD_SPAWN X0 Y0 SCORE V0 SNAP PLAYER X7 Y5 DIR_R LEN2 BODY B_L FOOD X0 Y0 SCORE V0",
+        "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V99 TICK INPUT_R MOVE X6 Y5 TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 "
+        "FOOD_SPAWN X0 Y0 SCORE V0 SNAP PLAYER X7 Y5 DIR_R LEN2 BODY B_L FOOD X0 Y0 SCORE V0 TICK INPUT_U DIE_WALL EOS",
+    ]
+    assert_same(seqs, BOARD)
+    assert_same([s.split() for s in seqs], SnakeConfig(12, 12))
+    assert_same(seqs, SMALL)
+
+
+def test_validate_many_routes_through_the_fast_path(corpora, monkeypatch):
+    config, seqs = corpora["10x10"]
+    mixed = [seqs[0], seqs[1][:40], " ".join(seqs[2]), [*seqs[3][:-2], "EOS"], []] * 8  # a generator of 40
+    assert list(fast_status([s.split() if isinstance(s, str) else s for s in mixed], config)[:5]) == [VALID, CUT, VALID, SLOW, SLOW]
+    want = [(v.to_json(), v.positions) for v in map(validate, mixed, [config] * len(mixed))]
+    calls = []
+    monkeypatch.setattr(fast, "validate", lambda seq, cfg: calls.append(seq) or validate(seq, cfg))
+    assert [(v.to_json(), v.positions) for v in validate_many(iter(mixed), config)] == want
+    assert len(calls) == 16  # only the two broken ones of each five went to the reference
+    calls.clear()
+    assert [(v.to_json(), v.positions) for v in validate_many(mixed[:5], config)] == want[:5]
+    assert len(calls) == 5  # a handful goes to the reference directly
+
+
+def test_resolve_taken_matches_resolve():
+    config = SnakeConfig(6, 5)
+    batch = sb.SnakeBatch.initial(config, 3, np.arange(300))
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        actions = rng.integers(0, 4, len(batch))
+        full, taken = sb.resolve(batch, actions), sb.resolve_taken(batch, actions)
+        for name in ("action", "direction", "outcome", "x", "y", "cell"):
+            assert np.array_equal(getattr(full, name), getattr(taken, name)), name
+        sb.advance(batch, taken)
+        ate = np.flatnonzero(taken.outcome == sb.EAT)
+        batch.food[ate] = sb.spawn_food(batch, ate, rng.integers(0, 1 << 30, len(ate)))
+        batch = batch.take(np.flatnonzero(taken.outcome <= sb.EAT))
+        if not len(batch):
+            break
+
+
+def test_from_cells_matches_from_states():
+    config = SnakeConfig(6, 5)
+    batch = sb.SnakeBatch.initial(config, 1, np.arange(50))
+    rng = np.random.default_rng(1)
+    for _ in range(12):
+        res = sb.step(batch, rng.integers(0, 4, len(batch)), seed=1)
+        batch = batch.take(np.flatnonzero(res.outcome <= sb.EAT))
+    states = [batch.state(i) for i in range(len(batch))]
+    width = max(s.length for s in states)
+    cells = np.array([[y * config.width + x for x, y in s.body] + [0] * (width - s.length) for s in states])
+    built = sb.SnakeBatch.from_cells(
+        config,
+        cells,
+        np.array([s.length for s in states]),
+        np.array([int(s.direction) for s in states]),
+        np.array([-1 if s.food is None else s.food[1] * config.width + s.food[0] for s in states]),
+        np.array([s.score for s in states]),
+    )
+    want = sb.SnakeBatch.from_states([s.__class__(s.body, s.direction, s.food, s.score, 0) for s in states], config)
+    for name in sb.SnakeBatch._PER_GAME:
+        assert np.array_equal(getattr(built, name), getattr(want, name)), name
