@@ -176,7 +176,7 @@ def teacher_forced(model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Se
         chunk = jobs[first : first + batch_size]
         width = max(len(w) for w, _, _, _ in chunk)
         batch = torch.zeros(len(chunk), width, dtype=torch.long, device=device)
-        for i, (w, _, _) in enumerate(chunk):
+        for i, (w, _, _, _) in enumerate(chunk):
             batch[i, : len(w)] = torch.tensor(w, device=device)
         cache = model.new_cache(len(chunk), width)  # carries each window's game clock (ticks before it)
         cache.ticks = torch.tensor([ticks_before for _, _, _, ticks_before in chunk], device=device)
