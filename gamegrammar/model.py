@@ -39,6 +39,9 @@ class GPTConfig:
     # themselves (a count of TICK tokens), it gives the model the game clock that TIMEOUT depends on,
     # as token positions give it the place in the sequence.
     tick_table: int = 0
+    # Rotary position embeddings in attention instead of a learned position table: "the coordinate a few
+    # tokens back" is then the same pattern at every position, which is most of what MOVE needs.
+    rope: bool = False
     tick_id: int = 4  # the TICK token (codec.vocabulary's order is fixed)
     bos_id: int = 2
 
@@ -48,6 +51,8 @@ class GPTConfig:
                 raise GameGrammarError(f"model {name} must be at least 1, got {getattr(self, name)}")
         if self.n_embd % self.n_head:
             raise GameGrammarError(f"model n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
+        if self.rope and (self.n_embd // self.n_head) % 2:
+            raise GameGrammarError(f"rotary embeddings need an even head size, got {self.n_embd // self.n_head}")
         if self.tick_table < 0:
             raise GameGrammarError(f"model tick_table must be >= 0, got {self.tick_table}")
         if not 0 <= self.dropout < 1:
@@ -107,6 +112,19 @@ class KVCache:
         self.k, self.v, self.ticks = self.k[:, rows], self.v[:, rows], self.ticks[rows]
 
 
+def rotary_tables(head_dim: int, length: int, base: float = 10000.0) -> tuple[Tensor, Tensor]:
+    """cos and sin tables [length, head_dim/2] for rotating query/key pairs by position."""
+    inv_freq = 1.0 / base ** (torch.arange(0, head_dim, 2).float() / head_dim)
+    angles = torch.outer(torch.arange(length).float(), inv_freq)
+    return angles.cos(), angles.sin()
+
+
+def rotate(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+    """Rotate each (first half, second half) pair of x [B, H, T, D] by its position's angle."""
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
+
+
 class CausalSelfAttention(nn.Module):
     def __init__(self, config: GPTConfig) -> None:
         super().__init__()
@@ -116,10 +134,12 @@ class CausalSelfAttention(nn.Module):
         self.dropout = config.dropout
         self.resid_dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None) -> Tensor:
         B, T, C = x.shape
         # [B, T, 3C] -> three [B, n_head, T, head_dim]
         q, k, v = self.qkv(x).view(B, T, 3, self.n_head, C // self.n_head).permute(2, 0, 3, 1, 4)
+        if rope is not None:  # keys enter the cache already rotated to their absolute positions
+            q, k = rotate(q, *rope), rotate(k, *rope)
         dropout_p = self.dropout if self.training else 0.0
         if cache is None:
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
@@ -156,8 +176,8 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(config.n_embd, bias=config.bias)
         self.mlp = MLP(config)
 
-    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
-        x = x + self.attn(self.ln_1(x), cache, layer)
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None) -> Tensor:
+        x = x + self.attn(self.ln_1(x), cache, layer, rope)
         return x + self.mlp(self.ln_2(x))
 
 
@@ -166,7 +186,11 @@ class GameGPT(nn.Module):
         super().__init__()
         self.config = config
         self.wte = nn.Embedding(config.vocab_size, config.n_embd)
-        self.wpe = nn.Embedding(config.block_size, config.n_embd)
+        self.wpe = None if config.rope else nn.Embedding(config.block_size, config.n_embd)
+        if config.rope:
+            cos, sin = rotary_tables(config.n_embd // config.n_head, config.block_size)
+            self.register_buffer("rope_cos", cos, persistent=False)
+            self.register_buffer("rope_sin", sin, persistent=False)
         self.wtick = nn.Embedding(config.tick_table, config.n_embd) if config.tick_table else None
         self.drop = nn.Dropout(config.dropout)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
@@ -191,7 +215,7 @@ class GameGPT(nn.Module):
     def num_params(self, non_embedding: bool = False) -> int:
         """Parameters counted once (the tied head is the token embedding)."""
         n = sum(p.numel() for p in self.parameters())
-        return n - self.wpe.weight.numel() if non_embedding else n
+        return n - self.wpe.weight.numel() if non_embedding and self.wpe is not None else n
 
     def new_cache(self, batch_size: int, max_len: int | None = None) -> KVCache:
         """An empty cache for `batch_size` sequences of up to `max_len` (default block_size) tokens."""
@@ -229,12 +253,17 @@ class GameGPT(nn.Module):
         if cache is not None and cache.batch_size != B:
             raise GameGrammarError(f"batch of {B} sequences does not match the KV cache's {cache.batch_size}")
         pos = torch.arange(start, start + T, device=idx.device)
-        x = self.wte(idx) + self.wpe(pos)
+        x = self.wte(idx)
+        rope = None
+        if self.wpe is not None:
+            x = x + self.wpe(pos)
+        else:
+            rope = (self.rope_cos[pos], self.rope_sin[pos])
         if self.wtick is not None:
             x = x + self.wtick(self.tick_clock(idx, cache).clamp_(max=self.config.tick_table - 1))
         x = self.drop(x)
         for layer, block in enumerate(self.blocks):
-            x = block(x, cache, layer)
+            x = block(x, cache, layer, rope)
         logits = self.head(self.ln_f(x))
         if cache is not None:
             cache.pos += T

@@ -222,6 +222,7 @@ class GameGPTModule(L.LightningModule):
         dropout: float | None = None,
         bias: bool | None = None,
         tick_table: int | None = None,
+        rope: bool | None = None,
         lr: float = 1e-3,
         weight_decay: float = 0.1,
         betas: tuple[float, float] = (0.9, 0.95),

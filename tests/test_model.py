@@ -133,3 +133,17 @@ def test_tick_clock_counts_ticks_since_bos_with_and_without_cache():
     window = model.new_cache(1)
     window.ticks = torch.tensor([2])
     assert model.tick_clock(idx[:, 5:7], window).tolist() == [[2, 2]]
+
+
+def test_rotary_model_is_causal_and_its_cache_matches_the_full_pass():
+    torch.manual_seed(0)
+    model = GameGPT(GPTConfig(vocab_size=30, block_size=40, n_layer=2, n_head=2, n_embd=16, rope=True, tick_table=4)).eval()
+    assert model.wpe is None
+    idx = torch.randint(0, 30, (3, 40))
+    full, _ = model(idx)
+    changed = idx.clone()
+    changed[:, 25:] = (changed[:, 25:] + 1) % 30
+    assert torch.allclose(model(changed)[0][:, :25], full[:, :25], atol=1e-6)
+    cache = model.new_cache(3)
+    steps = [model(idx[:, :10], cache=cache)[0]] + [model(idx[:, t : t + 1], cache=cache)[0] for t in range(10, 40)]
+    assert torch.allclose(torch.cat(steps, 1), full, atol=1e-5)
