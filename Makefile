@@ -19,9 +19,15 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $@
 
+# The main job, small: a corpus, a couple of minutes of training, 200 samples, a report.
 demo: setup
-	$(GG) generate --episodes 4000 --seed 0 --workers 2 --out $(DEMO)/corpus --overwrite
+	$(GG) generate --episodes 5000 --seed 0 --workers 2 --out $(DEMO)/corpus --overwrite --quiet
 	$(GG) corpus stats $(DEMO)/corpus
+	$(GG) train fit --config configs/gg-cpu.yaml --data.path $(DEMO)/corpus --run_dir $(DEMO)/train \
+		--trainer.max_steps 120 --trainer.val_check_interval 60 --trainer.enable_progress_bar false
+	$(GG) evaluate --ckpt $(DEMO)/train/checkpoints/last.ckpt --corpus $(DEMO)/corpus --num 200 \
+		--teacher-episodes 50 --out $(DEMO)/report
+	@echo "report: $(DEMO)/report/report.md"
 
 test: setup
 	$(PY) -m pytest
@@ -31,7 +37,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 bench: setup
-	$(PY) -m benchmarks
+	$(PY) -m benchmarks $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) runs

@@ -1,0 +1,33 @@
+"""Every benchmark in one command: `python -m benchmarks [--quick]` (what `make bench` runs).
+
+Each prints its own table with ratios against a baseline measured in the same run:
+the scalar engine for generation, the reference replay for the evaluator, full
+recomputation for KV-cache sampling, and the original implementation's published
+figures (DESIGN.md) for all of them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+BENCHMARKS = ["bench_generate", "bench_evaluator", "bench_sampling", "bench_training"]
+
+
+def main() -> int:
+    extra = sys.argv[1:]
+    failed = []
+    for name in BENCHMARKS:
+        print(f"\n=== {name} ===", flush=True)
+        args = [a for a in extra if a == "--quick" or name != "bench_training"]
+        if name == "bench_training" and "--quick" in extra:
+            args = ["--steps", "3"]
+        if subprocess.run([sys.executable, "-m", f"benchmarks.{name}", *args]).returncode:
+            failed.append(name)
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
