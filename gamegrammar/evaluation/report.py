@@ -60,6 +60,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += ["| category | tokens | argmax accuracy | mean probability |", "| --- | --- | --- | --- |"]
         for cat, c in teacher["categories"].items():
             lines.append(f"| {cat} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
+    if any(report.get(k) for k in ("tier2", "tier3", "probes")):
+        from gamegrammar.commands.analyze import markdown_sections
+
+        lines += markdown_sections(report)
     sampling = report.get("sampling")
     if sampling:
         lines += ["", "## Sampling", ""]
@@ -130,6 +134,10 @@ def write_plots(report: dict[str, Any], out: Path) -> list[str]:
         _save_figure(fig, out / "distributions.png")
         names.append("distributions.png")
         plt.close(fig)
+    if any(report.get(k) for k in ("tier2", "tier3", "probes")):
+        from gamegrammar.commands.analyze import write_plots as analysis_plots
+
+        names += analysis_plots(report, out)
     return names
 
 
@@ -138,6 +146,8 @@ def write_report(report: dict[str, Any], out: str | Path) -> Path:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     report["plots"] = write_plots(report, out)
-    atomic_write_json(out / "report.json", report)
+    from gamegrammar.commands.analyze import json_ready  # drops tier 3's arrays
+
+    atomic_write_json(out / "report.json", json_ready(report))
     atomic_write_text(out / "report.md", render_markdown(report))
     return out / "report.md"

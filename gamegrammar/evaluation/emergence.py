@@ -1,0 +1,549 @@
+"""Tier 2: does the model know each rule, and where does that knowledge hold or fail?
+
+A validity rate says whether samples obey the rules; it cannot say *which* rule the
+model has learned or under what conditions. Here every rule event of held-out
+corpus episodes (an eat, a wall death, a score increment, ...) is scored under
+teacher forcing: the probability the model gives to the continuation the rules
+mandate (the product over its tokens) and whether its argmax writes all of it.
+The events are then split by context: the snake's length, the ticks since the
+last keyframe (the state the model last saw in full), the tick number and the
+token position, so a rule that only holds early in an episode, or only for short
+snakes, shows up as such.
+
+"Food spawns on empty cells" is not a single token: the cell is random. What the
+rule demands is that the model's mass over cells sits on empty ones, so for each
+FOOD_SPAWN the model's P(X) is combined with P(Y | X = x) for every x (a branch of
+the KV cache per x) into the mass on empty cells versus cells under the snake.
+
+Counterfactual probes then edit real prefixes so that a rule newly applies and
+ask whether the prediction moves as the rule demands:
+- food_ahead: the food of a keyframe (the opening one when the corpus has no
+  others) is moved directly in front of the head, and the model is asked for the
+  outcome after `TICK INPUT_<current direction>`: EAT is mandated;
+- wall_ahead: at a real tick where the head is next to a wall, the input is
+  replaced by the (non-reversing) direction into it: DIE_WALL is mandated;
+- body_ahead: likewise with a direction into the snake's body (not the tail's
+  cell, which is free by then): DIE_SELF is mandated.
+Each probe has a control, the same prefix unedited, so the shift is visible. The
+outcome the rules give is always checked with `snake.resolve`: no rule is
+re-implemented here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from gamegrammar.codec import Keyframe, Tick, parse
+from gamegrammar.evaluation.hidden import branch_logprobs, iter_outputs, next_logprobs
+from gamegrammar.games.snake import Cell, Direction, SnakeConfig, SnakeState, legal_directions, resolve
+from gamegrammar.model import GameGPT
+from gamegrammar.replay import replay
+from gamegrammar.tokenizer import GameTokenizer
+
+RULES = [
+    "eat_when_food",
+    "move_follows_input",
+    "grow_after_eat",
+    "score_increments",
+    "spawn_on_empty",
+    "wall_death",
+    "self_death",
+    "timeout_at_limit",
+]
+# Bucket edges (left-closed): a value v falls in [edges[i], edges[i+1]); the last bucket is open.
+CONTEXTS: dict[str, list[int]] = {
+    "length": [1, 2, 4, 8, 16, 32],
+    "ticks_since_keyframe": [1, 5, 10, 25, 50, 100, 150, 200],
+    "tick": [1, 5, 10, 25, 50, 100, 150, 200],
+    "token_position": [0, 64, 128, 256, 512, 1024],
+}
+PROBE_KINDS = {"food_ahead": "EAT", "wall_ahead": "DIE_WALL", "body_ahead": "DIE_SELF"}
+
+
+def bucket_label(value: int, edges: Sequence[int]) -> str:
+    """'2-3' style label of the bucket holding value ('16+' for the last, '<1' below the first)."""
+    if value < edges[0]:
+        return f"<{edges[0]}"
+    for lo, hi in itertools.pairwise(edges):
+        if value < hi:
+            return str(lo) if hi - lo == 1 else f"{lo}-{hi - 1}"
+    return f"{edges[-1]}+"
+
+
+def bucket_labels(edges: Sequence[int]) -> list[str]:
+    return [str(lo) if hi - lo == 1 else f"{lo}-{hi - 1}" for lo, hi in itertools.pairwise(edges)] + [f"{edges[-1]}+"]
+
+
+@dataclass
+class RuleEvent:
+    """One occurrence of a rule in an episode: the token positions it mandates, and its context.
+
+    For spawn_on_empty, `positions` holds the X of FOOD_SPAWN and `occupied` the snake's cells then.
+    """
+
+    rule: str
+    positions: list[int]
+    tick: int
+    length: int  # the snake's length before the tick
+    ticks_since_keyframe: int
+    occupied: frozenset[Cell] | None = None
+
+    def context(self) -> dict[str, int]:
+        return {
+            "length": self.length,
+            "ticks_since_keyframe": self.ticks_since_keyframe,
+            "tick": self.tick,
+            "token_position": self.positions[0],
+        }
+
+
+def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
+    """Every rule event of a (valid, full-salience) episode, with positions from `codec.parse`.
+
+    The state before each tick comes from `replay` (the one rules implementation).
+    """
+    frames = replay(tokens, config).frames
+    events: list[RuleEvent] = []
+    last_keyframe = 0
+    for item in parse(tokens):
+        if isinstance(item, Keyframe):
+            continue
+        assert isinstance(item, Tick)
+        if item.number >= len(frames):
+            break
+        before, after = frames[item.number - 1].state, frames[item.number].state
+        p = item.positions
+        ctx = (item.number, before.length, item.number - last_keyframe)
+
+        def add(rule: str, positions: list[int], occupied: frozenset[Cell] | None = None) -> None:
+            events.append(RuleEvent(rule, positions, *ctx, occupied=occupied))  # noqa: B023 (used at once)
+
+        if item.outcome == "EAT":
+            add("eat_when_food", [p["outcome"]])
+        if "move" in p:
+            add("move_follows_input", [p["move"] - 1, p["move"], p["move"] + 1])
+        if "grow" in p:
+            add("grow_after_eat", [p["grow"], p["grow"] + 1])
+            add("score_increments", [p["score"] - 1, p["score"]])
+        if "spawn" in p:
+            add("spawn_on_empty", [p["spawn"]], frozenset(after.body))
+        if item.outcome == "DIE_WALL":
+            add("wall_death", [p["outcome"]])
+        if item.outcome == "DIE_SELF":
+            add("self_death", [p["outcome"]])
+        if item.end_event == "TIMEOUT":
+            add("timeout_at_limit", [p["end"]])
+        if item.keyframe is not None:
+            last_keyframe = item.number
+    return events
+
+
+@dataclass
+class _Scores:
+    probs: list[float] = field(default_factory=list)
+    hits: list[float] = field(default_factory=list)
+    occupied: list[float] = field(default_factory=list)  # spawn_on_empty: mass on cells under the snake
+    blind: list[float] = field(default_factory=list)  # spawn_on_empty: fraction of cells that are empty
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"count": len(self.probs), "mean_prob": _mean(self.probs), "accuracy": _mean(self.hits)}
+        if self.occupied:
+            out["occupied_mass"] = _mean(self.occupied)
+            # Of the mass on cells, the share on empty ones, against the empty fraction that a model blind
+            # to the snake's body would get: only a share above it says the model keeps food off the body.
+            out["empty_share"] = _mean([e / (e + o) if e + o > 0 else float("nan") for e, o in zip(self.probs, self.occupied)])
+            out["empty_fraction"] = _mean(self.blind)
+        return out
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return float(np.mean(xs)) if len(xs) else float("nan")
+
+
+def _spawn_scores(
+    model: GameGPT, ids: Sequence[int], logp: torch.Tensor, spawns: list[RuleEvent], tokenizer: GameTokenizer, config: SnakeConfig
+) -> list[tuple[float, float, float, float]]:
+    """(empty mass, occupied mass, argmax cell empty, empty fraction) of each FOOD_SPAWN."""
+    x_ids = [tokenizer.ids[f"X{x}"] for x in range(config.width)]
+    y_ids = [tokenizer.ids[f"Y{y}"] for y in range(config.height)]
+    points = [e.positions[0] for e in spawns]
+    branches = branch_logprobs(model, ids, points, x_ids)
+    out = []
+    for e, branch in zip(spawns, branches):
+        p_x = logp[e.positions[0] - 1, x_ids].exp()  # [W]
+        p_y = branch[:, y_ids].exp()  # [W, H]: P(Y = y | X = x)
+        cell = p_x[:, None] * p_y
+        occupied = torch.zeros(config.width, config.height, dtype=torch.bool)
+        for x, y in e.occupied or ():
+            occupied[x, y] = True
+        best_x = int(p_x.argmax())
+        best = (best_x, int(p_y[best_x].argmax()))
+        empty_fraction = 1 - len(e.occupied or ()) / config.cells
+        out.append((float(cell[~occupied].sum()), float(cell[occupied].sum()), float(best not in (e.occupied or ())), empty_fraction))
+    return out
+
+
+def rule_emergence(
+    model: GameGPT,
+    episodes: Sequence[Sequence[int]],
+    tokens: Sequence[Sequence[str]],
+    tokenizer: GameTokenizer,
+    config: SnakeConfig,
+    *,
+    spawn: bool = True,
+    max_spawns_per_episode: int | None = None,
+    batch_size: int = 16,
+) -> dict[str, Any]:
+    """Teacher-forced probability and argmax accuracy of every rule's mandated continuation, split by context.
+
+    Returns {"episodes", "rules": {rule: {count, mean_prob, accuracy, by: {context: {bucket: {...}}}}}}.
+    A rule with no events has count 0 (and NaN means): the sample count says how far to trust each cell.
+    """
+    scores = {r: _Scores() for r in RULES}
+    by = {r: {c: {label: _Scores() for label in bucket_labels(edges)} for c, edges in CONTEXTS.items()} for r in RULES}
+    all_events = [rule_events(t, config) for t in tokens]
+    for ids, events, out in zip(episodes, all_events, iter_outputs(model, episodes, (), batch_size)):
+        ids = [int(t) for t in ids]
+        target = torch.tensor(ids)
+        logp = out.logp
+        spawns = [e for e in events if e.rule == "spawn_on_empty"]
+        if max_spawns_per_episode is not None:
+            spawns = spawns[:max_spawns_per_episode]
+        spawn_results = dict(zip(map(id, spawns), _spawn_scores(model, ids, logp, spawns, tokenizer, config))) if spawn and spawns else {}
+        for e in events:
+            if e.rule == "spawn_on_empty":
+                if id(e) not in spawn_results:
+                    continue
+                empty, occupied, hit, blind = spawn_results[id(e)]
+                entries = [(empty, hit, occupied, blind)]
+            else:
+                pos = torch.tensor(e.positions)
+                rows = logp[pos - 1]
+                prob = float(rows.gather(1, target[pos][:, None]).sum().exp())
+                hit = float(bool((rows.argmax(1) == target[pos]).all()))
+                entries = [(prob, hit, None, None)]
+            for prob, hit, occupied, blind in entries:
+                targets = [scores[e.rule]] + [by[e.rule][c][bucket_label(v, CONTEXTS[c])] for c, v in e.context().items()]
+                for s in targets:
+                    s.probs.append(prob)
+                    s.hits.append(hit)
+                    if occupied is not None:
+                        s.occupied.append(occupied)
+                        s.blind.append(blind)
+    rules = {}
+    for r in RULES:
+        entry = scores[r].summary()
+        entry["by"] = {c: {label: s.summary() for label, s in buckets.items() if s.probs} for c, buckets in by[r].items()}
+        rules[r] = entry
+    return {"episodes": len(episodes), "rules": rules, "contexts": {c: bucket_labels(e) for c, e in CONTEXTS.items()}}
+
+
+# ---------------------------------------------------------------- counterfactual probes
+
+
+@dataclass
+class Probe:
+    """An edited prefix whose next token the rules fix (`mandated`), with its unedited control."""
+
+    kind: str
+    tokens: list[str]  # the edited prefix; the model predicts what follows it
+    mandated: str
+    control: list[str]  # the same place in the real episode, unedited
+    control_mandated: str  # what the rules give for the control
+    episode: int  # position in the list of episodes given
+    tick: int
+
+
+def _outcome(state: SnakeState, config: SnakeConfig, action: Direction) -> str:
+    return resolve(state, config, action)[1].value
+
+
+def food_ahead_probes(tokens: Sequence[str], config: SnakeConfig, episode: int, rng: np.random.Generator) -> list[Probe]:
+    """One probe per episode: a keyframe (chosen at random) with its food moved to head + direction."""
+    items = list(parse(tokens))
+    keyframes: list[tuple[Keyframe, int]] = [(items[0], 0)]  # type: ignore[list-item]
+    keyframes += [(t.keyframe, t.number) for t in items[1:] if isinstance(t, Tick) and t.keyframe is not None]
+    order = rng.permutation(len(keyframes))
+    for k in order:
+        kf, tick = keyframes[int(k)]
+        state = kf.state(tick)
+        d = state.direction
+        ahead = (state.head[0] + d.delta[0], state.head[1] + d.delta[1])
+        if kf.food is None or ahead == kf.food or not config.in_bounds(ahead) or ahead in state.body:
+            continue
+        edited_state = SnakeState(state.body, d, ahead, state.score, state.tick)
+        if _outcome(edited_state, config, d) != "EAT":
+            continue
+        at = kf.positions["food"] + 1
+        prefix = list(tokens[: kf.end])
+        edited = [*prefix[:at], f"X{ahead[0]}", f"Y{ahead[1]}", *prefix[at + 2 :]]
+        step = ["TICK", f"INPUT_{d.name}"]
+        return [Probe("food_ahead", edited + step, "EAT", prefix + step, _outcome(state, config, d), episode, tick + 1)]
+    return []
+
+
+def fatal_input_probes(
+    tokens: Sequence[str], config: SnakeConfig, episode: int, rng: np.random.Generator, per_episode: int = 2
+) -> list[Probe]:
+    """wall_ahead and body_ahead probes: real ticks whose input is replaced by a fatal (non-reversing) direction."""
+    frames = replay(tokens, config).frames
+    found: dict[str, list[Probe]] = {"wall_ahead": [], "body_ahead": []}
+    for item in parse(tokens):
+        if not isinstance(item, Tick) or item.number >= len(frames):
+            continue
+        before = frames[item.number - 1].state
+        control = list(tokens[: item.start + 2])
+        control_outcome = _outcome(before, config, item.input)
+        for d in legal_directions(before.direction):
+            if d == item.input:
+                continue
+            outcome = _outcome(before, config, d)
+            kind = {"DIE_WALL": "wall_ahead", "DIE_SELF": "body_ahead"}.get(outcome)
+            if kind is not None:
+                edited = [*tokens[: item.start], "TICK", f"INPUT_{d.name}"]
+                found[kind].append(Probe(kind, edited, outcome, control, control_outcome, episode, item.number))
+    out = []
+    for probes in found.values():
+        if probes:
+            pick = rng.choice(len(probes), size=min(per_episode, len(probes)), replace=False)
+            out += [probes[int(i)] for i in sorted(pick)]
+    return out
+
+
+def make_probes(tokens: Sequence[Sequence[str]], config: SnakeConfig, *, seed: int = 0, per_episode: int = 2) -> list[Probe]:
+    """food_ahead, wall_ahead and body_ahead probes from real episodes (deterministic for a seed)."""
+    rng = np.random.default_rng(seed)
+    probes: list[Probe] = []
+    for e, toks in enumerate(tokens):
+        probes += food_ahead_probes(toks, config, e, rng)
+        probes += fatal_input_probes(toks, config, e, rng, per_episode)
+    return probes
+
+
+def _probe_logprobs(
+    model: GameGPT, probes: Sequence[Probe], tokenizer: GameTokenizer, tokens: Sequence[Sequence[str]]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """[N, V] next-token log-probs after each edited prefix and after its control.
+
+    A fatal-input probe and its control differ only in the INPUT token of a real tick, so both
+    are branches of one cached forward of the real episode (`branch_logprobs`), shared by every
+    probe of that episode; a food-ahead probe edits a keyframe, so it is run on its own.
+    """
+    n, v = len(probes), model.config.vocab_size
+    edited, control = torch.empty(n, v), torch.empty(n, v)
+    food = [i for i, p in enumerate(probes) if p.kind == "food_ahead"]
+    if food:
+        edited[food] = next_logprobs(model, [tokenizer.encode(probes[i].tokens) for i in food])
+        control[food] = next_logprobs(model, [tokenizer.encode(probes[i].control) for i in food])
+    by_episode: dict[int, list[int]] = {}
+    for i, p in enumerate(probes):
+        if p.kind != "food_ahead":
+            by_episode.setdefault(p.episode, []).append(i)
+    inputs = [tokenizer.ids[f"INPUT_{d.name}"] for d in Direction]  # indexed by Direction
+    for e, rows in by_episode.items():
+        points = [len(probes[i].tokens) - 1 for i in rows]  # where the INPUT token sits; ids[:point] ends with TICK
+        branches = branch_logprobs(model, tokenizer.encode(tokens[e]), points, inputs)
+        for i, branch in zip(rows, branches):
+            edited[i] = branch[Direction[probes[i].tokens[-1].removeprefix("INPUT_")]]
+            control[i] = branch[Direction[probes[i].control[-1].removeprefix("INPUT_")]]
+    return edited, control
+
+
+def score_probes(model: GameGPT, probes: Sequence[Probe], tokenizer: GameTokenizer, tokens: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """Per kind: count, mean P(mandated) and argmax accuracy on the edited prefixes, and the same on the controls.
+
+    `tokens` are the episodes the probes were made from (Probe.episode indexes them).
+    """
+    if not probes:
+        return {kind: {"count": 0, "mandated": word} for kind, word in PROBE_KINDS.items()}
+    edited, control = _probe_logprobs(model, probes, tokenizer, tokens)
+    out: dict[str, Any] = {}
+    for kind, word in PROBE_KINDS.items():
+        rows = [i for i, p in enumerate(probes) if p.kind == kind]
+        if not rows:
+            out[kind] = {"count": 0, "mandated": word}
+            continue
+        w = tokenizer.ids[word]
+        r = torch.tensor(rows)
+        c_ids = torch.tensor([tokenizer.ids[probes[i].control_mandated] for i in rows])
+        out[kind] = {
+            "count": len(rows),
+            "mandated": word,
+            "mean_prob": float(edited[r, w].exp().mean()),
+            "accuracy": float((edited[r].argmax(1) == w).float().mean()),
+            "control_mean_prob": float(control[r, w].exp().mean()),  # P(mandated word) before the edit
+            "control_accuracy": float((control[r].argmax(1) == c_ids).float().mean()),  # the rules' outcome there
+        }
+    return out
+
+
+def random_like(model: GameGPT, seed: int = 0) -> GameGPT:
+    """A randomly initialised model of the same shape: the floor every learned number is read against."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        fresh = GameGPT(model.config)
+    return fresh.to(next(model.parameters()).device).eval()
+
+
+def counterfactuals(
+    model: GameGPT,
+    tokens: Sequence[Sequence[str]],
+    tokenizer: GameTokenizer,
+    config: SnakeConfig,
+    *,
+    baseline: GameGPT | None = None,
+    seed: int = 0,
+    per_episode: int = 2,
+) -> dict[str, Any]:
+    """Counterfactual probes scored on the model and on an untrained baseline, plus one example of each kind."""
+    probes = make_probes(tokens, config, seed=seed, per_episode=per_episode)
+    baseline = baseline if baseline is not None else random_like(model, seed)
+    examples = {}
+    for p in probes:
+        if p.kind not in examples:
+            examples[p.kind] = {"tick": p.tick, "edited_tail": " ".join(p.tokens[-16:]), "control_tail": " ".join(p.control[-16:])}
+    return {
+        "episodes": len(tokens),
+        "model": score_probes(model, probes, tokenizer, tokens),
+        "untrained": score_probes(baseline, probes, tokenizer, tokens),
+        "examples": examples,
+    }
+
+
+def tier2(
+    model: GameGPT,
+    episodes: Sequence[Sequence[int]],
+    tokens: Sequence[Sequence[str]],
+    tokenizer: GameTokenizer,
+    config: SnakeConfig,
+    *,
+    seed: int = 0,
+    baseline: GameGPT | None = None,
+) -> dict[str, Any]:
+    """The whole tier-2 section: rule emergence (model, and an untrained model's totals) and counterfactuals."""
+    baseline = baseline if baseline is not None else random_like(model, seed)
+    emergence = rule_emergence(model, episodes, tokens, tokenizer, config)
+    untrained = rule_emergence(baseline, episodes, tokens, tokenizer, config)
+    for rule, entry in emergence["rules"].items():
+        u = untrained["rules"][rule]
+        entry["untrained"] = {k: u[k] for k in ("mean_prob", "accuracy", "occupied_mass") if k in u}
+    return {"emergence": emergence, "counterfactuals": counterfactuals(model, tokens, tokenizer, config, baseline=baseline, seed=seed)}
+
+
+# ---------------------------------------------------------------- report pieces
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def _same_split(em: dict[str, Any], a: str, b: str) -> bool:
+    return em["contexts"][a] == em["contexts"][b] and all(e["by"][a] == e["by"][b] for e in em["rules"].values())
+
+
+def markdown(result: dict[str, Any]) -> list[str]:
+    """Markdown lines for a tier2() result."""
+    em = result["emergence"]
+    lines = [f"## Tier 2: rule emergence ({em['episodes']} held-out episodes, teacher forcing)", ""]
+    lines += [
+        "P = mean probability of the whole rule-mandated continuation; acc = argmax writes all of it. "
+        "spawn_on_empty: P = mass on empty cells, acc = the most likely cell is empty.",
+        "",
+        "| rule | events | P | acc | untrained P | untrained acc | notes |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for rule, e in em["rules"].items():
+        u = e.get("untrained", {})
+        note = ""
+        if "occupied_mass" in e:
+            note = (
+                f"occupied mass {_f(e['occupied_mass'])}; share of cell mass on empty cells {_f(e['empty_share'])} "
+                f"vs empty fraction {_f(e['empty_fraction'])} (blind to the body)"
+            )
+        lines.append(
+            f"| {rule} | {e['count']} | {_f(e['mean_prob'])} | {_f(e['accuracy'])} | {_f(u.get('mean_prob'))} | {_f(u.get('accuracy'))} | {note} |"
+        )
+    for context in em["contexts"]:
+        labels = em["contexts"][context]
+        if context == "ticks_since_keyframe" and _same_split(em, context, "tick"):
+            lines += ["", "(Ticks since the last keyframe equal the tick number here: the corpus has no keyframes after tick 0.)"]
+            continue
+        lines += ["", f"### By {context.replace('_', ' ')} (P / events)", ""]
+        lines += ["| rule | " + " | ".join(labels) + " |", "| --- |" + " --- |" * len(labels)]
+        for rule, e in em["rules"].items():
+            if not e["count"]:
+                continue
+            cells = []
+            for label in labels:
+                b = e["by"][context].get(label)
+                cells.append(f"{_f(b['mean_prob'], 2)} / {b['count']}" if b else "")
+            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+    cf = result["counterfactuals"]
+    lines += ["", f"### Counterfactual probes ({cf['episodes']} held-out episodes)", ""]
+    lines += [
+        "| probe | mandated | probes | P(mandated) edited | acc edited | P(mandated) control | acc control | untrained P | untrained acc |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for kind, m in cf["model"].items():
+        u = cf["untrained"][kind]
+        if not m["count"]:
+            lines.append(f"| {kind} | {PROBE_KINDS[kind]} | 0 | | | | | | |")
+            continue
+        lines.append(
+            f"| {kind} | {m['mandated']} | {m['count']} | {_f(m['mean_prob'])} | {_f(m['accuracy'])} | {_f(m['control_mean_prob'])} "
+            f"| {_f(m['control_accuracy'])} | {_f(u['mean_prob'])} | {_f(u['accuracy'])} |"
+        )
+    lines += ["", "Control: the same prefix unedited; its accuracy is against the outcome the rules give there."]
+    return lines
+
+
+def plot(result: dict[str, Any], out: Any) -> list[str]:
+    """emergence.png (P by context per rule) and counterfactuals.png; returns the file names written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from gamegrammar.evaluation.report import _save_figure
+
+    em = result["emergence"]
+    contexts = [c for c in em["contexts"] if not (c == "ticks_since_keyframe" and _same_split(em, c, "tick"))]
+    fig, axes = plt.subplots(1, len(contexts), figsize=(4.2 * len(contexts), 3.4), sharey=True)
+    for ax, context in zip(np.atleast_1d(axes), contexts):
+        labels = em["contexts"][context]
+        for i, (rule, e) in enumerate(em["rules"].items()):
+            if not e["count"]:
+                continue
+            ys = [e["by"][context].get(label, {}).get("mean_prob", np.nan) for label in labels]
+            ax.plot(range(len(labels)), ys, marker="o", label=rule, color=f"C{i}")
+        ax.set_xticks(range(len(labels)), labels, rotation=45, fontsize=7)
+        ax.set_title(context.replace("_", " "))
+        ax.set_ylim(-0.02, 1.02)
+    np.atleast_1d(axes)[0].set_ylabel("P(rule-mandated continuation)")
+    np.atleast_1d(axes)[-1].legend(fontsize=6)
+    _save_figure(fig, out / "emergence.png")
+    plt.close(fig)
+
+    cf = result["counterfactuals"]
+    kinds = [k for k in PROBE_KINDS if cf["model"][k]["count"]]
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    x = np.arange(len(kinds))
+    for j, (label, src, key) in enumerate(
+        (("control", "model", "control_mean_prob"), ("edited", "model", "mean_prob"), ("untrained, edited", "untrained", "mean_prob"))
+    ):
+        ax.bar(x + (j - 1) * 0.27, [cf[src][k][key] for k in kinds], width=0.27, label=label)
+    ax.set_xticks(x, [f"{k}\n{PROBE_KINDS[k]} (n={cf['model'][k]['count']})" for k in kinds], fontsize=7)
+    ax.set_ylabel("P(mandated token)")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7)
+    ax.set_title("Counterfactual probes")
+    _save_figure(fig, out / "counterfactuals.png")
+    plt.close(fig)
+    return ["emergence.png", "counterfactuals.png"]

@@ -1,0 +1,221 @@
+"""Hidden states and next-token log-probabilities of a GameGPT over whole episodes, for the analyses.
+
+The model is not changed for this: per-layer states come from forward hooks on
+`model.blocks[i]` (and a pre-hook on the first block for the embeddings, a hook
+on `model.ln_f` for the final normalised state that the output head reads), so
+whatever the model's forward does (tick clock, caches) stays the one truth.
+
+Episodes longer than the model's context are read in windows that overlap by
+half a context, as `fidelity.teacher_forced` does; each position's outputs come
+from the first window that covers it after the previous window's end, so every
+position but those of the first window sees at least half a context of history.
+The game clock (ticks since BOS) of a window that starts mid-episode is carried
+through a KV cache, as the sampler does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor
+
+from gamegrammar.model import GameGPT, KVCache
+
+
+def layer_names(model: GameGPT) -> list[str]:
+    """Readable names of the residual-stream states: the embeddings, each block's output, and the final LayerNorm's."""
+    return ["embed", *(f"block{i + 1}" for i in range(len(model.blocks))), "final"]
+
+
+@dataclass
+class EpisodeOutputs:
+    """logp[t] holds log P(token t+1 | tokens 0..t); hidden[name][t] the state at input position t."""
+
+    logp: Tensor  # [T, V] float32 on the CPU
+    hidden: dict[str, Tensor] = field(default_factory=dict)  # name -> [T, C] float32 on the CPU
+
+
+@contextmanager
+def capture(model: GameGPT, names: Sequence[str]) -> Iterator[dict[str, Tensor]]:
+    """While open, every forward stores the named layers' outputs ([B, T, C]) in the yielded dict."""
+    known = layer_names(model)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown layer(s) {unknown}; choose from {known}")
+    store: dict[str, Tensor] = {}
+    handles = []
+
+    def keep(name: str):
+        def hook(_module, _inputs, output):
+            store[name] = output.detach()
+
+        return hook
+
+    if "embed" in names:
+        handles.append(model.blocks[0].register_forward_pre_hook(lambda _m, args: store.__setitem__("embed", args[0].detach())))
+    for i, block in enumerate(model.blocks):
+        if f"block{i + 1}" in names:
+            handles.append(block.register_forward_hook(keep(f"block{i + 1}")))
+    if "final" in names:
+        handles.append(model.ln_f.register_forward_hook(keep("final")))
+    try:
+        yield store
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def _windows(length: int, context: int) -> list[tuple[int, int, int]]:
+    """(start, end, keep_from) of each window: positions keep_from..end-1 take their outputs from it."""
+    out, start, scored_to = [], 0, 0
+    step = max(1, context // 2)
+    while True:
+        end = min(length, start + context)
+        out.append((start, end, scored_to))
+        scored_to = end
+        if end == length:
+            return out
+        start += step
+
+
+def _device(model: GameGPT) -> torch.device:
+    return next(model.parameters()).device
+
+
+@torch.no_grad()
+def iter_outputs(
+    model: GameGPT, episodes: Sequence[Sequence[int]], layers: Sequence[str] = (), batch_size: int = 16
+) -> Iterator[EpisodeOutputs]:
+    """EpisodeOutputs for each episode, in order, computed in batches of windows (one episode at a time in memory)."""
+    model.eval()
+    device = _device(model)
+    context, tick_id = model.config.block_size, model.config.tick_id
+    pending: list[tuple[int, list[int], int, int, int, int]] = []  # (episode, window ids, start, keep_from, end, ticks before)
+    results: dict[int, EpisodeOutputs] = {}
+    sizes: dict[int, int] = {}
+    for e, ids in enumerate(episodes):
+        ids = [int(t) for t in ids]
+        sizes[e] = len(ids)
+        for start, end, keep_from in _windows(len(ids), context):
+            pending.append((e, ids[start:end], start, keep_from, end, sum(t == tick_id for t in ids[:start])))
+        if len(pending) >= batch_size or e == len(episodes) - 1:
+            for lo in range(0, len(pending), batch_size):
+                _run_chunk(model, pending[lo : lo + batch_size], layers, results, sizes, device)
+            pending = []
+            for done in sorted(results):
+                yield results.pop(done)
+
+
+def _run_chunk(model: GameGPT, chunk, layers, results: dict[int, EpisodeOutputs], sizes: dict[int, int], device) -> None:
+    width = max(len(w) for _, w, _, _, _, _ in chunk)
+    batch = torch.zeros(len(chunk), width, dtype=torch.long, device=device)  # padding after a window cannot reach it (causal)
+    for i, (_, w, _, _, _, _) in enumerate(chunk):
+        batch[i, : len(w)] = torch.tensor(w, device=device)
+    cache = model.new_cache(len(chunk), width)
+    cache.ticks = torch.tensor([c[5] for c in chunk], device=device)
+    with capture(model, layers) as store:
+        logits = model(batch, cache=cache)[0]
+    logp = torch.log_softmax(logits.float(), -1).cpu()
+    states = {name: store[name].float().cpu() for name in layers}
+    for i, (e, _, start, keep_from, end, _) in enumerate(chunk):
+        if e not in results:
+            n = sizes[e]
+            results[e] = EpisodeOutputs(torch.empty(n, logp.shape[-1]), {name: torch.empty(n, states[name].shape[-1]) for name in layers})
+        out = results[e]
+        a, b = keep_from - start, end - start
+        out.logp[keep_from:end] = logp[i, a:b]
+        for name in layers:
+            out.hidden[name][keep_from:end] = states[name][i, a:b]
+
+
+def run_episodes(
+    model: GameGPT, episodes: Sequence[Sequence[int]], layers: Sequence[str] = (), batch_size: int = 16
+) -> list[EpisodeOutputs]:
+    """All of `iter_outputs` at once (small inputs only: it keeps a [T, V] array per episode)."""
+    return list(iter_outputs(model, episodes, layers, batch_size))
+
+
+@torch.no_grad()
+def next_logprobs(model: GameGPT, prefixes: Sequence[Sequence[int]], batch_size: int = 32) -> Tensor:
+    """[N, V] log P(next token | prefix) for each prefix, read from its last `block_size` tokens (clock carried)."""
+    model.eval()
+    device = _device(model)
+    context, tick_id = model.config.block_size, model.config.tick_id
+    out = torch.empty(len(prefixes), model.config.vocab_size)
+    order = sorted(range(len(prefixes)), key=lambda i: len(prefixes[i]))  # similar lengths together: less padding
+    for lo in range(0, len(order), batch_size):
+        rows = order[lo : lo + batch_size]
+        windows, before = [], []
+        for r in rows:
+            ids = [int(t) for t in prefixes[r]]
+            start = max(0, len(ids) - context)
+            windows.append(ids[start:])
+            before.append(sum(t == tick_id for t in ids[:start]))
+        width = max(len(w) for w in windows)
+        batch = torch.zeros(len(rows), width, dtype=torch.long, device=device)
+        for i, w in enumerate(windows):
+            batch[i, : len(w)] = torch.tensor(w, device=device)
+        cache = model.new_cache(len(rows), width)
+        cache.ticks = torch.tensor(before, device=device)
+        logits = model(batch, cache=cache)[0]
+        last = torch.tensor([len(w) - 1 for w in windows], device=device)
+        picked = logits[torch.arange(len(rows), device=device), last]
+        out[torch.tensor(rows)] = torch.log_softmax(picked.float(), -1).cpu()
+    return out
+
+
+@torch.no_grad()
+def branch_logprobs(
+    model: GameGPT, ids: Sequence[int], points: Sequence[int], candidates: Sequence[int], batch_size: int = 32
+) -> list[Tensor]:
+    """For each point p: [K, V] log P(next | ids[:p] + [c]) for each of the K candidate tokens c.
+
+    The prefix is run once and its KV cache copied into K branches, so asking "what follows
+    each possible X?" costs one token per candidate rather than a whole prefix. Points whose
+    prefix fits the context share one forward of the episode's start; later points read
+    their last block_size - 1 tokens, all of one length, so they are batched.
+    """
+    model.eval()
+    device = _device(model)
+    context, tick_id = model.config.block_size, model.config.tick_id
+    ids = [int(t) for t in ids]
+    k = len(candidates)
+    cand = torch.tensor(list(candidates), dtype=torch.long, device=device)
+    clock = [0]
+    for t in ids:
+        clock.append(clock[-1] + (t == tick_id))  # clock[p]: TICK tokens among ids[:p]
+    out: dict[int, Tensor] = {}
+
+    def branch(src: KVCache, rows: list[int], length: int, ps: list[int]) -> None:
+        shape = list(src.k.shape)
+        shape[1], shape[3] = k * len(rows), length + 1
+        kk = torch.zeros(shape, device=device, dtype=src.k.dtype)
+        vv = torch.zeros(shape, device=device, dtype=src.v.dtype)
+        r = torch.tensor(rows, device=device)
+        kk[:, :, :, :length] = src.k[:, r, :, :length].repeat_interleave(k, dim=1)
+        vv[:, :, :, :length] = src.v[:, r, :, :length].repeat_interleave(k, dim=1)
+        cache = KVCache(kk, vv, pos=length)
+        cache.ticks = torch.tensor([clock[p] for p in ps for _ in range(k)], device=device)
+        logits = model(cand.repeat(len(rows))[:, None], cache=cache)[0][:, -1]
+        logp = torch.log_softmax(logits.float(), -1).cpu()
+        for j, p in enumerate(ps):
+            out[p] = logp[j * k : (j + 1) * k]
+
+    short = sorted({p for p in points if p < context})
+    if short:
+        shared = model.new_cache(1, short[-1])
+        model(torch.tensor([ids[: short[-1]]], device=device), cache=shared)
+        for p in short:
+            branch(shared, [0], p, [p])
+    long = sorted({p for p in points if p >= context})
+    width = context - 1
+    for lo in range(0, len(long), max(1, batch_size // max(1, k) + 1)):
+        ps = long[lo : lo + max(1, batch_size // max(1, k) + 1)]
+        src = model.new_cache(len(ps), width)
+        src.ticks = torch.tensor([clock[p - width] for p in ps], device=device)
+        model(torch.tensor([ids[p - width : p] for p in ps], device=device), cache=src)
+        branch(src, list(range(len(ps))), width, ps)
+    return [out[p] for p in points]
