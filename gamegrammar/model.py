@@ -70,12 +70,12 @@ class GPTConfig:
 # Named shapes. vocab_size is filled in from the corpus; everything else can be overridden.
 PRESETS: dict[str, GPTConfig] = {
     # The original implementation's size (2 layers, 32 wide, 4 heads, context 64), for comparisons at equal size.
-    "gg31k": GPTConfig(block_size=64, n_layer=2, n_head=4, n_embd=32),
+    "gg31k": GPTConfig(block_size=64, n_layer=2, n_head=4, n_embd=32, rope=True),
     # The default on CPU: a whole 10x10, 200-tick episode (the longest of 2000 default episodes has 1255 tokens) fits.
-    # The tick clock (see GPTConfig.tick_table) covers the default 200-tick limit.
-    "gg-cpu": GPTConfig(block_size=1536, n_layer=4, n_head=4, n_embd=128, tick_table=256),
+    # The tick clock (see GPTConfig.tick_table) covers the default 200-tick limit; rotary positions.
+    "gg-cpu": GPTConfig(block_size=1536, n_layer=4, n_head=4, n_embd=128, tick_table=256, rope=True),
     # For a GPU.
-    "gg-gpu": GPTConfig(block_size=1536, n_layer=8, n_head=8, n_embd=384, dropout=0.1, tick_table=256),
+    "gg-gpu": GPTConfig(block_size=1536, n_layer=8, n_head=8, n_embd=384, dropout=0.1, tick_table=256, rope=True),
 }
 
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from gamegrammar.commands.analyze import json_ready
 from gamegrammar.corpus import Corpus
 from gamegrammar.evaluation import archetypes as ar
+from gamegrammar.evaluation.analysis import json_ready
 from gamegrammar.evaluation.hidden import run_episodes
 from gamegrammar.model import GameGPT, preset
 

@@ -6,9 +6,10 @@ import argparse
 import time
 from pathlib import Path
 
-from gamegrammar.commands.analyze import add_analysis_arguments, parse_tiers, run_analysis
+from gamegrammar.commands.analyze import add_analysis_arguments, parse_tiers
 from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.evaluation.analysis import run_analysis
 from gamegrammar.evaluation.cli_tokens import read_token_file
 from gamegrammar.evaluation.validity import summarize, validate_many
 from gamegrammar.games.snake import SnakeConfig

@@ -61,7 +61,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         for cat, c in teacher["categories"].items():
             lines.append(f"| {cat} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
     if any(report.get(k) for k in ("tier2", "tier3", "probes")):
-        from gamegrammar.commands.analyze import markdown_sections
+        from gamegrammar.evaluation.analysis import markdown_sections
 
         lines += markdown_sections(report)
     sampling = report.get("sampling")
@@ -135,7 +135,7 @@ def write_plots(report: dict[str, Any], out: Path) -> list[str]:
         names.append("distributions.png")
         plt.close(fig)
     if any(report.get(k) for k in ("tier2", "tier3", "probes")):
-        from gamegrammar.commands.analyze import write_plots as analysis_plots
+        from gamegrammar.evaluation.analysis import write_plots as analysis_plots
 
         names += analysis_plots(report, out)
     return names
@@ -146,7 +146,7 @@ def write_report(report: dict[str, Any], out: str | Path) -> Path:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     report["plots"] = write_plots(report, out)
-    from gamegrammar.commands.analyze import json_ready  # drops tier 3's arrays
+    from gamegrammar.evaluation.analysis import json_ready  # drops tier 3's arrays
 
     atomic_write_json(out / "report.json", json_ready(report))
     atomic_write_text(out / "report.md", render_markdown(report))
