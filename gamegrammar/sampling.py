@@ -4,7 +4,7 @@ All rows of a batch advance together, so they share the cache position. Prompts
 of different lengths are handled by prefilling the shortest common prefix and
 then *forcing* each row's remaining prompt tokens through the decode loop. Rows
 that finish (EOS or the length cap) leave the batch and the cache, so they stop
-costing work. When the cache is full (the sequence is longer than the model's
+costing work (in bulk, once a quarter of the rows are done, since leaving copies the cache). When the cache is full (the sequence is longer than the model's
 context) the window slides: the cache is rebuilt from the last half-context of
 every row. Models whose context covers whole episodes never slide.
 """
@@ -163,9 +163,9 @@ def _generate_batch(
     for i, p in enumerate(prompts):
         tokens[i, : len(p)] = torch.tensor(p, device=device)
     lengths = torch.full((B,), cap, device=device)  # final length of each row
-    active = torch.arange(B, device=device)  # rows still being written, in cache order
+    active = torch.arange(B, device=device)  # rows in the cache, in cache order
+    alive = torch.ones(B, dtype=torch.bool, device=device)  # ... of which these are still being written
     length = int(prompt_len.min())  # every active row holds `length` tokens
-
     tick_id = model.config.tick_id
 
     def prefill(window: int) -> tuple[Tensor, object]:
@@ -186,23 +186,30 @@ def _generate_batch(
     while True:
         forced = length < prompt_len[active]
         if mask is not None:
-            last = last.masked_fill(~mask.mask([states[r] for r in active.tolist()]), float("-inf"))
+            allowed = mask.mask([states[r] for r in active.tolist()])
+            allowed[~alive] = True  # finished rows riding along until compaction: anything goes, nothing is kept
+            last = last.masked_fill(~allowed, float("-inf"))
         sampled = next_tokens(last, config, generator)
         chosen = torch.where(forced, tokens[active, length], sampled)
-        tokens[active, length] = chosen
+        tokens[active[alive], length] = chosen[alive]
         if mask is not None:
-            for r, t in zip(active.tolist(), chosen.tolist()):
-                states[r] = mask.step(states[r], t)
-        stats.generated_tokens += int((~forced).sum())
+            for r, t, a in zip(active.tolist(), chosen.tolist(), alive.tolist()):
+                if a:
+                    states[r] = mask.step(states[r], t)
+        stats.generated_tokens += int((~forced & alive).sum())
         length += 1
-        done = (~forced & (chosen == eos_id)) | (length >= cap)
+        done = alive & ((~forced & (chosen == eos_id)) | (length >= cap))
         if bool(done.any()):
             lengths[active[done]] = length
-            keep = torch.nonzero(~done).squeeze(-1)
-            active, chosen = active[keep], chosen[keep]
-            if not len(active):
+            alive &= ~done
+            if not bool(alive.any()):
                 break
-            cache.select(keep)
+            # Finished rows leave the cache in bulk: a compaction copies the whole cache, so wait
+            # until a quarter of the rows are finished (until then they ride along, unwritten).
+            if int((~alive).sum()) * 4 >= len(active):
+                keep = torch.nonzero(alive).squeeze(-1)
+                active, alive, chosen = active[keep], alive[keep], chosen[keep]
+                cache.select(keep)
         if cache.pos == cache.max_len:  # the context is full: slide the window
             stats.slides += 1
             last, cache = prefill(max(1, context // 2))

@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-ticks", type=int, default=None)
     p.add_argument("--teacher-episodes", type=int, default=200, help="held-out episodes for the teacher-forced check")
     p.add_argument("--out", default=None, help="report directory (report.json, report.md, plots)")
+    p.add_argument("--table", nargs="+", default=None, metavar="REPORT_DIR", help="print a markdown results table of these reports and stop")
     p.add_argument("--tiers", default="1", help="with --ckpt and --corpus: 1,2,3 adds rule emergence (2) and archetypes (3)")
     p.add_argument("--probes", action="store_true", help="with --ckpt and --corpus: add world-state probes of the hidden states")
     add_analysis_arguments(p)
@@ -34,9 +35,26 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.table:
+        return print_table(args.table)
     if (args.ckpt is None) == (args.tokens is None):
         raise GameGrammarError("give either --ckpt (sample and evaluate a model) or --tokens FILE (validate sequences)")
     return run_tokens(args) if args.tokens else run_model(args)
+
+
+def print_table(dirs: list[str]) -> int:
+    import json
+
+    from gamegrammar.evaluation.report import results_table
+
+    reports = {}
+    for d in dirs:
+        path = Path(d) / "report.json"
+        if not path.exists():
+            raise GameGrammarError(f"{path} does not exist: run `gamegrammar evaluate ... --out {d}` first")
+        reports[Path(d).name] = json.loads(path.read_text())
+    print(results_table(reports), end="")
+    return 0
 
 
 def _open_corpus(path: str | None):

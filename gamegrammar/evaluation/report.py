@@ -151,3 +151,26 @@ def write_report(report: dict[str, Any], out: str | Path) -> Path:
     atomic_write_json(out / "report.json", json_ready(report))
     atomic_write_text(out / "report.md", render_markdown(report))
     return out / "report.md"
+
+
+def results_row(report: dict[str, Any]) -> dict[str, str]:
+    """The README results table's cells for one report: strict and lenient tiers with intervals, fidelity, teacher-forced."""
+    v = report["validity"]
+    row = {"samples": str(v["sequences"])}
+    row.update({f"strict {t}": _interval(e) for t, e in v["tiers"].items()})
+    row.update({f"lenient {t}": _interval(e) for t, e in v["lenient"].items() if t != "full"})
+    if report.get("fidelity"):
+        f = report["fidelity"]
+        row["TV length/score/end"] = f"{f['length_ticks']['tv']:.3f} / {f['score']['tv']:.3f} / {f['end_reason']['tv']:.3f}"
+    if report.get("teacher_forced"):
+        row["teacher-forced"] = _pct(report["teacher_forced"]["accuracy"])
+    return row
+
+
+def results_table(reports: dict[str, dict[str, Any]]) -> str:
+    """A markdown table with one column per named report (what `gamegrammar evaluate --table` prints)."""
+    rows = {name: results_row(r) for name, r in reports.items()}
+    keys = list(next(iter(rows.values())))
+    lines = ["| | " + " | ".join(rows) + " |", "| --- |" + " --- |" * len(rows)]
+    lines += [f"| {k} | " + " | ".join(r.get(k, "") for r in rows.values()) + " |" for k in keys]
+    return "\n".join(lines) + "\n"
