@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-ticks", type=int, default=None)
     p.add_argument("--teacher-episodes", type=int, default=200, help="held-out episodes for the teacher-forced check")
     p.add_argument("--out", default=None, help="report directory (report.json, report.md, plots)")
-    p.add_argument("--table", nargs="+", default=None, metavar="REPORT_DIR", help="print a markdown results table of these reports and stop")
+    p.add_argument(
+        "--table", nargs="+", default=None, metavar="REPORT_DIR", help="print a markdown results table of these reports and stop"
+    )
     p.add_argument("--tiers", default="1", help="with --ckpt and --corpus: 1,2,3 adds rule emergence (2) and archetypes (3)")
     p.add_argument("--probes", action="store_true", help="with --ckpt and --corpus: add world-state probes of the hidden states")
     add_analysis_arguments(p)
