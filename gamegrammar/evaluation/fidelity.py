@@ -68,6 +68,19 @@ def ks_statistic(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(cdf_a - cdf_b).max())
 
 
+def _compare_binned(samples: np.ndarray, corpus: np.ndarray, edges: Sequence[int]) -> dict:
+    """TV on fixed bins and KS between a sampled and the corpus's distribution of one quantity."""
+    return {
+        "tv": total_variation(_hist(samples, edges), _hist(corpus, edges)),
+        "ks": ks_statistic(samples, corpus),
+        "sample_mean": float(samples.mean()) if len(samples) else float("nan"),
+        "corpus_mean": float(corpus.mean()),
+        "bins": list(edges),
+        "sample_hist": _hist(samples, edges).tolist(),
+        "corpus_hist": _hist(corpus, edges).tolist(),
+    }
+
+
 def compare_distributions(
     samples: Sequence[EpisodeSummary], corpus_ticks: np.ndarray, corpus_scores: np.ndarray, corpus_ends: np.ndarray, max_ticks: int
 ) -> dict:
@@ -83,24 +96,8 @@ def compare_distributions(
     return {
         "samples": len(samples),
         "corpus_episodes": len(corpus_ticks),
-        "length_ticks": {
-            "tv": total_variation(_hist(s_ticks, tick_edges), _hist(corpus_ticks, tick_edges)),
-            "ks": ks_statistic(s_ticks, corpus_ticks),
-            "sample_mean": float(s_ticks.mean()) if len(s_ticks) else float("nan"),
-            "corpus_mean": float(corpus_ticks.mean()),
-            "bins": tick_edges,
-            "sample_hist": _hist(s_ticks, tick_edges).tolist(),
-            "corpus_hist": _hist(corpus_ticks, tick_edges).tolist(),
-        },
-        "score": {
-            "tv": total_variation(_hist(s_scores, SCORE_BINS), _hist(corpus_scores, SCORE_BINS)),
-            "ks": ks_statistic(s_scores, corpus_scores),
-            "sample_mean": float(s_scores.mean()) if len(s_scores) else float("nan"),
-            "corpus_mean": float(corpus_scores.mean()),
-            "bins": SCORE_BINS,
-            "sample_hist": _hist(s_scores, SCORE_BINS).tolist(),
-            "corpus_hist": _hist(corpus_scores, SCORE_BINS).tolist(),
-        },
+        "length_ticks": _compare_binned(s_ticks, corpus_ticks, tick_edges),
+        "score": _compare_binned(s_scores, corpus_scores, SCORE_BINS),
         "end_reason": {
             "tv": total_variation(end_p, end_q),
             "labels": END_LABELS,
