@@ -217,6 +217,11 @@ class GameGPT(nn.Module):
         n = sum(p.numel() for p in self.parameters())
         return n - self.wpe.weight.numel() if non_embedding and self.wpe is not None else n
 
+    def describe(self) -> str:
+        """One line for reports: the shape and the parameter count."""
+        c = self.config
+        return f"{c.n_layer} layers, {c.n_embd} wide, {c.n_head} heads, context {c.block_size}, {self.num_params():,} parameters"
+
     def new_cache(self, batch_size: int, max_len: int | None = None) -> KVCache:
         """An empty cache for `batch_size` sequences of up to `max_len` (default block_size) tokens."""
         max_len = self.config.block_size if max_len is None else max_len

@@ -72,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
             "name": Path(args.out).name,
             "checkpoint": str(args.ckpt),
             "corpus": str(args.corpus),
-            "model": f"{model.config.n_layer} layers, {model.config.n_embd} wide, context {model.config.block_size}, "
-            f"{model.num_params():,} parameters",
+            "model": model.describe(),
             "held_out_episodes": min(args.analysis_episodes, len(corpus.split("val"))),
             "seed": args.seed,
         },

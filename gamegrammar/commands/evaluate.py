@@ -154,8 +154,7 @@ def run_model(args: argparse.Namespace) -> int:
             "checkpoint": str(args.ckpt),
             "corpus": str(args.corpus),
             "board": f"{config.width}x{config.height}, max {config.max_ticks} ticks",
-            "model": f"{model.config.n_layer} layers, {model.config.n_embd} wide, {model.config.n_head} heads, "
-            f"context {model.config.block_size}, {model.num_params():,} parameters",
+            "model": model.describe(),
             "samples": len(sequences),
             "prompt": "BOS" if args.prompt_corpus is None else f"held-out prefixes of {args.prompt_ticks} ticks",
             "temperature": args.temperature,
