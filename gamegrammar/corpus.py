@@ -36,7 +36,8 @@ from gamegrammar import __version__, rng
 from gamegrammar.agents import AGENTS, agent_for_episode, make_agent
 from gamegrammar.codec import END_EVENTS, CodecConfig, EpisodeEncoder
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig, SnakeGame
+from gamegrammar.events import Event
+from gamegrammar.games.snake import SnakeConfig, SnakeGame, SnakeState
 from gamegrammar.io import atomic_write, atomic_write_json
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -104,19 +105,40 @@ def split_of(seed: int, episode: int, val_fraction: float) -> int:
 # ---------------------------------------------------------------- generation (scalar engine)
 
 
-def play_episode(spec: CorpusSpec, episode: int, agent_name: str) -> tuple[list[str], int, int, str]:
-    """One episode through the reference simulator: (tokens, ticks, score, end reason)."""
-    game = SnakeGame(spec.game)
-    agent = make_agent(agent_name, spec.game)
-    state = game.reset(spec.seed, episode)
-    agent.reset(spec.seed, episode)
-    encoder = EpisodeEncoder(spec.codec)
+@dataclass
+class EpisodeRecord:
+    """One episode through the reference simulator: its tokens, events and every state (tick 0 first)."""
+
+    tokens: list[str]
+    events: list[Event]
+    states: list[SnakeState]
+    end: str
+
+
+def record_episode(game: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, episode: int) -> EpisodeRecord:
+    """Play episode `episode` of `seed` with the scalar game and agent, encoding as it goes."""
+    sim = SnakeGame(game)
+    agent = make_agent(agent_name, game)
+    state = sim.reset(seed, episode)
+    agent.reset(seed, episode)
+    encoder = EpisodeEncoder(codec)
     encoder.start(state)
+    events: list[Event] = []
+    states = [state]
     done = False
     while not done:
-        state, events, done = game.step(agent.act(state))
-        encoder.tick(events, state, done)
-    return encoder.tokens, state.tick, state.score, game.end_reason or ""
+        state, tick_events, done = sim.step(agent.act(state))
+        encoder.tick(tick_events, state, done)
+        events += tick_events
+        states.append(state)
+    return EpisodeRecord(encoder.tokens, events, states, sim.end_reason or "")
+
+
+def play_episode(spec: CorpusSpec, episode: int, agent_name: str) -> tuple[list[str], int, int, str]:
+    """One episode of a corpus through the reference simulator: (tokens, ticks, score, end reason)."""
+    record = record_episode(spec.game, spec.codec, agent_name, spec.seed, episode)
+    last = record.states[-1]
+    return record.tokens, last.tick, last.score, record.end
 
 
 def scalar_shard(spec: CorpusSpec, shard: int) -> tuple[np.ndarray, np.ndarray]:

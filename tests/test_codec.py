@@ -2,26 +2,17 @@ from __future__ import annotations
 
 import pytest
 
-from gamegrammar.agents import AGENTS, make_agent
-from gamegrammar.codec import CodecConfig, EpisodeEncoder, GrammarError, decode, parse, vocabulary
+from gamegrammar.agents import AGENTS
+from gamegrammar.codec import CodecConfig, GrammarError, decode, parse, vocabulary
+from gamegrammar.corpus import record_episode
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Salience
-from gamegrammar.games.snake import SnakeConfig, SnakeGame
+from gamegrammar.games.snake import SnakeConfig
 
 
 def episode(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, ep: int):
-    game, agent = SnakeGame(config), make_agent(agent_name, config)
-    state = game.reset(seed, ep)
-    agent.reset(seed, ep)
-    encoder = EpisodeEncoder(codec)
-    encoder.start(state)
-    events, states, done = [], {0: state}, False
-    while not done:
-        state, tick_events, done = game.step(agent.act(state))
-        encoder.tick(tick_events, state, done)
-        events += tick_events
-        states[state.tick] = state
-    return encoder.tokens, events, states, game.end_reason
+    record = record_episode(config, codec, agent_name, seed, ep)
+    return record.tokens, record.events, {s.tick: s for s in record.states}, record.end
 
 
 @pytest.mark.parametrize("board", [(10, 10, 200), (4, 4, 300), (7, 5, 60)])

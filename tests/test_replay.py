@@ -10,14 +10,14 @@ import re
 import pytest
 from PIL import Image
 
-from gamegrammar.agents import AGENTS, make_agent
+from gamegrammar.agents import AGENTS
 from gamegrammar.cli import main
-from gamegrammar.codec import CodecConfig, EpisodeEncoder, vocabulary
+from gamegrammar.codec import CodecConfig, vocabulary
 from gamegrammar.commands import replay as replay_command
-from gamegrammar.corpus import Corpus
+from gamegrammar.corpus import Corpus, record_episode
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation import validate
-from gamegrammar.games.snake import SnakeConfig, SnakeGame, SnakeState
+from gamegrammar.games.snake import SnakeConfig, SnakeState
 from gamegrammar.replay import (
     corpus_episode,
     gif_bytes,
@@ -46,18 +46,8 @@ BASE = BASE_TEXT.split()
 
 def simulate(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, episode: int) -> tuple[list[str], list[SnakeState]]:
     """Tokens and the simulator's state at every tick (tick 0 first)."""
-    game, agent = SnakeGame(config), make_agent(agent_name, config)
-    state = game.reset(seed, episode)
-    agent.reset(seed, episode)
-    encoder = EpisodeEncoder(codec)
-    encoder.start(state)
-    states = [state]
-    done = False
-    while not done:
-        state, events, done = game.step(agent.act(state))
-        encoder.tick(events, state, done)
-        states.append(state)
-    return encoder.tokens, states
+    record = record_episode(config, codec, agent_name, seed, episode)
+    return record.tokens, record.states
 
 
 def grid_of(text: str) -> list[str]:

@@ -7,8 +7,8 @@ import pytest
 
 from gamegrammar import rng
 from gamegrammar.agents import make_agent
-from gamegrammar.codec import CodecConfig, EpisodeEncoder
-from gamegrammar.corpus import CorpusSpec, batch_shard, engines, scalar_shard
+from gamegrammar.codec import CodecConfig
+from gamegrammar.corpus import CorpusSpec, batch_shard, engines, record_episode, scalar_shard
 from gamegrammar.games import snake_batch as sb
 from gamegrammar.games.snake import Direction, Outcome, SnakeConfig, SnakeGame, SnakeState, advance, resolve, spawn_food
 from gamegrammar.tokenizer import GameTokenizer
@@ -18,17 +18,8 @@ BOARDS = [SnakeConfig(4, 4, 200), SnakeConfig(5, 7, 120), SnakeConfig(10, 10, 20
 
 def scalar_episode(config: SnakeConfig, codec: CodecConfig, seed: int, episode: int, agent_name: str):
     """States after every tick and the tokens of one episode, from SnakeGame and the scalar agent."""
-    game, agent = SnakeGame(config), make_agent(agent_name, config)
-    state = game.reset(seed, episode)
-    agent.reset(seed, episode)
-    encoder = EpisodeEncoder(codec)
-    encoder.start(state)
-    states, done = [state], False
-    while not done:
-        state, events, done = game.step(agent.act(state))
-        encoder.tick(events, state, done)
-        states.append(state)
-    return states, encoder.tokens, game.end_reason
+    record = record_episode(config, codec, agent_name, seed, episode)
+    return record.states, record.tokens, record.end
 
 
 def batch_episodes(config: SnakeConfig, codec: CodecConfig, seed: int, episodes: np.ndarray, agent_name: str):

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gamegrammar.agents import AGENTS, make_agent
-from gamegrammar.codec import END_EVENTS, CodecConfig, EpisodeEncoder, GrammarError, parse, vocabulary
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.agents import AGENTS
+from gamegrammar.codec import END_EVENTS, CodecConfig, GrammarError, parse, vocabulary
+from gamegrammar.corpus import Corpus, CorpusSpec, generate, record_episode
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation import RULE_NAMES, RULES, TIERS, Verdict, lenient_tiers, summarize, validate, validate_many, wilson_interval
 from gamegrammar.evaluation.cli_tokens import validate_token_file
-from gamegrammar.games.snake import SnakeConfig, SnakeGame
+from gamegrammar.games.snake import SnakeConfig
 
 BOARD = SnakeConfig()
 
@@ -33,16 +33,7 @@ CURLED = "BOS SNAP PLAYER X5 Y5 DIR_U LEN5 BODY B_D B_R B_U B_U FOOD X0 Y0 SCORE
 
 
 def play(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, episode: int) -> list[str]:
-    game, agent = SnakeGame(config), make_agent(agent_name, config)
-    state = game.reset(seed, episode)
-    agent.reset(seed, episode)
-    encoder = EpisodeEncoder(codec)
-    encoder.start(state)
-    done = False
-    while not done:
-        state, events, done = game.step(agent.act(state))
-        encoder.tick(events, state, done)
-    return encoder.tokens
+    return record_episode(config, codec, agent_name, seed, episode).tokens
 
 
 def nth(tokens: list[str], token: str, k: int = 0) -> int:
