@@ -3,16 +3,20 @@
 Run from the repository root:  python -m benchmarks.bench_evaluator  [--quick] [--episodes N] [--corpus PATH] [--json PATH]
 
 The sequences are whole episodes of a default corpus (10x10, 200 ticks, the
-default agent mix, keyframe_interval 0), generated into a temporary directory
-unless --corpus names one. Each figure is the best of --repeats passes over all
-of them (the machine is shared, so the best pass is the least disturbed one),
-timed both by the wall clock and by this process's CPU time. Rows:
+default agent mix, keyframe_interval 0), 10,000 of them (the "10k rollouts" an
+evaluation of model samples validates), generated into a temporary directory
+unless --corpus names one. Each figure is the best of --repeats passes (the
+machine is shared, so the best pass is the least disturbed one), timed both by
+the wall clock and by this process's CPU time. Rows:
 
-  validate_many   the fast path (`evaluation.fast`: all sequences replayed at once), verdicts checked equal
-  validate        the reference, one sequence at a time
-  parse only      the reference's parser alone, to tell the grammar's share from the replay's
-  cut at 64       validate_many on the same episodes cut to their first 64 tokens (what a
-                  64-token context samples: answered by the fast path as valid prefixes)
+  validate_many ids     the fast path (`evaluation.fast`: all sequences replayed at once) on token ids,
+                        as the sampler and the corpus hold them; verdicts checked equal to the reference's
+  validate_many tokens  the same on token strings (each looked up in the vocabulary first)
+  validate              the reference, one sequence at a time (timed on the first 2,000: its cost per
+                        sequence does not depend on how many there are)
+  parse only            the reference's parser alone (same 2,000), to tell the grammar's share from the replay's
+  cut at 64             validate_many on the episodes cut to their first 64 token ids (what a
+                        64-token context samples: answered by the fast path as valid prefixes)
 
 Then a scaling table: validate_many's throughput against the number of
 sequences per call (NumPy's per-call cost is paid once per tick of a call, so
@@ -33,11 +37,14 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from gamegrammar.codec import parse
 from gamegrammar.corpus import Corpus, CorpusSpec, engines, generate
 from gamegrammar.evaluation import RULE_NAMES, validate, validate_many
 
 ORIGINAL_SEQUENCES_PER_S = 1_200
+REFERENCE_SEQUENCES = 2_000
 
 
 def best_of(repeats: int, work: Callable[[], object]) -> tuple[float, float]:
@@ -51,7 +58,9 @@ def best_of(repeats: int, work: Callable[[], object]) -> tuple[float, float]:
     return best_wall, best_cpu
 
 
-def load_sequences(corpus_path: str | None, episodes: int) -> tuple[Corpus, list[list[str]], tempfile.TemporaryDirectory | None]:
+def load_sequences(
+    corpus_path: str | None, episodes: int
+) -> tuple[Corpus, list[list[str]], list[np.ndarray], tempfile.TemporaryDirectory | None]:
     tmp = None
     if corpus_path is None:
         tmp = tempfile.TemporaryDirectory()
@@ -60,21 +69,21 @@ def load_sequences(corpus_path: str | None, episodes: int) -> tuple[Corpus, list
         generate(CorpusSpec(episodes=episodes), corpus_path, engine=engine)
     corpus = Corpus(corpus_path)
     rows = range(min(episodes, len(corpus)))
-    return corpus, [corpus.episode_tokens(row) for row in rows], tmp
+    return corpus, [corpus.episode_tokens(row) for row in rows], [corpus.episode_ids(row) for row in rows], tmp
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
-    parser.add_argument("--episodes", type=int, default=None, help="sequences to validate (default 2000, quick 300)")
+    parser.add_argument("--episodes", type=int, default=None, help="sequences to validate (default 10000, quick 300)")
     parser.add_argument("--repeats", type=int, default=None, help="timed passes; the best counts (default 3, quick 1)")
     parser.add_argument("--corpus", default=None, help="an existing corpus to read episodes from (default: generate one)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args()
-    episodes = args.episodes or (300 if args.quick else 2000)
+    episodes = args.episodes or (300 if args.quick else 10_000)
     repeats = args.repeats or (1 if args.quick else 3)
 
-    corpus, sequences, tmp = load_sequences(args.corpus, episodes)
+    corpus, sequences, ids, tmp = load_sequences(args.corpus, episodes)
     config = corpus.game
     n = len(sequences)
     tokens = sum(map(len, sequences))
@@ -88,43 +97,51 @@ def main() -> None:
     if invalid:
         raise SystemExit(f"{invalid} corpus episodes were judged invalid: the evaluator or the corpus is wrong")
 
-    fast = validate_many(sequences, config)
-    if [(v.to_json(), v.positions) for v in fast] != [(v.to_json(), v.positions) for v in verdicts]:
-        raise SystemExit("validate_many and validate disagree: the fast path is wrong")
-    cut = [s[:64] for s in sequences]
-    if [v.to_json() for v in validate_many(cut, config)] != [validate(s, config).to_json() for s in cut]:
+    for fast in (validate_many(sequences, config), validate_many(ids, config)):
+        if [(v.to_json(), v.positions) for v in fast] != [(v.to_json(), v.positions) for v in verdicts]:
+            raise SystemExit("validate_many and validate disagree: the fast path is wrong")
+    cut = [s[:64] for s in ids]
+    if [v.to_json() for v in validate_many(cut, config)] != [validate(s[:64], config).to_json() for s in sequences]:
         raise SystemExit("validate_many and validate disagree on cut-off episodes: the fast path is wrong")
 
     load = os.getloadavg()
-    rows = {
-        "validate_many": best_of(repeats, lambda: validate_many(sequences, config)),
-        "validate": best_of(repeats, lambda: [validate(s, config) for s in sequences]),
-        "parse only": best_of(repeats, lambda: [deque(parse(s, to_eos=True), maxlen=0) for s in sequences]),  # keep nothing alive
-        "cut at 64": best_of(repeats, lambda: validate_many(cut, config)),
+    few = sequences[:REFERENCE_SEQUENCES]
+    rows = {  # (sequences, tokens, wall, cpu)
+        "validate_many ids": (n, tokens, *best_of(repeats, lambda: validate_many(ids, config))),
+        "validate_many tokens": (n, tokens, *best_of(repeats, lambda: validate_many(sequences, config))),
+        "validate": (len(few), sum(map(len, few)), *best_of(repeats, lambda: [validate(s, config) for s in few])),
+        # keep nothing alive
+        "parse only": (len(few), sum(map(len, few)), *best_of(repeats, lambda: [deque(parse(s, to_eos=True), maxlen=0) for s in few])),
+        "cut at 64": (n, sum(map(len, cut)), *best_of(repeats, lambda: validate_many(cut, config))),
     }
     print(f"load average before timing: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)")
-    print(f"\n{'':<14}{'wall s':>8}{'seq/s':>10}{'tokens/s':>12}{'ticks/s':>11}{'cpu seq/s':>11}{'x reference':>12}{'x original':>12}")
+    print(f"\n{'':<22}{'seqs':>7}{'wall s':>8}{'seq/s':>10}{'tokens/s':>12}{'cpu seq/s':>11}{'x reference':>12}{'x original':>12}")
     figures: dict = {"episodes": n, "tokens": tokens, "ticks": ticks, "repeats": repeats, "cpus": os.cpu_count(), "load": load}
-    reference = n / rows["validate"][0]
-    for name, (wall, cpu) in rows.items():
-        rate = n / wall
-        counted = tokens if name != "cut at 64" else sum(map(len, cut))
-        print(f"{name:<14}{wall:>8.3f}{rate:>10,.0f}{counted / wall:>12,.0f}", end="")
-        print(f"{ticks / wall if name != 'cut at 64' else float('nan'):>11,.0f}{n / cpu:>11,.0f}", end="")
+    reference = rows["validate"][0] / rows["validate"][2]
+    for name, (count, counted, wall, cpu) in rows.items():
+        rate = count / wall
+        print(f"{name:<22}{count:>7}{wall:>8.3f}{rate:>10,.0f}{counted / wall:>12,.0f}{count / cpu:>11,.0f}", end="")
         print(f"{rate / reference:>12.1f}{rate / ORIGINAL_SEQUENCES_PER_S:>12.1f}")
         key = name.replace(" ", "_")
-        figures[key] = {"wall_s": wall, "cpu_s": cpu, "seq_per_s": rate, "cpu_seq_per_s": n / cpu, "tokens_per_s": counted / wall}
-    figures["vs_original"] = figures["validate_many"]["seq_per_s"] / ORIGINAL_SEQUENCES_PER_S
-    figures["vs_reference"] = figures["validate_many"]["seq_per_s"] / reference
+        figures[key] = {
+            "sequences": count,
+            "wall_s": wall,
+            "cpu_s": cpu,
+            "seq_per_s": rate,
+            "cpu_seq_per_s": count / cpu,
+            "tokens_per_s": counted / wall,
+        }
+    figures["vs_original"] = figures["validate_many_ids"]["seq_per_s"] / ORIGINAL_SEQUENCES_PER_S
+    figures["vs_reference"] = figures["validate_many_ids"]["seq_per_s"] / reference
     print(f"\nall {n} episodes valid, identical verdicts; original checker ~{ORIGINAL_SEQUENCES_PER_S:,} seq/s")
 
-    print(f"\nvalidate_many scaling (best of {repeats}; one call over the first k episodes)")
+    print(f"\nvalidate_many scaling on ids (best of {repeats}; one call over the first k episodes)")
     print(f"{'per call':>10}{'wall ms':>10}{'seq/s':>10}{'cpu seq/s':>11}")
     figures["scaling"] = {}
-    for k in (1, 10, 100, 500, 1000, 2000, 4000, 8000):
+    for k in (1, 10, 100, 1000, 2000, 5000, 10_000, 20_000):
         if k > n:
             break
-        part = sequences[:k]
+        part = ids[:k]
         wall, cpu = best_of(repeats, lambda part=part: validate_many(part, config))
         print(f"{k:>10}{1000 * wall:>10.1f}{k / wall:>10,.0f}{k / cpu:>11,.0f}")
         figures["scaling"][k] = {"wall_s": wall, "cpu_s": cpu, "seq_per_s": k / wall}

@@ -47,18 +47,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
     parser.add_argument("--scalar-episodes", type=int, default=None, help="episodes per scalar run (default 600, quick 100)")
-    parser.add_argument("--batch-episodes", type=int, default=None, help="episodes per batch run (default 32768, quick 4096)")
+    parser.add_argument("--batch-episodes", type=int, default=None, help="episodes per batch run (default 131072, quick 4096)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args()
     n_scalar = args.scalar_episodes or (100 if args.quick else 600)
-    n_batch = args.batch_episodes or (4096 if args.quick else 32768)
+    n_batch = args.batch_episodes or (4096 if args.quick else 131_072)
     base = CorpusSpec()  # 10x10, 200 ticks, random=0.4,greedy=0.4,wall_follower=0.2, keyframe_interval 0
     print(f"corpus generation, {base.game.width}x{base.game.height}, {base.game.max_ticks} ticks, agents {base.agents}, ", end="")
     print(f"keyframe_interval {base.codec.keyframe_interval}; {os.cpu_count()} CPUs")
 
     rows = []
     for engine, episodes in (("scalar", n_scalar), ("batch", n_batch)):
-        spec = CorpusSpec(episodes=episodes, shard_episodes=max(1, episodes // 4))  # 4 shards: work for 2 workers
+        spec = CorpusSpec(episodes=episodes, shard_episodes=max(1, episodes // 8))  # 8 shards: even work for 2 workers
         for workers in (1, 2):
             rows.append({"engine": engine, "workers": workers, **timed_generate(spec, engine, workers)})
     scalar_1 = rates(rows[0])[0]

@@ -38,14 +38,29 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[SnakeCo
     }
 
 
+def as_ids(seq: list[str] | str, config: SnakeConfig) -> np.ndarray:
+    """Token ids, as the sampler writes them; a token the board does not have gets an id past the vocabulary."""
+    tokens = seq.split() if isinstance(seq, str) else seq
+    ids = {t: i for i, t in enumerate(vocabulary(config))}
+    return np.array([ids.get(t, len(ids) + 7) for t in tokens], np.int64)
+
+
 def assert_same(sequences: list, config: SnakeConfig) -> list:
-    """Fast and reference verdicts agree exactly, field by field; returns the fast ones."""
-    fast = validate_fast(sequences, config, min_batch=1)
-    assert len(fast) == len(sequences)
-    for seq, got in zip(sequences, fast):
+    """Fast and reference verdicts agree exactly, field by field, on tokens and on ids; returns the fast ones."""
+    verdicts = validate_fast(sequences, config, min_batch=1)
+    assert len(verdicts) == len(sequences)
+    for seq, got in zip(sequences, verdicts):
         want = validate(seq, config)
         assert (got.to_json(), got.positions) == (want.to_json(), want.positions), " ".join(seq) if isinstance(seq, list) else seq
-    return fast
+    ids = [as_ids(s, config) for s in sequences]
+    from_ids = validate_fast(ids, config, min_batch=1)
+    tables = fast._tables(config)
+    for seq, ids_of_seq, got, by_tokens in zip(sequences, ids, from_ids, verdicts):
+        want = validate(fast._as_tokens(ids_of_seq, tables), config)  # an id past the vocabulary is no token at all
+        assert (got.to_json(), got.positions) == (want.to_json(), want.positions), seq
+        if (ids_of_seq < len(tables.tokens)).all():
+            assert (got.to_json(), got.positions) == (by_tokens.to_json(), by_tokens.positions), seq
+    return verdicts
 
 
 @pytest.mark.parametrize("name", ["10x10", "10x10 keyframes 5", "4x4 greedy", "4x4 keyframes 5"])
@@ -167,6 +182,15 @@ def test_validate_many_routes_through_the_fast_path(corpora, monkeypatch):
     calls.clear()
     assert [(v.to_json(), v.positions) for v in validate_many(mixed[:5], config)] == want[:5]
     assert len(calls) == 5  # a handful goes to the reference directly
+
+
+def test_ids_lists_arrays_and_tokens_mix(corpora):
+    config, seqs = corpora["10x10"]
+    ids = [as_ids(s, config) for s in seqs[:40]]
+    mixed = [ids[0], ids[1].tolist(), seqs[2], ids[3][:50], np.zeros(0, np.int64), [*ids[5][:-2].tolist(), 10_000], " ".join(seqs[6])] * 6
+    want = [(v.to_json(), v.positions) for v in (validate(fast._as_tokens(s, fast._tables(config)), config) for s in mixed)]
+    assert [(v.to_json(), v.positions) for v in validate_many(mixed, config)] == want
+    assert [v.valid for v in validate_many(ids, config)] == [True] * 40
 
 
 def test_resolve_taken_matches_resolve():

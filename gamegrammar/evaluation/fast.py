@@ -65,7 +65,7 @@ from gamegrammar.games.snake import Direction, SnakeConfig
 from gamegrammar.tokenizer import GameTokenizer
 
 SLOW, VALID, CUT = 0, 1, 2  # `fast_status` codes: needs the reference, valid, a valid prefix cut off
-CHUNK = 8192  # sequences replayed together: large enough to amortize NumPy's per-call cost, small enough for memory
+CHUNK = 16_384  # sequences replayed together: large enough to amortize NumPy's per-call cost, small enough for memory
 # Below this many sequences a call goes to the reference: the batch replay pays NumPy's per-call cost (some
 # 70 calls) once per tick of the longest sequence, about 20 ms for 200 ticks, whatever the batch size.
 MIN_BATCH = 32
@@ -83,6 +83,7 @@ class _Tables:
 
     config: SnakeConfig
     table: sb.TokenTable
+    tokens: list[str]  # id -> token
     char: dict[str, str]  # token -> one character (its id, in a code that NumPy reads back)
     wide: bool  # ids do not fit one byte: characters are read as UTF-32
     sentinel: int  # pad id: every lookup maps it to -1
@@ -157,6 +158,7 @@ def _tables(config: SnakeConfig) -> _Tables:
     return _Tables(
         config=config,
         table=table,
+        tokens=list(tok.tokens),
         char=char,
         wide=wide,
         sentinel=vocab,
@@ -202,14 +204,33 @@ def _cut_verdict(n: int) -> Verdict:
     return Verdict(tiers, dict(tiers), ["complete"], n, {"complete": n})
 
 
-def validate_fast(sequences: Iterable[Sequence[str] | str], config: SnakeConfig, *, min_batch: int = MIN_BATCH) -> list[Verdict]:
-    """`validate` for each sequence (token lists or space-separated strings), exactly, many at once.
+TokenSequence = Sequence[str] | str | Sequence[int] | np.ndarray  # tokens, a space-separated string, or token ids
 
-    Calls with fewer than `min_batch` sequences are answered by the reference alone (it is quicker there).
+
+def _is_ids(seq: Sequence[str] | Sequence[int] | np.ndarray) -> bool:
+    return isinstance(seq, np.ndarray) or (len(seq) > 0 and not isinstance(seq[0], str))
+
+
+def _as_tokens(seq: Sequence[str] | Sequence[int] | np.ndarray, tb: _Tables) -> Sequence[str]:
+    """Token strings for the reference (ids outside the vocabulary become tokens no grammar knows)."""
+    if not _is_ids(seq):
+        return seq  # type: ignore[return-value]
+    names = tb.tokens
+    return [names[i] if 0 <= i < len(names) else f"<id {i}>" for i in np.asarray(seq).tolist()]
+
+
+def validate_fast(sequences: Iterable[TokenSequence], config: SnakeConfig, *, min_batch: int = MIN_BATCH) -> list[Verdict]:
+    """`validate` for each sequence, exactly, many at once.
+
+    A sequence is a list of tokens, a space-separated string, or token ids (a list
+    of ints or an integer array, as the sampler and the corpus hold them: the
+    quickest, no strings to look up). Calls with fewer than `min_batch`
+    sequences are answered by the reference alone (it is quicker there).
     """
+    tb = _tables(config)
     seqs = [s.split() if isinstance(s, str) else s for s in sequences]
     if len(seqs) < min_batch:
-        return [validate(s, config) for s in seqs]
+        return [validate(_as_tokens(s, tb), config) for s in seqs]
     verdicts: list[Verdict] = []
     for a in range(0, len(seqs), CHUNK):
         part = seqs[a : a + CHUNK]
@@ -220,15 +241,24 @@ def validate_fast(sequences: Iterable[Sequence[str] | str], config: SnakeConfig,
             elif code == CUT:
                 verdicts.append(_cut_verdict(len(seq)))
             else:
-                verdicts.append(validate(seq, config))
+                verdicts.append(validate(_as_tokens(seq, tb), config))
     return verdicts
 
 
 # ---------------------------------------------------------------- encoding
 
 
-def _encode(seqs: Sequence[Sequence[str]], tb: _Tables, pad: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _encode(seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray], tb: _Tables, pad: int) -> tuple[np.ndarray, ...]:
     """(flat ids padded with the sentinel, start, end) of the sequences made only of known tokens, and their rows."""
+    kinds = [_is_ids(s) for s in seqs]
+    if all(kinds):
+        return _encode_ids(seqs, tb, pad)
+    if any(kinds):
+        seqs = [_as_tokens(s, tb) for s in seqs]
+    return _encode_tokens(seqs, tb, pad)  # type: ignore[arg-type]
+
+
+def _encode_tokens(seqs: Sequence[Sequence[str]], tb: _Tables, pad: int) -> tuple[np.ndarray, ...]:
     char = tb.char
     pieces: list[str] = []
     rows: list[int] = []
@@ -245,9 +275,25 @@ def _encode(seqs: Sequence[Sequence[str]], tb: _Tables, pad: int) -> tuple[np.nd
         flat[flat >= 0xE000] -= 0x800
     else:
         flat = np.frombuffer(text.encode("latin-1"), np.uint8)
+    return _padded(flat, lengths, np.array(rows, np.int64), tb, pad)
+
+
+def _encode_ids(seqs: Sequence[Sequence[int] | np.ndarray], tb: _Tables, pad: int) -> tuple[np.ndarray, ...]:
+    arrays = [np.asarray(s) for s in seqs]
+    lengths = np.fromiter(map(len, arrays), np.int64, len(arrays))
+    flat = np.concatenate(arrays).astype(np.int32) if arrays else np.zeros(0, np.int32)
+    bad = (flat < 0) | (flat >= tb.sentinel) if len(flat) else np.zeros(0, bool)
+    good = lengths > 0
+    if bad.any():  # ids outside the vocabulary: the reference explains them
+        good[np.repeat(np.arange(len(arrays)), lengths)[bad]] = False
+        flat = flat[np.repeat(good, lengths)]
+    return _padded(flat, lengths[good], np.flatnonzero(good), tb, pad)
+
+
+def _padded(flat: np.ndarray, lengths: np.ndarray, rows: np.ndarray, tb: _Tables, pad: int) -> tuple[np.ndarray, ...]:
     flat = np.concatenate([flat, np.full(pad, tb.sentinel, flat.dtype)])
     end = np.cumsum(lengths)
-    return flat, end - lengths, end, np.array(rows, np.int64)
+    return flat, end - lengths, end, rows
 
 
 def _match(flat: np.ndarray, pos: np.ndarray, end: np.ndarray, ids: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -261,8 +307,8 @@ def _match(flat: np.ndarray, pos: np.ndarray, end: np.ndarray, ids: np.ndarray, 
 # ---------------------------------------------------------------- the replay
 
 
-def fast_status(seqs: Sequence[Sequence[str]], config: SnakeConfig) -> np.ndarray:
-    """Per sequence (token lists): VALID, CUT (a valid prefix, no EOS) or SLOW (ask the reference)."""
+def fast_status(seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray], config: SnakeConfig) -> np.ndarray:
+    """Per sequence (token lists or ids): VALID, CUT (a valid prefix, no EOS) or SLOW (ask the reference)."""
     tb = _tables(config)
     status = np.full(len(seqs), SLOW, np.int8)
     flat, start, end, rows = _encode(seqs, tb, pad=2 * (config.cells + 2 * _WIDTH))

@@ -169,8 +169,7 @@ class SnakeBatch:
 
     def tail(self) -> np.ndarray:
         """The flat cell of each game's last segment (its head when the length is 1)."""
-        idx = (self.start + self.length - 1) % self.config.cells
-        return self.ring[np.arange(len(self)), idx]
+        return self.ring[np.arange(len(self)), _ring_index(self.start + self.length - 1, self.config.cells)]
 
 
 assert [f.name for f in fields(SnakeBatch)][1:] == list(SnakeBatch._PER_GAME)
@@ -246,6 +245,11 @@ def resolve_taken(batch: SnakeBatch, actions: np.ndarray) -> Resolution:
     return Resolution(actions, direction, outcome, x, y, cell)
 
 
+def _ring_index(i: np.ndarray, cells: int) -> np.ndarray:
+    """i % cells for 0 <= i < 2 * cells (a segment's ring position), without a division."""
+    return np.where(i >= cells, i - cells, i)
+
+
 def advance(batch: SnakeBatch, res: Resolution) -> None:
     """`snake.advance` in place; eaters are left with food -1 for `spawn_food` (or the caller) to fill."""
     cells = batch.config.cells
@@ -254,11 +258,12 @@ def advance(batch: SnakeBatch, res: Resolution) -> None:
     batch.tick += 1
     moved = np.flatnonzero(res.outcome == MOVE)
     if moved.size:  # clear the tail first: the head may enter the cell it leaves
-        tail = batch.ring[moved, (batch.start[moved] + batch.length[moved] - 1) % cells]
+        tail = batch.ring[moved, _ring_index(batch.start[moved] + batch.length[moved] - 1, cells)]
         occ[moved * cells + tail] = False
     alive = np.flatnonzero(res.outcome <= EAT)
     if alive.size:
-        start = (batch.start[alive] - 1) % cells
+        start = batch.start[alive] - 1
+        start[start < 0] = cells - 1
         batch.start[alive] = start
         cell = res.cell[alive]
         batch.ring[alive, start] = cell
@@ -309,28 +314,35 @@ def agent_actions(batch: SnakeBatch, agent_codes: np.ndarray, draws: np.ndarray,
     ones, all equal; greedy: the safe ones, nearer the food is better; wall
     follower: the safe ones, next to a wall first, then straight on); the pick
     is `candidates[draw % len(candidates)]` among the best, as in agents.py.
+    Preferences are small positive numbers (0 = not a candidate), so the
+    arithmetic stays in small integers: this is the hottest function of corpus generation.
     """
     cfg = batch.config
     pr = pr or probe(batch)
-    codes = np.asarray(agent_codes)[:, None]
-    legal = OPPOSITE[batch.direction][:, None] != DIRS
+    codes = np.asarray(agent_codes)
+    legal = _LEGAL[batch.direction]
     survive = legal & (pr.outcome <= EAT)
-    safe = np.where(survive.any(axis=1)[:, None], survive, legal)
-    base = np.where(codes == _RANDOM, legal, safe)
-    food = batch.food[:, None]
+    base = np.where(((codes == _RANDOM) | ~survive.any(axis=1))[:, None], legal, survive)  # no safe move: any legal one
+    food = batch.food
+    has_food = (food >= 0)[:, None]
     x, y = pr.x, pr.y
-    closeness = np.where(food >= 0, -(np.abs(x - food % cfg.width) + np.abs(y - food // cfg.width)), 0)
+    distance = np.abs(x - (food % cfg.width)[:, None]) + np.abs(y - (food // cfg.width)[:, None])
+    closeness = np.where(has_food, cfg.width + cfg.height + 2 - distance, 0)  # >= 0: the probe is at most a cell off the board
     near_wall = (x == 0) | (y == 0) | (x == cfg.width - 1) | (y == cfg.height - 1)
-    wall_pref = 2 * near_wall + (batch.direction[:, None] == DIRS)
-    preference = np.where(codes == _GREEDY, closeness, np.where(codes == _WALL, wall_pref, 0))
-    preference[~base] = np.iinfo(np.int64).min
-    candidates = preference == preference.max(axis=1)[:, None]
-    k = candidates.sum(axis=1)
-    pick = (np.asarray(draws, np.uint64) % k.astype(np.uint64)).astype(np.int64)
-    return (np.cumsum(candidates, axis=1) <= pick[:, None]).sum(axis=1)
+    wall_pref = 2 * near_wall + _STRAIGHT[batch.direction]
+    preference = np.where((codes == _GREEDY)[:, None], closeness, np.where((codes == _WALL)[:, None], wall_pref, 0))
+    preference = np.where(base, preference + 1, 0)
+    c = (preference == preference.max(axis=1)[:, None]).view(np.int8)  # the candidates
+    upto0, upto1 = c[:, 0], c[:, 0] + c[:, 1]
+    upto2 = upto1 + c[:, 2]
+    k = upto2 + c[:, 3]
+    pick = (np.asarray(draws, np.uint64) % np.uint64(12)).astype(np.int8) % k  # k divides 12: the same as draw % k
+    return (upto0 <= pick).astype(np.int64) + (upto1 <= pick) + (upto2 <= pick)  # the index of the pick-th candidate
 
 
 _RANDOM, _GREEDY, _WALL = (AGENT_NAMES.index(name) for name in ("random", "greedy", "wall_follower"))
+_LEGAL = OPPOSITE[:, None] != DIRS  # [current direction, input]: not a reversal
+_STRAIGHT = np.eye(4, dtype=np.int64)  # [current direction, input]: straight on
 
 
 # ---------------------------------------------------------------- randomness keyed per episode
