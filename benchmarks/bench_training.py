@@ -5,9 +5,10 @@
 
 Times the real training pieces (CorpusDataModule's windows and collate, GameGPT,
 AdamW, gradient clipping) in a plain loop: it measures the model and data path,
-not Lightning's small per-step bookkeeping. Tokens are target tokens (padding
-excluded). For the default CPU preset it also splits a step into data-loader
-time and model time.
+not Lightning's small per-step bookkeeping. Each preset runs with the batch size,
+window mode and augmentation of its config in configs/. Tokens are target tokens
+(padding excluded). For the default CPU preset it also splits a step into
+data-loader time and model time.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from functools import partial
 from pathlib import Path
 
 import torch
+import yaml
 from torch.utils.data import DataLoader
 
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
@@ -27,7 +29,13 @@ from gamegrammar.model import IGNORE_INDEX, GameGPT, preset
 from gamegrammar.training import EpisodeWindows, collate_windows
 
 ORIGINAL_TOKENS_PER_S = 3.0  # DESIGN.md: about 21 s per 64-token step on 2 cores
-BATCH = {"gg31k": 64, "gg-cpu": 16, "gg-gpu": 32}  # the configs' batch sizes
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def data_settings(name: str) -> dict:
+    """The `data:` section of configs/<name>.yaml: batch_size, windows, augment."""
+    data = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text())["data"]
+    return {"batch_size": data.get("batch_size", 16), "windows": data.get("windows", "episode"), "augment": data.get("augment", False)}
 
 
 @dataclass
@@ -40,13 +48,14 @@ class Result:
     model_s: float  # per step
 
 
-def bench(corpus: Corpus, name: str, device: str, steps: int, batch_size: int) -> Result:
+def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict) -> Result:
     torch.manual_seed(0)
     config = preset(name, vocab_size=len(corpus.tokenizer))
     model = GameGPT(config).to(device).train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    windows = EpisodeWindows(corpus, corpus.split("train"), config.block_size)
-    loader = DataLoader(windows, batch_size=batch_size, shuffle=True, collate_fn=partial(collate_windows, pad_id=corpus.tokenizer.pad_id))
+    windows = EpisodeWindows(corpus, corpus.split("train"), config.block_size, data["windows"], data["augment"])
+    pad = corpus.tokenizer.pad_id
+    loader = DataLoader(windows, batch_size=data["batch_size"], shuffle=True, collate_fn=partial(collate_windows, pad_id=pad))
     use_bf16 = device == "cuda" and torch.cuda.is_bf16_supported()
     data_s = model_s = 0.0
     tokens = 0
@@ -94,17 +103,19 @@ def main() -> None:
         devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
         print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads; corpus {path}: {len(corpus)} episodes")
         print(
-            f"{'preset':<8}{'device':>7}{'params':>12}{'batch':>7}{'tokens/s':>11}{'vs original':>13}{'data ms/step':>14}{'model ms/step':>15}"
+            f"{'preset':<8}{'device':>7}{'params':>12}{'batch':>7}{'windows':>9}{'tokens/s':>11}{'vs original':>13}"
+            f"{'data ms/step':>14}{'model ms/step':>15}"
         )
         results = []
         for device in devices:
             names = args.presets.split(",") if args.presets else ["gg31k", "gg-cpu"] + (["gg-gpu"] if device == "cuda" else [])
             for name in names:
                 steps = args.steps or (30 if name == "gg31k" or device == "cuda" else 6)
-                r = bench(corpus, name, device, steps, BATCH.get(name, 16))
+                data = data_settings(name)
+                r = bench(corpus, name, device, steps, data)
                 results.append(r)
                 print(
-                    f"{r.preset:<8}{r.device:>7}{r.params:>12,}{BATCH.get(name, 16):>7}{r.tokens_per_s:>11,.0f}"
+                    f"{r.preset:<8}{r.device:>7}{r.params:>12,}{data['batch_size']:>7}{data['windows']:>9}{r.tokens_per_s:>11,.0f}"
                     f"{r.tokens_per_s / ORIGINAL_TOKENS_PER_S:>12,.0f}x{1e3 * r.data_s:>14.1f}{1e3 * r.model_s:>15.1f}"
                 )
         cpu = next((r for r in results if r.preset == "gg-cpu" and r.device == "cpu"), None)

@@ -27,6 +27,7 @@ from typing import Any, Literal
 import lightning as L
 import numpy as np
 import torch
+import torch.nn.functional as F
 from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
 from torch.utils.data import DataLoader, Dataset
@@ -209,6 +210,9 @@ class GameGPTModule(L.LightningModule):
     preset names a shape (see gamegrammar.model.PRESETS); any model field given
     here overrides it. vocab_size comes from the corpus (linked by the CLI).
     max_steps: length of the cosine decay; default the Trainer's max_steps.
+    outcome_weight: training-loss weight of each tick's outcome (the token after INPUT_d:
+    MOVE, EAT or a death), the rule small models learn last; 1 is the plain mean.
+    val/loss is always the plain mean, so runs stay comparable.
     """
 
     def __init__(
@@ -230,6 +234,7 @@ class GameGPTModule(L.LightningModule):
         max_steps: int | None = None,
         min_lr_ratio: float = 0.1,
         compile: bool = False,
+        outcome_weight: float = 1.0,
     ) -> None:
         super().__init__()
         self.save_hyperparameters()
@@ -245,8 +250,12 @@ class GameGPTModule(L.LightningModule):
             dropout=dropout,
             bias=bias,
             tick_table=tick_table,
+            rope=rope,
         )
+        if outcome_weight <= 0:
+            raise GameGrammarError(f"--model.outcome_weight must be positive, got {outcome_weight}")
         self.model = GameGPT(self.config)
+        self._input_ids: torch.Tensor | None = None  # INPUT_d token ids, for outcome_weight
         self.corpus_info: dict[str, Any] | None = None  # filled from the datamodule or a checkpoint
         self._forward = self.model
         self._step_started: float | None = None
@@ -260,6 +269,8 @@ class GameGPTModule(L.LightningModule):
             if dm.vocab_size != self.config.vocab_size:
                 raise GameGrammarError(f"corpus {dm.path} has {dm.vocab_size} tokens; the model's vocab_size is {self.config.vocab_size}")
             self.corpus_info = dm.checkpoint_info()
+            ids = dm.tokenizer.ids
+            self._input_ids = torch.tensor([ids[t] for t in ids if t.startswith("INPUT_")])
         if self.hparams.compile and self._forward is self.model:
             # Kept out of the module tree so state_dict keys stay plain (no "_orig_mod.").
             object.__setattr__(self, "_forward", torch.compile(self.model))
@@ -268,9 +279,22 @@ class GameGPTModule(L.LightningModule):
 
     # -- steps
 
+    def training_loss(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """The mean cross-entropy, with each outcome token weighted by `outcome_weight`."""
+        weight = self.hparams.outcome_weight
+        if weight == 1.0:
+            return self(x, y)[1]
+        if self._input_ids is None:
+            raise GameGrammarError("outcome_weight needs the corpus's tokenizer: train with CorpusDataModule")
+        logits, _ = self(x)
+        ce = F.cross_entropy(logits.float().view(-1, logits.size(-1)), y.reshape(-1), ignore_index=IGNORE_INDEX, reduction="none")
+        w = torch.where(torch.isin(x, self._input_ids.to(x.device)), weight, 1.0).reshape(-1)
+        w = w * (y.reshape(-1) != IGNORE_INDEX)
+        return (ce * w).sum() / w.sum().clamp(min=1.0)
+
     def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> torch.Tensor:
         x, y = batch
-        _, loss = self(x, y)
+        loss = self.training_loss(x, y)
         self.log("train/loss", loss, prog_bar=True)
         now = time.perf_counter()
         if self._step_started is not None:  # wall time of the previous step, data loading included

@@ -18,7 +18,7 @@ from gamegrammar.codec import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games.snake import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
-from gamegrammar.training import EpisodeWindows, collate_windows, lr_factor
+from gamegrammar.training import EpisodeWindows, GameGPTModule, collate_windows, lr_factor
 
 CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("*.yaml"))
 
@@ -149,6 +149,7 @@ def test_resume_on_a_corpus_with_another_vocabulary_is_one_line(tmp_path, tiny_c
         (["--data.path", "{tmp}/nothing"], "corpus {tmp}/nothing does not exist"),
         (["--model.preset", "huge"], "unknown model preset 'huge'; choose from gg31k, gg-cpu, gg-gpu"),
         (["--data.block_size", "65"], "--data.block_size 65 is longer than the model's position table (64 tokens)"),
+        (["--model.outcome_weight", "0"], "--model.outcome_weight must be positive, got 0.0"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, tiny_corpus, capsys, args, message):
@@ -157,6 +158,27 @@ def test_bad_input_is_one_line(tmp_path, tiny_corpus, capsys, args, message):
     assert main(["train", "fit", "--config", str(config), "--trainer.logger", "false", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "gamegrammar: error: " + message.replace("{tmp}", str(tmp_path))
+
+
+def test_outcome_weight_weights_the_token_after_each_input(tiny_corpus):
+    corpus = Corpus(tiny_corpus)
+    x, y = collate_windows([np.array(corpus.episode_ids(row)[:65]) for row in range(4)], pad_id=corpus.tokenizer.pad_id)
+    inputs = torch.tensor([i for t, i in corpus.tokenizer.ids.items() if t.startswith("INPUT_")])
+    plain = GameGPTModule("gg31k", vocab_size=len(corpus.tokenizer))
+    weighted = GameGPTModule("gg31k", vocab_size=len(corpus.tokenizer), outcome_weight=4.0)
+    weighted.load_state_dict(plain.state_dict())
+    weighted._input_ids = inputs
+    logits, mean = plain(x, y)
+    assert torch.allclose(plain.training_loss(x, y), mean)
+    ce = torch.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1), ignore_index=IGNORE_INDEX, reduction="none")
+    w = (1 + 3 * torch.isin(x, inputs).float()).view(-1) * (y.view(-1) != IGNORE_INDEX)
+    assert torch.isin(x, inputs).any()
+    assert torch.allclose(weighted.training_loss(x, y), (ce * w).sum() / w.sum())
+
+
+def test_model_fields_override_the_preset(tiny_corpus):
+    module = GameGPTModule("gg-cpu", vocab_size=len(Corpus(tiny_corpus).tokenizer), rope=False, n_embd=64, n_head=2)
+    assert (module.config.rope, module.config.n_embd, module.config.n_head) == (False, 64, 2)
 
 
 def test_ddp_on_two_cpu_processes(tmp_path, tiny_corpus):
