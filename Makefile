@@ -21,6 +21,7 @@ $(VENV)/.installed: pyproject.toml
 
 # The main job, small: a corpus, a couple of minutes of training, 200 samples, a report.
 demo: setup
+	rm -rf $(DEMO)/train
 	$(GG) generate --episodes 5000 --seed 0 --workers 2 --out $(DEMO)/corpus --overwrite --quiet
 	$(GG) corpus stats $(DEMO)/corpus
 	$(GG) train fit --config configs/gg-cpu.yaml --data.path $(DEMO)/corpus --run_dir $(DEMO)/train \
@@ -34,6 +35,7 @@ demo: setup
 CORPUS ?= data/corpus60k
 reproduce: setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --out $(CORPUS) --quiet || test -f $(CORPUS)/manifest.json
+	rm -rf runs/gg31k-final runs/gg-cpu-final runs/gg-gpu-final   # every run starts afresh
 	$(GG) train fit --config configs/gg31k.yaml --data.path $(CORPUS) --run_dir runs/gg31k-final --trainer.enable_progress_bar false
 	$(GG) evaluate --ckpt runs/gg31k-final/checkpoints/last.ckpt --corpus $(CORPUS) --num 1000 --temperature 1.0 --out reports/gg31k
 	$(GG) train fit --config configs/gg-cpu.yaml --data.path $(CORPUS) --run_dir runs/gg-cpu-final --trainer.enable_progress_bar false

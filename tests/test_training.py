@@ -132,6 +132,20 @@ def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
     assert steps and min(steps) >= 6 and max(steps) == 9
 
 
+def test_a_fresh_fit_refuses_an_earlier_runs_checkpoints(tmp_path, tiny_corpus, capsys):
+    """Otherwise Lightning writes last-v1.ckpt and last.ckpt stays the earlier model."""
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=2)
+    assert main(["train", "fit", "--config", str(config)]) == 0
+    before = sorted(p.name for p in (tmp_path / "run" / "checkpoints").iterdir())
+    capsys.readouterr()
+    assert main(["train", "fit", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"gamegrammar: error: {tmp_path / 'run' / 'checkpoints'} already holds checkpoints of an earlier run")
+    assert "--ckpt_path last" in err[-1]
+    assert sorted(p.name for p in (tmp_path / "run" / "checkpoints").iterdir()) == before
+    assert main(["train", "fit", "--config", str(config), "--run_dir", str(tmp_path / "other")]) == 0
+
+
 def test_resume_on_a_corpus_with_another_vocabulary_is_one_line(tmp_path, tiny_corpus, capsys):
     config = tiny_config(tmp_path, tiny_corpus, max_steps=2)
     assert main(["train", "fit", "--config", str(config)]) == 0

@@ -9,6 +9,8 @@ Everything LightningCLI offers works; on top of it:
   every ModelCheckpoint's dirpath/checkpoints) to DIR.
 - wandb runs offline unless the config says `offline: false` or WANDB_MODE is set.
 - vocab_size is linked from the corpus (data.vocab_size) into the model.
+- a fresh `fit` refuses a checkpoint folder that already holds checkpoints (resume with
+  `--ckpt_path last` or choose another `--run_dir`), so last.ckpt is always this run's.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class GameGrammarCLI(LightningCLI):
             for args in checkpoints:
                 if args is not None:
                     args.dirpath = str(Path(run_dir) / "checkpoints")
+        if self.subcommand == "fit" and config.get("ckpt_path") is None:
+            _refuse_stale_checkpoints([args.dirpath for args in checkpoints if args is not None and args.dirpath])
         if "WANDB_MODE" not in os.environ:  # an explicit WANDB_MODE always wins
             wandb_offline = [
                 args.offline
@@ -68,6 +72,21 @@ class GameGrammarCLI(LightningCLI):
             ]
             if all(wandb_offline):
                 os.environ["WANDB_MODE"] = "offline"
+
+
+def _refuse_stale_checkpoints(dirpaths: list[str]) -> None:
+    """A fresh fit must not share a checkpoint folder with an earlier run.
+
+    Lightning would write last-v1.ckpt beside the old last.ckpt, and whatever reads
+    last.ckpt afterwards (evaluate, export, a resume) would get the earlier model.
+    """
+    for dirpath in dict.fromkeys(dirpaths):
+        found = sorted(p.name for p in Path(dirpath).glob("*.ckpt"))
+        if found:
+            raise GameGrammarError(
+                f"{dirpath} already holds checkpoints of an earlier run ({', '.join(found[:3])}{', ...' if len(found) > 3 else ''}): "
+                "resume it with --ckpt_path last, or train afresh with another --run_dir (or delete that folder)"
+            )
 
 
 def main(argv: Sequence[str]) -> int:
