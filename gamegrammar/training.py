@@ -330,8 +330,9 @@ class GameGPTModule(L.LightningModule):
 
     def on_train_batch_end(self, outputs: Any, batch: Any, batch_idx: int) -> None:
         self.log("train/lr", self.optimizers().param_groups[0]["lr"])
-        if self.trainer.global_step == self.trainer.max_steps:
-            # ModelCheckpoint writes last.ckpt only every n steps; make it the final state too. Saved here,
+        if self.trainer.global_step == self.trainer.max_steps or self.trainer.should_stop:
+            # ModelCheckpoint writes last.ckpt only every n steps; make it the final state too, whether max_steps,
+            # max_time (the Timer callback has set should_stop by now) or an early stop ends the run. Saved here,
             # in the same place in the step as ModelCheckpoint's own saves, so that resuming continues exactly.
             for cb in self.trainer.checkpoint_callbacks:
                 if isinstance(cb, ModelCheckpoint) and cb.save_last and cb.dirpath:

@@ -132,6 +132,20 @@ def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
     assert steps and min(steps) >= 6 and max(steps) == 9
 
 
+def test_last_ckpt_is_the_final_state_when_the_time_budget_stops_training(tmp_path, tiny_corpus):
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=100_000)
+    settings = yaml.safe_load(config.read_text())
+    for cb in settings["trainer"]["callbacks"]:
+        if "every_n_train_steps" in cb["init_args"]:
+            cb["init_args"]["every_n_train_steps"] = 100_000  # no periodic save comes before the budget ends
+    config.write_text(yaml.safe_dump(settings))
+    args = ["--trainer.max_time", "00:00:00:01", "--trainer.val_check_interval", "50", "--data.batch_size", "1"]  # stops mid-epoch
+    assert main(["train", "fit", "--config", str(config), *args]) == 0
+    steps = [int(r["step"]) for r in metrics(tmp_path / "run") if r.get("train/loss")]
+    assert 0 < max(steps) < 100_000
+    assert torch.load(tmp_path / "run" / "checkpoints" / "last.ckpt", weights_only=True)["global_step"] == max(steps) + 1
+
+
 def test_a_fresh_fit_refuses_an_earlier_runs_checkpoints(tmp_path, tiny_corpus, capsys):
     """Otherwise Lightning writes last-v1.ckpt and last.ckpt stays the earlier model."""
     config = tiny_config(tmp_path, tiny_corpus, max_steps=2)
