@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce clean
+.PHONY: setup demo test lint bench reproduce clean $(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
 # a machine with a CUDA torch keeps it (make setup VENV_FLAGS=--system-site-packages,
@@ -31,18 +31,19 @@ demo: setup
 	@echo "report: $(DEMO)/report/report.md"
 
 # The README's results: one corpus, then each CPU preset within its time budget, then 1000 samples each
-# at temperature 1.0 (add GPU=1 on a machine with a GPU for the gg-gpu row).
+# at temperature 1.0 (add GPU=1 on a machine with a GPU for the gg-gpu row). One preset alone:
+# make reproduce-gg-cpu (it makes the corpus first if there is none). Every run starts afresh.
 CORPUS ?= data/corpus60k
-reproduce: setup
-	$(GG) generate --episodes 60000 --seed 0 --workers 2 --out $(CORPUS) --quiet || test -f $(CORPUS)/manifest.json
-	rm -rf runs/gg31k-final runs/gg-cpu-final runs/gg-gpu-final   # every run starts afresh
-	$(GG) train fit --config configs/gg31k.yaml --data.path $(CORPUS) --run_dir runs/gg31k-final --trainer.enable_progress_bar false
-	$(GG) evaluate --ckpt runs/gg31k-final/checkpoints/last.ckpt --corpus $(CORPUS) --num 1000 --temperature 1.0 --out reports/gg31k
-	$(GG) train fit --config configs/gg-cpu.yaml --data.path $(CORPUS) --run_dir runs/gg-cpu-final --trainer.enable_progress_bar false
-	$(GG) evaluate --ckpt runs/gg-cpu-final/checkpoints/last.ckpt --corpus $(CORPUS) --num 1000 --temperature 1.0 --out reports/gg-cpu
-	if [ -n "$(GPU)" ]; then \
-		$(GG) train fit --config configs/gg-gpu.yaml --data.path $(CORPUS) --run_dir runs/gg-gpu-final --trainer.enable_progress_bar false && \
-		$(GG) evaluate --ckpt runs/gg-gpu-final/checkpoints/last.ckpt --corpus $(CORPUS) --num 1000 --temperature 1.0 --out reports/gg-gpu; fi
+RESULTS := gg31k gg-cpu $(if $(GPU),gg-gpu)
+reproduce: $(addprefix reproduce-,$(RESULTS))
+
+$(CORPUS)/manifest.json: | setup
+	$(GG) generate --episodes 60000 --seed 0 --workers 2 --out $(CORPUS) --quiet
+
+$(addprefix reproduce-,gg31k gg-cpu gg-gpu): reproduce-%: setup $(CORPUS)/manifest.json
+	rm -rf runs/$*-final
+	$(GG) train fit --config configs/$*.yaml --data.path $(CORPUS) --run_dir runs/$*-final --trainer.enable_progress_bar false
+	$(GG) evaluate --ckpt runs/$*-final/checkpoints/last.ckpt --corpus $(CORPUS) --num 1000 --temperature 1.0 --out reports/$*
 
 test: setup
 	$(PY) -m pytest
