@@ -8,17 +8,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import lightning as L
 import numpy as np
 import pytest
 import torch
 import yaml
+from lightning.pytorch.callbacks import ModelCheckpoint
 
 from gamegrammar.cli import main
 from gamegrammar.codec import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games.snake import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
-from gamegrammar.training import EpisodeWindows, GameGPTModule, collate_windows, lr_factor
+from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor
 
 CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("*.yaml"))
 
@@ -132,18 +134,32 @@ def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
     assert steps and min(steps) >= 6 and max(steps) == 9
 
 
-def test_last_ckpt_is_the_final_state_when_the_time_budget_stops_training(tmp_path, tiny_corpus):
-    config = tiny_config(tmp_path, tiny_corpus, max_steps=100_000)
-    settings = yaml.safe_load(config.read_text())
-    for cb in settings["trainer"]["callbacks"]:
-        if "every_n_train_steps" in cb["init_args"]:
-            cb["init_args"]["every_n_train_steps"] = 100_000  # no periodic save comes before the budget ends
-    config.write_text(yaml.safe_dump(settings))
-    args = ["--trainer.max_time", "00:00:00:01", "--trainer.val_check_interval", "50", "--data.batch_size", "1"]  # stops mid-epoch
-    assert main(["train", "fit", "--config", str(config), *args]) == 0
-    steps = [int(r["step"]) for r in metrics(tmp_path / "run") if r.get("train/loss")]
-    assert 0 < max(steps) < 100_000
-    assert torch.load(tmp_path / "run" / "checkpoints" / "last.ckpt", weights_only=True)["global_step"] == max(steps) + 1
+class StopAt(L.Callback):
+    """Stops training after `step` steps from a callback, as the Timer does when max_time runs out."""
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_end(self, trainer, *args) -> None:
+        trainer.should_stop = trainer.global_step >= self.step
+
+
+def test_last_ckpt_is_the_final_state_whatever_stops_training(tmp_path, tiny_corpus):
+    """A run stopped between periodic saves (max_time, say) still leaves its final state in last.ckpt."""
+    data = CorpusDataModule(str(tiny_corpus), batch_size=4, windows="random")
+    module = GameGPTModule("gg31k", vocab_size=data.vocab_size)
+    every_2 = ModelCheckpoint(dirpath=tmp_path, save_last=True, save_top_k=0, every_n_train_steps=2)
+    trainer = L.Trainer(
+        max_steps=100,
+        callbacks=[every_2, StopAt(5)],
+        logger=False,
+        limit_val_batches=0,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+    trainer.fit(module, data)
+    assert trainer.global_step == 5
+    assert torch.load(tmp_path / "last.ckpt", weights_only=True)["global_step"] == 5  # not 4, the last periodic save
 
 
 def test_a_fresh_fit_refuses_an_earlier_runs_checkpoints(tmp_path, tiny_corpus, capsys):
