@@ -99,13 +99,21 @@ def render_markdown(analysis: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_analysis(analysis: dict[str, Any], out: str | Path) -> Path:
-    """analysis.json, analysis.md and the plots in `out`; returns the markdown path."""
+def write_documents(doc: dict[str, Any], out: str | Path, stem: str, plots: Any, render: Any) -> Path:
+    """`stem`.json, `stem`.md and the plots (`plots(doc, out)` -> their names) in `out`; returns the markdown path.
+
+    One writer for reports and analyses: both are a dict rendered to markdown beside its JSON and plots.
+    """
     from gamegrammar.io import atomic_write_json, atomic_write_text
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    analysis["plots"] = write_plots(analysis, out)
-    atomic_write_json(out / "analysis.json", json_ready(analysis))
-    atomic_write_text(out / "analysis.md", render_markdown(analysis))
-    return out / "analysis.md"
+    doc["plots"] = plots(doc, out)
+    atomic_write_json(out / f"{stem}.json", json_ready(doc))
+    atomic_write_text(out / f"{stem}.md", render(doc))
+    return out / f"{stem}.md"
+
+
+def write_analysis(analysis: dict[str, Any], out: str | Path) -> Path:
+    """analysis.json, analysis.md and the plots in `out`; returns the markdown path."""
+    return write_documents(analysis, out, "analysis", write_plots, render_markdown)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gamegrammar.evaluation.validity import RULES
-from gamegrammar.io import atomic_write, atomic_write_json, atomic_write_text
+from gamegrammar.io import atomic_write
 
 
 def _pct(rate: float | None) -> str:
@@ -143,14 +143,9 @@ def write_plots(report: dict[str, Any], out: Path) -> list[str]:
 
 def write_report(report: dict[str, Any], out: str | Path) -> Path:
     """Write report.json, report.md and the plots into `out`; returns the markdown path."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    report["plots"] = write_plots(report, out)
-    from gamegrammar.evaluation.analysis import json_ready  # drops tier 3's arrays
+    from gamegrammar.evaluation.analysis import write_documents  # analysis.py builds on this module
 
-    atomic_write_json(out / "report.json", json_ready(report))
-    atomic_write_text(out / "report.md", render_markdown(report))
-    return out / "report.md"
+    return write_documents(report, out, "report", write_plots, render_markdown)
 
 
 def results_row(report: dict[str, Any]) -> dict[str, str]:
