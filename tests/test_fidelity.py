@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import torch
 
@@ -63,3 +65,7 @@ def test_teacher_forced_windows_score_every_position_once(tiny_corpus):
     result = teacher_forced(GameGPT(config), ids, tokens)
     assert result["positions"] == sum(len(rule_determined_positions(t)) for t in tokens)
     assert 0 <= result["accuracy"] <= 1 and result["episodes"] == 6
+    # every tick's outcome, once, under the outcome the rules dictate
+    kinds = Counter(t[i + 1] for t in tokens for i, tok in enumerate(t) if tok.startswith("INPUT_"))
+    assert {k: v["count"] for k, v in result["outcomes"].items()} == dict(kinds)
+    assert sum(v["count"] for v in result["outcomes"].values()) <= result["categories"]["outcome"]["count"]

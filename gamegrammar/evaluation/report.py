@@ -60,6 +60,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += ["| category | tokens | argmax accuracy | mean probability |", "| --- | --- | --- | --- |"]
         for cat, c in teacher["categories"].items():
             lines.append(f"| {cat} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
+        if teacher.get("outcomes"):
+            lines += ["", "The tick outcome (the token after the input) by what the rules dictate:", ""]
+            lines += ["| true outcome | ticks | argmax accuracy | mean probability |", "| --- | --- | --- | --- |"]
+            for kind, c in teacher["outcomes"].items():
+                lines.append(f"| {kind} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
     if any(report.get(k) for k in ("tier2", "tier3", "probes")):
         from gamegrammar.evaluation.analysis import markdown_sections
 
