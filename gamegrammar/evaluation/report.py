@@ -19,6 +19,11 @@ def _interval(entry: dict[str, Any]) -> str:
     return f"{_pct(entry['rate'])} [{_pct(lo)}, {_pct(hi)}]"
 
 
+def _by_count(kinds: dict[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Outcome kinds, the most frequent first (report.json stores its keys sorted by name)."""
+    return sorted(kinds.items(), key=lambda kv: -kv[1]["count"])
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     meta, validity = report["meta"], report["validity"]
     n = validity["sequences"]
@@ -63,7 +68,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         if teacher.get("outcomes"):
             lines += ["", "The tick outcome (the token after the input) by what the rules dictate:", ""]
             lines += ["| true outcome | ticks | argmax accuracy | mean probability |", "| --- | --- | --- | --- |"]
-            for kind, c in teacher["outcomes"].items():
+            for kind, c in _by_count(teacher["outcomes"]):
                 lines.append(f"| {kind} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
     if any(report.get(k) for k in ("tier2", "tier3", "probes")):
         from gamegrammar.evaluation.analysis import markdown_sections
@@ -163,7 +168,11 @@ def results_row(report: dict[str, Any]) -> dict[str, str]:
         f = report["fidelity"]
         row["TV length/score/end"] = f"{f['length_ticks']['tv']:.3f} / {f['score']['tv']:.3f} / {f['end_reason']['tv']:.3f}"
     if report.get("teacher_forced"):
-        row["teacher-forced"] = _pct(report["teacher_forced"]["accuracy"])
+        teacher = report["teacher_forced"]
+        row["teacher-forced"] = _pct(teacher["accuracy"])
+        kinds = teacher.get("outcomes", {})
+        if kinds:
+            row["teacher-forced outcomes"] = ", ".join(f"{k} {_pct(c['accuracy'])}" for k, c in _by_count(kinds))
     return row
 
 
