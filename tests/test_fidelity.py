@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-import torch
 
 from gamegrammar.corpus import Corpus
 from gamegrammar.evaluation.fidelity import (
@@ -12,10 +11,8 @@ from gamegrammar.evaluation.fidelity import (
     ks_statistic,
     rule_determined_positions,
     summarize_episode,
-    teacher_forced,
     total_variation,
 )
-from gamegrammar.model import GameGPT, GPTConfig
 
 
 def test_episode_summaries_match_the_corpus_index(tiny_corpus):
@@ -55,14 +52,8 @@ def test_rule_determined_positions_skip_inputs_spawns_and_the_opening(tiny_corpu
     assert set(positions.values()) <= set(CATEGORIES)
 
 
-def test_teacher_forced_windows_score_every_position_once(tiny_corpus):
-    corpus = Corpus(tiny_corpus)
-    rows = range(6)
-    ids = [corpus.episode_ids(r) for r in rows]
-    tokens = [corpus.episode_tokens(r) for r in rows]
-    torch.manual_seed(0)
-    config = GPTConfig(vocab_size=len(corpus.tokenizer), block_size=64, n_layer=1, n_head=2, n_embd=16, tick_table=16)
-    result = teacher_forced(GameGPT(config), ids, tokens)
+def test_teacher_forced_windows_score_every_position_once(untrained_teacher_forced):
+    tokens, result = untrained_teacher_forced  # 6 episodes, longer than the 64-token context
     assert result["positions"] == sum(len(rule_determined_positions(t)) for t in tokens)
     assert 0 <= result["accuracy"] <= 1 and result["episodes"] == 6
     # every tick's outcome, once, under the outcome the rules dictate
