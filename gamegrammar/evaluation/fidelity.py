@@ -212,6 +212,6 @@ def teacher_forced(model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Se
         "categories": per,
         "outcomes": {
             kind: {"count": len(v), "accuracy": float(np.mean([h for h, _ in v])), "mean_prob": float(np.mean([q for _, q in v]))}
-            for kind, v in sorted(kinds.items(), key=lambda kv: -len(kv[1]))
+            for kind, v in kinds.items()
         },
     }
