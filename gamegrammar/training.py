@@ -22,7 +22,7 @@ import math
 import time
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import lightning as L
 import numpy as np
@@ -137,6 +137,11 @@ class CorpusDataModule(L.LightningDataModule):
         """The model's vocab_size (the CLI links it into --model)."""
         return len(self.tokenizer)
 
+    @property
+    def board(self) -> tuple[int, int]:
+        """The board's width and height, for the model's coordinate features (the CLI links it into --model)."""
+        return self.corpus.game.width, self.corpus.game.height
+
     def checkpoint_info(self) -> dict[str, Any]:
         """What a checkpoint needs to sample and evaluate without the corpus (plain python types)."""
         return {
@@ -194,22 +199,39 @@ class CorpusDataModule(L.LightningDataModule):
 # ---------------------------------------------------------------- model
 
 
-def lr_factor(step: int, warmup_steps: int, max_steps: int, min_ratio: float) -> float:
-    """Linear warmup to 1, then cosine decay to min_ratio at max_steps (and flat after)."""
+LrSchedule = Literal["cosine", "wsd"]
+
+
+def lr_factor(
+    step: int, warmup_steps: int, max_steps: int, min_ratio: float, schedule: LrSchedule = "cosine", decay_fraction: float = 0.2
+) -> float:
+    """The learning rate at `step` as a fraction of the peak: linear warmup to 1, then down to min_ratio at max_steps.
+
+    "cosine" decays from the end of warmup; "wsd" (warmup-stable-decay) holds the peak and decays linearly over
+    the last `decay_fraction` of max_steps only, so a short run spends more of its steps at the peak rate.
+    """
     if step < warmup_steps:
         return (step + 1) / warmup_steps
     if step >= max_steps:
         return min_ratio
+    if schedule == "wsd":
+        decay_start = max(warmup_steps, max_steps - round(decay_fraction * max_steps))
+        if step < decay_start:
+            return 1.0
+        return 1.0 - (1.0 - min_ratio) * (step - decay_start) / max(1, max_steps - decay_start)
     progress = (step - warmup_steps) / max(1, max_steps - warmup_steps)
     return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
 class GameGPTModule(L.LightningModule):
-    """GameGPT trained by next-token prediction with AdamW, warmup and cosine decay.
+    """GameGPT trained by next-token prediction with AdamW, warmup and a decaying learning rate.
 
     preset names a shape (see gamegrammar.model.PRESETS); any model field given
     here overrides it. vocab_size comes from the corpus (linked by the CLI).
-    max_steps: length of the cosine decay; default the Trainer's max_steps.
+    max_steps: where the learning-rate schedule ends; default the Trainer's max_steps.
+    lr_schedule: "cosine" decay after warmup, or "wsd" (hold the peak, decay over the last decay_fraction).
+    coord_features: give the X and Y tokens a fixed encoding of their coordinate (see GPTConfig.board_width);
+    board (linked by the CLI from the corpus) is its size.
     outcome_weight: training-loss weight of each tick's outcome (the token after INPUT_d:
     MOVE, EAT or a death), the rule small models learn last; 1 is the plain mean.
     val/loss is always the plain mean, so runs stay comparable.
@@ -227,12 +249,16 @@ class GameGPTModule(L.LightningModule):
         bias: bool | None = None,
         tick_table: int | None = None,
         rope: bool | None = None,
+        coord_features: bool = False,
+        board: tuple[int, int] | None = None,
         lr: float = 1e-3,
         weight_decay: float = 0.1,
         betas: tuple[float, float] = (0.9, 0.95),
         warmup_steps: int = 100,
         max_steps: int | None = None,
         min_lr_ratio: float = 0.1,
+        lr_schedule: LrSchedule = "cosine",
+        decay_fraction: float = 0.2,
         compile: bool = False,
         outcome_weight: float = 1.0,
     ) -> None:
@@ -240,6 +266,9 @@ class GameGPTModule(L.LightningModule):
         self.save_hyperparameters()
         if vocab_size is None:
             raise GameGrammarError("the model's vocab_size comes from the corpus: pass vocab_size=datamodule.vocab_size")
+        if coord_features and board is None:
+            raise GameGrammarError("the model's coordinate features need the board size: pass board=datamodule.board")
+        width, height = board if coord_features and board is not None else (None, None)
         self.config: GPTConfig = preset_config(
             preset,
             vocab_size=vocab_size,
@@ -251,7 +280,13 @@ class GameGPTModule(L.LightningModule):
             bias=bias,
             tick_table=tick_table,
             rope=rope,
+            board_width=width,
+            board_height=height,
         )
+        if lr_schedule not in get_args(LrSchedule):
+            raise GameGrammarError(f"--model.lr_schedule must be one of {', '.join(get_args(LrSchedule))}, got {lr_schedule!r}")
+        if not 0 < decay_fraction <= 1:
+            raise GameGrammarError(f"--model.decay_fraction must be in (0, 1], got {decay_fraction}")
         if outcome_weight <= 0:
             raise GameGrammarError(f"--model.outcome_weight must be positive, got {outcome_weight}")
         self.model = GameGPT(self.config)
@@ -268,6 +303,8 @@ class GameGPTModule(L.LightningModule):
         if isinstance(dm, CorpusDataModule):
             if dm.vocab_size != self.config.vocab_size:
                 raise GameGrammarError(f"corpus {dm.path} has {dm.vocab_size} tokens; the model's vocab_size is {self.config.vocab_size}")
+            if self.config.board_width and dm.tokenizer.ids.get("X0") != self.config.x0_id:
+                raise GameGrammarError(f"corpus {dm.path}'s X0 token is not token {self.config.x0_id}, where coordinate features expect it")
             self.corpus_info = dm.checkpoint_info()
             ids = dm.tokenizer.ids
             self._input_ids = torch.tensor([ids[t] for t in ids if t.startswith("INPUT_")])
@@ -324,7 +361,14 @@ class GameGPTModule(L.LightningModule):
         max_steps = hp.max_steps
         if max_steps is None:
             max_steps = self.trainer.max_steps if self.trainer.max_steps > 0 else int(self.trainer.estimated_stepping_batches)
-        schedule = partial(lr_factor, warmup_steps=max(1, hp.warmup_steps), max_steps=max_steps, min_ratio=hp.min_lr_ratio)
+        schedule = partial(
+            lr_factor,
+            warmup_steps=max(1, hp.warmup_steps),
+            max_steps=max_steps,
+            min_ratio=hp.min_lr_ratio,
+            schedule=hp.get("lr_schedule", "cosine"),  # checkpoints from before the option have none
+            decay_fraction=hp.get("decay_fraction", 0.2),
+        )
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
 

@@ -15,9 +15,11 @@ import torch
 import yaml
 from lightning.pytorch.callbacks import ModelCheckpoint
 
+from gamegrammar.checkpoint import load_checkpoint
 from gamegrammar.cli import main
 from gamegrammar.codec import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.errors import GameGrammarError
 from gamegrammar.games.snake import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
 from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor
@@ -100,6 +102,20 @@ def test_lr_schedule():
     assert lr_factor(100, 10, 100, 0.1) == lr_factor(500, 10, 100, 0.1) == pytest.approx(0.1)
 
 
+def test_wsd_schedule_holds_the_peak_then_decays_linearly():
+    def wsd(step: int) -> float:
+        return lr_factor(step, 10, 100, 0.1, schedule="wsd", decay_fraction=0.2)
+
+    assert wsd(0) == pytest.approx(0.1)
+    assert wsd(10) == wsd(50) == wsd(80) == 1.0
+    assert wsd(90) == pytest.approx(0.55)
+    assert wsd(100) == wsd(500) == pytest.approx(0.1)
+    assert all(wsd(s) > wsd(s + 1) for s in range(80, 100))
+    # The whole run decaying is the warmup's end onwards, never before it.
+    assert lr_factor(5, 10, 100, 0.1, schedule="wsd", decay_fraction=1.0) == pytest.approx(0.6)
+    assert lr_factor(10, 10, 100, 0.1, schedule="wsd", decay_fraction=1.0) == 1.0
+
+
 # ---------------------------------------------------------------- the CLI
 
 
@@ -132,6 +148,21 @@ def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
     assert torch.load(last, weights_only=True)["global_step"] == 10
     steps = [int(r["step"]) for r in metrics(run)[len(first) :] if r.get("train/loss")]
     assert steps and min(steps) >= 6 and max(steps) == 9
+
+
+def test_coordinate_features_train_from_the_cli_and_load_for_sampling(tmp_path, tiny_corpus):
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=2)
+    options = ["--model.coord_features", "true", "--model.lr_schedule", "wsd", "--trainer.logger", "false"]
+    assert main(["train", "fit", "--config", str(config), *options]) == 0
+    loaded = load_checkpoint(tmp_path / "run" / "checkpoints" / "last.ckpt")
+    assert (loaded.gpt_config.board_width, loaded.gpt_config.board_height) == (10, 10)
+    assert loaded.model.wcoord is not None
+    assert loaded.tokenizer.ids["X0"] == loaded.gpt_config.x0_id
+
+
+def test_coordinate_features_need_the_board():
+    with pytest.raises(GameGrammarError, match="coordinate features need the board size"):
+        GameGPTModule("gg31k", vocab_size=250, coord_features=True)
 
 
 class StopAt(L.Callback):
@@ -194,6 +225,7 @@ def test_resume_on_a_corpus_with_another_vocabulary_is_one_line(tmp_path, tiny_c
         (["--model.preset", "huge"], "unknown model preset 'huge'; choose from gg31k, gg-cpu, gg-gpu"),
         (["--data.block_size", "65"], "--data.block_size 65 is longer than the model's position table (64 tokens)"),
         (["--model.outcome_weight", "0"], "--model.outcome_weight must be positive, got 0.0"),
+        (["--model.decay_fraction", "1.5"], "--model.decay_fraction must be in (0, 1], got 1.5"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, tiny_corpus, capsys, args, message):
