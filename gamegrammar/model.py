@@ -42,15 +42,8 @@ class GPTConfig:
     # Rotary position embeddings in attention instead of a learned position table: "the coordinate a few
     # tokens back" is then the same pattern at every position, which is most of what MOVE needs.
     rope: bool = False
-    # Coordinate features for a board_width x board_height board (0 = off): the X_i and Y_j tokens also carry a
-    # fixed encoding of i (or j), cos and sin of pi*k*i/W for k = 1..W. In it "one cell over" is a rotation and
-    # "the same cell" a large dot product, which is what EAT (next head == food) and DIE_SELF (next head ==
-    # a body cell) compare; with categorical embeddings alone the model must first learn the order of the cells.
-    board_width: int = 0
-    board_height: int = 0
     tick_id: int = 4  # the TICK token (codec.vocabulary's order is fixed)
     bos_id: int = 2
-    x0_id: int = 30  # X0; the X tokens run on into the Y tokens
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
@@ -64,14 +57,6 @@ class GPTConfig:
             raise GameGrammarError(f"model tick_table must be >= 0, got {self.tick_table}")
         if not 0 <= self.dropout < 1:
             raise GameGrammarError(f"model dropout must be in [0, 1), got {self.dropout}")
-        if min(self.board_width, self.board_height) < 0 or (self.board_width > 0) != (self.board_height > 0):
-            raise GameGrammarError(
-                f"model board_width and board_height must both be positive or both 0, got {self.board_width}, {self.board_height}"
-            )
-        if self.board_width and self.x0_id + self.board_width + self.board_height > self.vocab_size:
-            raise GameGrammarError(
-                f"a {self.board_width}x{self.board_height} board's coordinate tokens do not fit a vocabulary of {self.vocab_size}"
-            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -125,21 +110,6 @@ class KVCache:
         """Keep only these batch rows (in this order), so finished sequences stop costing work."""
         rows = rows.to(self.k.device)
         self.k, self.v, self.ticks = self.k[:, rows], self.v[:, rows], self.ticks[rows]
-
-
-def coordinate_features(config: GPTConfig) -> Tensor:
-    """[vocab_size, 2W + 2H]: the X tokens' cos/sin features in the first 2W columns, the Y tokens' in the rest.
-
-    With the frequencies pi*k/n (k = 1..n) every cell matches itself best by dot product, one cell over is the
-    same rotation at every cell, and the lowest turns half a circle across the board, so the rotation does not
-    wrap around from one edge to the other (the walls are there).
-    """
-    w, h = config.board_width, config.board_height
-    table = torch.zeros(config.vocab_size, 2 * (w + h))
-    for first, column, n in ((config.x0_id, 0, w), (config.x0_id + w, 2 * w, h)):
-        angle = math.pi * torch.arange(n, dtype=torch.float)[:, None] * torch.arange(1, n + 1, dtype=torch.float)[None, :] / n
-        table[first : first + n, column : column + 2 * n] = torch.cat([angle.cos(), angle.sin()], dim=1)
-    return table
 
 
 def rotary_tables(head_dim: int, length: int, base: float = 10000.0) -> tuple[Tensor, Tensor]:
@@ -222,10 +192,6 @@ class GameGPT(nn.Module):
             self.register_buffer("rope_cos", cos, persistent=False)
             self.register_buffer("rope_sin", sin, persistent=False)
         self.wtick = nn.Embedding(config.tick_table, config.n_embd) if config.tick_table else None
-        self.wcoord = None
-        if config.board_width:
-            self.register_buffer("coord_table", coordinate_features(config), persistent=False)
-            self.wcoord = nn.Linear(self.coord_table.shape[1], config.n_embd, bias=False)
         self.drop = nn.Dropout(config.dropout)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.n_embd, bias=config.bias)
@@ -300,8 +266,6 @@ class GameGPT(nn.Module):
             rope = (self.rope_cos[pos], self.rope_sin[pos])
         if self.wtick is not None:
             x = x + self.wtick(self.tick_clock(idx, cache).clamp_(max=self.config.tick_table - 1))
-        if self.wcoord is not None:
-            x = x + self.wcoord(self.coord_table[idx])
         x = self.drop(x)
         for layer, block in enumerate(self.blocks):
             x = block(x, cache, layer, rope)

@@ -137,11 +137,6 @@ class CorpusDataModule(L.LightningDataModule):
         """The model's vocab_size (the CLI links it into --model)."""
         return len(self.tokenizer)
 
-    @property
-    def board(self) -> tuple[int, int]:
-        """The board's width and height, for the model's coordinate features (the CLI links it into --model)."""
-        return self.corpus.game.width, self.corpus.game.height
-
     def checkpoint_info(self) -> dict[str, Any]:
         """What a checkpoint needs to sample and evaluate without the corpus (plain python types)."""
         return {
@@ -230,8 +225,6 @@ class GameGPTModule(L.LightningModule):
     here overrides it. vocab_size comes from the corpus (linked by the CLI).
     max_steps: where the learning-rate schedule ends; default the Trainer's max_steps.
     lr_schedule: "cosine" decay after warmup, or "wsd" (hold the peak, decay over the last decay_fraction).
-    coord_features: give the X and Y tokens a fixed encoding of their coordinate (see GPTConfig.board_width);
-    board (linked by the CLI from the corpus) is its size.
     outcome_weight: training-loss weight of each tick's outcome (the token after INPUT_d:
     MOVE, EAT or a death), the rule small models learn last; 1 is the plain mean.
     val/loss is always the plain mean, so runs stay comparable.
@@ -249,8 +242,6 @@ class GameGPTModule(L.LightningModule):
         bias: bool | None = None,
         tick_table: int | None = None,
         rope: bool | None = None,
-        coord_features: bool = False,
-        board: tuple[int, int] | None = None,
         lr: float = 1e-3,
         weight_decay: float = 0.1,
         betas: tuple[float, float] = (0.9, 0.95),
@@ -266,9 +257,6 @@ class GameGPTModule(L.LightningModule):
         self.save_hyperparameters()
         if vocab_size is None:
             raise GameGrammarError("the model's vocab_size comes from the corpus: pass vocab_size=datamodule.vocab_size")
-        if coord_features and board is None:
-            raise GameGrammarError("the model's coordinate features need the board size: pass board=datamodule.board")
-        width, height = board if coord_features and board is not None else (None, None)
         self.config: GPTConfig = preset_config(
             preset,
             vocab_size=vocab_size,
@@ -280,8 +268,6 @@ class GameGPTModule(L.LightningModule):
             bias=bias,
             tick_table=tick_table,
             rope=rope,
-            board_width=width,
-            board_height=height,
         )
         if lr_schedule not in get_args(LrSchedule):
             raise GameGrammarError(f"--model.lr_schedule must be one of {', '.join(get_args(LrSchedule))}, got {lr_schedule!r}")
@@ -303,8 +289,6 @@ class GameGPTModule(L.LightningModule):
         if isinstance(dm, CorpusDataModule):
             if dm.vocab_size != self.config.vocab_size:
                 raise GameGrammarError(f"corpus {dm.path} has {dm.vocab_size} tokens; the model's vocab_size is {self.config.vocab_size}")
-            if self.config.board_width and dm.tokenizer.ids.get("X0") != self.config.x0_id:
-                raise GameGrammarError(f"corpus {dm.path}'s X0 token is not token {self.config.x0_id}, where coordinate features expect it")
             self.corpus_info = dm.checkpoint_info()
             ids = dm.tokenizer.ids
             self._input_ids = torch.tensor([ids[t] for t in ids if t.startswith("INPUT_")])

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 import torch
 
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.model import IGNORE_INDEX, PRESETS, GameGPT, GPTConfig, coordinate_features, preset
+from gamegrammar.model import IGNORE_INDEX, PRESETS, GameGPT, GPTConfig, preset
 
 
 def small(**kw) -> GameGPT:
@@ -149,58 +147,3 @@ def test_rotary_model_is_causal_and_its_cache_matches_the_full_pass():
     cache = model.new_cache(3)
     steps = [model(idx[:, :10], cache=cache)[0]] + [model(idx[:, t : t + 1], cache=cache)[0] for t in range(10, 40)]
     assert torch.allclose(torch.cat(steps, 1), full, atol=1e-5)
-
-
-def test_coordinate_features_encode_the_x_and_y_tokens_only():
-    from gamegrammar.codec import vocabulary
-    from gamegrammar.games.snake import SnakeConfig
-
-    vocab = vocabulary(SnakeConfig(width=7, height=5))
-    config = GPTConfig(vocab_size=len(vocab), block_size=16, n_layer=1, n_head=2, n_embd=16, board_width=7, board_height=5)
-    assert vocab[config.x0_id] == "X0" and vocab[config.x0_id + 7] == "Y0"
-    table = coordinate_features(config)
-    assert table.shape == (len(vocab), 2 * (7 + 5))
-    coords = [i for i, t in enumerate(vocab) if t[0] in "XY" and t[1:].isdigit()]
-    assert table[[i for i in range(len(vocab)) if i not in coords]].abs().sum() == 0
-    xs, ys = table[config.x0_id : config.x0_id + 7], table[config.x0_id + 7 : config.x0_id + 12]
-    assert xs[:, 14:].abs().sum() == 0 and ys[:, :14].abs().sum() == 0  # X and Y in their own columns
-    for cells in (xs[:, :14], ys[:, 14:]):
-        n = len(cells)
-        similarity = cells @ cells.T
-        assert torch.equal(similarity.argmax(dim=1), torch.arange(n))  # a cell matches itself best
-        # one cell over is one rotation per frequency (cos columns, then sin), the same at every cell...
-        delta = torch.pi * torch.arange(1, n + 1) / n
-        cos, sin = cells[:, :n], cells[:, n:]
-        step = torch.cat([cos * delta.cos() - sin * delta.sin(), sin * delta.cos() + cos * delta.sin()], dim=1)
-        assert torch.allclose(step[:-1], cells[1:], atol=1e-5)
-        # ...and it does not wrap around: past the last cell is no cell of the board, as the walls say
-        assert (cells - step[-1]).norm(dim=1).min() > 1.0
-
-
-def test_coordinate_features_change_the_coordinate_tokens_and_keep_the_cache_exact():
-    torch.manual_seed(0)
-    config = GPTConfig(vocab_size=60, block_size=24, n_layer=2, n_head=2, n_embd=16, rope=True, board_width=6, board_height=6)
-    model = GameGPT(config).eval()
-    assert "coord_table" not in model.state_dict()  # computed from the config, never stored
-    idx = torch.randint(0, 60, (2, 24))
-    full, _ = model(idx)
-    cache = model.new_cache(2)
-    steps = [model(idx[:, :9], cache=cache)[0]] + [model(idx[:, t : t + 1], cache=cache)[0] for t in range(9, 24)]
-    assert torch.allclose(torch.cat(steps, 1), full, atol=1e-5)
-    plain = GameGPT(replace(config, board_width=0, board_height=0)).eval()
-    plain.load_state_dict({k: v for k, v in model.state_dict().items() if not k.startswith("wcoord")})
-    differs = (plain(idx)[0] - full).abs().amax(dim=-1) > 1e-6
-    is_coord = (idx >= config.x0_id) & (idx < config.x0_id + 12)
-    assert torch.equal(differs[:, 0], is_coord[:, 0])  # position 0 sees only its own token
-
-
-@pytest.mark.parametrize(
-    ("fields", "message"),
-    [
-        ({"board_width": 10}, "model board_width and board_height must both be positive or both 0, got 10, 0"),
-        ({"board_width": 20, "board_height": 20, "vocab_size": 60}, "a 20x20 board's coordinate tokens do not fit a vocabulary of 60"),
-    ],
-)
-def test_coordinate_feature_config_errors(fields, message):
-    with pytest.raises(GameGrammarError, match=f"^{message}$"):
-        GPTConfig(**{"vocab_size": 300, **fields})

@@ -15,11 +15,9 @@ import torch
 import yaml
 from lightning.pytorch.callbacks import ModelCheckpoint
 
-from gamegrammar.checkpoint import load_checkpoint
 from gamegrammar.cli import main
 from gamegrammar.codec import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
-from gamegrammar.errors import GameGrammarError
 from gamegrammar.games.snake import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
 from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor
@@ -150,19 +148,21 @@ def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
     assert steps and min(steps) >= 6 and max(steps) == 9
 
 
-def test_coordinate_features_train_from_the_cli_and_load_for_sampling(tmp_path, tiny_corpus):
-    config = tiny_config(tmp_path, tiny_corpus, max_steps=2)
-    options = ["--model.coord_features", "true", "--model.lr_schedule", "wsd", "--trainer.logger", "false"]
+def test_wsd_schedule_trains_from_the_cli(tmp_path, tiny_corpus):
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=4)
+    options = [
+        "--model.lr_schedule",
+        "wsd",
+        "--model.decay_fraction",
+        "0.5",
+        "--model.warmup_steps",
+        "1",
+        "--trainer.log_every_n_steps",
+        "1",
+    ]
     assert main(["train", "fit", "--config", str(config), *options]) == 0
-    loaded = load_checkpoint(tmp_path / "run" / "checkpoints" / "last.ckpt")
-    assert (loaded.gpt_config.board_width, loaded.gpt_config.board_height) == (10, 10)
-    assert loaded.model.wcoord is not None
-    assert loaded.tokenizer.ids["X0"] == loaded.gpt_config.x0_id
-
-
-def test_coordinate_features_need_the_board():
-    with pytest.raises(GameGrammarError, match="coordinate features need the board size"):
-        GameGPTModule("gg31k", vocab_size=250, coord_features=True)
+    lrs = [float(r["train/lr"]) for r in metrics(tmp_path / "run") if r.get("train/lr")]
+    assert lrs[:2] == [pytest.approx(3e-3)] * 2 and lrs[2] < lrs[1]
 
 
 class StopAt(L.Callback):
