@@ -211,6 +211,7 @@ def test_evaluate_tiers_adds_the_analysis_to_the_report(tmp_path, tiny_corpus):
     assert main(args) == 0
     report = json.loads((out / "report.json").read_text())
     assert "tier2" in report and "tier3" not in report and "validity" in report
+    assert report["meta"]["max_length"] == 40
     assert "## Tier 2: rule emergence (3 held-out episodes" in (out / "report.md").read_text()
     assert "emergence.png" in report["plots"] and (out / "emergence.png").exists()
 

@@ -13,7 +13,7 @@ from gamegrammar.evaluation.validity import summarize, validate_many
 def corpus_report(tiny_corpus, untrained_teacher_forced) -> dict:
     tokens, teacher = untrained_teacher_forced
     return {
-        "meta": {"name": "corpus episodes"},
+        "meta": {"name": "corpus episodes", "max_length": 2048},
         "validity": summarize(validate_many(tokens, Corpus(tiny_corpus).game)),
         "teacher_forced": teacher,
     }
@@ -33,6 +33,7 @@ def test_results_table_has_a_column_per_report(tmp_path, tiny_corpus, untrained_
     assert table.startswith("| | a | b |")
     rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines()[2:]}
     assert {"samples", "strict full", "lenient structural", "teacher-forced", "teacher-forced outcomes"} <= set(rows)
+    assert rows["tokens per sample, at most"] == "| tokens per sample, at most | 2048 | 2048 |"
     assert "MOVE" in rows["teacher-forced outcomes"]
     write_report(json.loads(json.dumps(report)), tmp_path / "a")  # as evaluate writes it
     assert main(["evaluate", "--table", str(tmp_path / "a")]) == 0

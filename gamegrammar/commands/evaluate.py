@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from gamegrammar.commands.analyze import add_analysis_arguments, parse_tiers
-from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args
+from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args, sampling_config
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation.analysis import run_analysis
 from gamegrammar.evaluation.cli_tokens import read_token_file
@@ -141,6 +141,7 @@ def run_model(args: argparse.Namespace) -> int:
         raise GameGrammarError(f"the checkpoint was trained for another game config than the corpus {args.corpus}")
     config = corpus.game if corpus is not None else loaded.game
     stats = SamplingStats()
+    max_length = sampling_config(args, loaded.model.config.block_size).max_length
     sequences = sample_from_args(args, loaded, stats)
     start = time.perf_counter()
     verdicts = validate_many(sequences, config)
@@ -157,6 +158,7 @@ def run_model(args: argparse.Namespace) -> int:
             "model": model.describe(),
             "samples": len(sequences),
             "prompt": "BOS" if args.prompt_corpus is None else f"held-out prefixes of {args.prompt_ticks} ticks",
+            "max_length": max_length,  # tokens per sample at most: episodes longer than this are cut off
             "temperature": args.temperature,
             "top_k": args.top_k,
             "top_p": args.top_p,

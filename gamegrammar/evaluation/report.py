@@ -162,6 +162,8 @@ def results_row(report: dict[str, Any]) -> dict[str, str]:
     """The README results table's cells for one report: strict and lenient tiers with intervals, fidelity, teacher-forced."""
     v = report["validity"]
     row = {"samples": str(v["sequences"])}
+    if "max_length" in report["meta"]:  # reports written before it was recorded have none
+        row["tokens per sample, at most"] = str(report["meta"]["max_length"])
     row.update({f"strict {t}": _interval(e) for t, e in v["tiers"].items()})
     row.update({f"lenient {t}": _interval(e) for t, e in v["lenient"].items() if t != "full"})
     if report.get("fidelity"):
