@@ -118,7 +118,9 @@ class CorpusDataModule(L.LightningDataModule):
         num_workers: int = 0,
     ) -> None:
         super().__init__()
-        self.save_hyperparameters()
+        # block_size is left out: the model's hparams have their own (its context), and Lightning refuses to log
+        # two different values under one key, as --model.block_size 256 with the default data.block_size (None) has.
+        self.save_hyperparameters(ignore=["block_size"])
         if batch_size < 1:
             raise GameGrammarError(f"--data.batch_size must be at least 1, got {batch_size}")
         if block_size is not None and block_size < 1:

@@ -15,6 +15,7 @@ import torch
 import yaml
 from lightning.pytorch.callbacks import ModelCheckpoint
 
+from gamegrammar.checkpoint import load_checkpoint
 from gamegrammar.cli import main
 from gamegrammar.codec import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
@@ -146,6 +147,13 @@ def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
     assert torch.load(last, weights_only=True)["global_step"] == 10
     steps = [int(r["step"]) for r in metrics(run)[len(first) :] if r.get("train/loss")]
     assert steps and min(steps) >= 6 and max(steps) == 9
+
+
+def test_a_longer_model_context_alone_trains_from_the_cli(tmp_path, tiny_corpus):
+    """data.block_size follows the model's context; the two must not clash in the logged hyperparameters."""
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=2)
+    assert main(["train", "fit", "--config", str(config), "--model.block_size", "128"]) == 0
+    assert load_checkpoint(tmp_path / "run" / "checkpoints" / "last.ckpt").gpt_config.block_size == 128
 
 
 def test_wsd_schedule_trains_from_the_cli(tmp_path, tiny_corpus):
