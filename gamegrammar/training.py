@@ -352,8 +352,8 @@ class GameGPTModule(L.LightningModule):
             warmup_steps=max(1, hp.warmup_steps),
             max_steps=max_steps,
             min_ratio=hp.min_lr_ratio,
-            schedule=hp.get("lr_schedule", "cosine"),  # checkpoints from before the option have none
-            decay_fraction=hp.get("decay_fraction", 0.2),
+            schedule=hp.lr_schedule,
+            decay_fraction=hp.decay_fraction,
         )
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
