@@ -4,9 +4,10 @@
     python benchmarks/bench_training.py --corpus data/corpus --steps 20
 
 Times the real training pieces (CorpusDataModule's windows and collate, GameGPT,
-AdamW, gradient clipping) in a plain loop: it measures the model and data path,
-not Lightning's small per-step bookkeeping. Each preset runs with the batch size,
-window mode and augmentation of its config in configs/. Tokens are target tokens
+the config's optimizer, gradient clipping) in a plain loop: it measures the model and
+data path, not Lightning's small per-step bookkeeping. Each preset runs with the batch
+size, window mode, augmentation and optimizer of its config in configs/
+(`--optimizer adamw,muon` times each of those instead). Tokens are target tokens
 (padding excluded). For the default CPU preset it also splits a step into
 data-loader time and model time.
 """
@@ -26,6 +27,7 @@ from torch.utils.data import DataLoader
 
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.model import IGNORE_INDEX, GameGPT, preset
+from gamegrammar.optim import build_optimizer
 from gamegrammar.training import EpisodeWindows, collate_windows
 
 ORIGINAL_TOKENS_PER_S = 3.0  # DESIGN.md: about 21 s per 64-token step on 2 cores
@@ -38,21 +40,35 @@ def data_settings(name: str) -> dict:
     return {"batch_size": data.get("batch_size", 16), "windows": data.get("windows", "episode"), "augment": data.get("augment", False)}
 
 
+def optimizer_settings(name: str) -> dict:
+    """The optimizer fields of the `model:` section of configs/<name>.yaml (GameGPTModule's defaults where absent)."""
+    model = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text())["model"]
+    return {
+        "name": model.get("optimizer", "adamw"),
+        "lr": model.get("lr", 1e-3),
+        "weight_decay": model.get("weight_decay", 0.1),
+        "betas": tuple(model.get("betas", (0.9, 0.95))),
+        "muon_lr": model.get("muon_lr", 0.02),
+    }
+
+
 @dataclass
 class Result:
     preset: str
     device: str
+    optimizer: str
     params: int
     tokens_per_s: float
     data_s: float  # per step
     model_s: float  # per step
 
 
-def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict) -> Result:
+def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict, optim: dict) -> Result:
     torch.manual_seed(0)
     config = preset(name, vocab_size=len(corpus.tokenizer))
     model = GameGPT(config).to(device).train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    opt_name = optim["name"]
+    opt = build_optimizer(model, opt_name, **{k: v for k, v in optim.items() if k != "name"})
     windows = EpisodeWindows(corpus, corpus.split("train"), config.block_size, data["windows"], data["augment"])
     pad = corpus.tokenizer.pad_id
     loader = DataLoader(windows, batch_size=data["batch_size"], shuffle=True, collate_fn=partial(collate_windows, pad_id=pad))
@@ -82,7 +98,7 @@ def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict) -> Res
             data_s += t1 - t0
             model_s += t2 - t1
             tokens += int((y != IGNORE_INDEX).sum())
-    return Result(name, device, model.num_params(), tokens / (data_s + model_s), data_s / steps, model_s / steps)
+    return Result(name, device, opt_name, model.num_params(), tokens / (data_s + model_s), data_s / steps, model_s / steps)
 
 
 def main() -> None:
@@ -91,6 +107,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=None, help="timed steps per preset (default: 30 for gg31k, 6 for larger presets)")
     parser.add_argument("--presets", default=None, help="comma-separated (default: gg31k,gg-cpu on CPU; gg-gpu too on a GPU)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    parser.add_argument("--optimizer", default=None, help="comma-separated optimizers to time, e.g. adamw,muon (default: each config's)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -103,7 +120,7 @@ def main() -> None:
         devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
         print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads; corpus {path}: {len(corpus)} episodes")
         print(
-            f"{'preset':<8}{'device':>7}{'params':>12}{'batch':>7}{'windows':>9}{'tokens/s':>11}{'vs original':>13}"
+            f"{'preset':<8}{'device':>7}{'optimizer':>10}{'params':>12}{'batch':>7}{'windows':>9}{'tokens/s':>11}{'vs original':>13}"
             f"{'data ms/step':>14}{'model ms/step':>15}"
         )
         results = []
@@ -112,12 +129,14 @@ def main() -> None:
             for name in names:
                 steps = args.steps or (30 if name == "gg31k" or device == "cuda" else 6)
                 data = data_settings(name)
-                r = bench(corpus, name, device, steps, data)
-                results.append(r)
-                print(
-                    f"{r.preset:<8}{r.device:>7}{r.params:>12,}{data['batch_size']:>7}{data['windows']:>9}{r.tokens_per_s:>11,.0f}"
-                    f"{r.tokens_per_s / ORIGINAL_TOKENS_PER_S:>12,.0f}x{1e3 * r.data_s:>14.1f}{1e3 * r.model_s:>15.1f}"
-                )
+                optim = optimizer_settings(name)
+                for opt_name in args.optimizer.split(",") if args.optimizer else [optim["name"]]:
+                    r = bench(corpus, name, device, steps, data, {**optim, "name": opt_name})
+                    results.append(r)
+                    print(
+                        f"{r.preset:<8}{r.device:>7}{r.optimizer:>10}{r.params:>12,}{data['batch_size']:>7}{data['windows']:>9}"
+                        f"{r.tokens_per_s:>11,.0f}{r.tokens_per_s / ORIGINAL_TOKENS_PER_S:>12,.0f}x{1e3 * r.data_s:>14.1f}{1e3 * r.model_s:>15.1f}"
+                    )
         cpu = next((r for r in results if r.preset == "gg-cpu" and r.device == "cpu"), None)
         if cpu:
             share = cpu.data_s / (cpu.data_s + cpu.model_s)

@@ -37,6 +37,7 @@ from gamegrammar.corpus import Corpus
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.model import IGNORE_INDEX, GameGPT, GPTConfig
 from gamegrammar.model import preset as preset_config
+from gamegrammar.optim import OptimizerName, build_optimizer
 
 CHECKPOINT_KEY = "gamegrammar"  # our plain-python section of a Lightning checkpoint
 CHECKPOINT_FORMAT = 1
@@ -221,7 +222,7 @@ def lr_factor(
 
 
 class GameGPTModule(L.LightningModule):
-    """GameGPT trained by next-token prediction with AdamW, warmup and a decaying learning rate.
+    """GameGPT trained by next-token prediction with AdamW (or Muon), warmup and a decaying learning rate.
 
     preset names a shape (see gamegrammar.model.PRESETS); any model field given
     here overrides it. vocab_size comes from the corpus (linked by the CLI).
@@ -230,6 +231,7 @@ class GameGPTModule(L.LightningModule):
     outcome_weight: training-loss weight of each tick's outcome (the token after INPUT_d:
     MOVE, EAT or a death), the rule small models learn last; 1 is the plain mean.
     val/loss is always the plain mean, so runs stay comparable.
+    optimizer: "adamw", or "muon" (Muon on the blocks' matrices at muon_lr, AdamW at lr on embeddings, norms, biases).
     """
 
     def __init__(
@@ -254,6 +256,8 @@ class GameGPTModule(L.LightningModule):
         decay_fraction: float = 0.2,
         compile: bool = False,
         outcome_weight: float = 1.0,
+        optimizer: OptimizerName = "adamw",
+        muon_lr: float = 0.02,
     ) -> None:
         super().__init__()
         self.save_hyperparameters()
@@ -277,6 +281,10 @@ class GameGPTModule(L.LightningModule):
             raise GameGrammarError(f"--model.decay_fraction must be in (0, 1], got {decay_fraction}")
         if outcome_weight <= 0:
             raise GameGrammarError(f"--model.outcome_weight must be positive, got {outcome_weight}")
+        if optimizer not in get_args(OptimizerName):
+            raise GameGrammarError(f"--model.optimizer must be one of {', '.join(get_args(OptimizerName))}, got {optimizer!r}")
+        if muon_lr <= 0:
+            raise GameGrammarError(f"--model.muon_lr must be positive, got {muon_lr}")
         self.model = GameGPT(self.config)
         self._input_ids: torch.Tensor | None = None  # INPUT_d token ids, for outcome_weight
         self.corpus_info: dict[str, Any] | None = None  # filled from the datamodule or a checkpoint
@@ -340,10 +348,9 @@ class GameGPTModule(L.LightningModule):
 
     def configure_optimizers(self) -> dict[str, Any]:
         hp = self.hparams
-        decay = [p for p in self.model.parameters() if p.dim() >= 2]
-        no_decay = [p for p in self.model.parameters() if p.dim() < 2]
-        groups = [{"params": decay, "weight_decay": hp.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-        optimizer = torch.optim.AdamW(groups, lr=hp.lr, betas=tuple(hp.betas))
+        optimizer = build_optimizer(
+            self.model, hp.optimizer, lr=hp.lr, weight_decay=hp.weight_decay, betas=tuple(hp.betas), muon_lr=hp.muon_lr
+        )
         max_steps = hp.max_steps
         if max_steps is None:
             max_steps = self.trainer.max_steps if self.trainer.max_steps > 0 else int(self.trainer.estimated_stepping_batches)

@@ -173,6 +173,17 @@ def test_wsd_schedule_trains_from_the_cli(tmp_path, tiny_corpus):
     assert lrs[:2] == [pytest.approx(3e-3)] * 2 and lrs[2] < lrs[1]
 
 
+def test_muon_trains_and_resumes_from_the_cli(tmp_path, tiny_corpus):
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=4)
+    options = ["--model.optimizer", "muon", "--model.muon_lr", "0.05"]
+    assert main(["train", "fit", "--config", str(config), *options]) == 0
+    last = tmp_path / "run" / "checkpoints" / "last.ckpt"
+    state = torch.load(last, weights_only=True)["optimizer_states"][0]
+    assert [g["lr"] > 0 for g in state["param_groups"]] == [True] * 3 and "momentum_buffer" in state["state"][0]
+    assert main(["train", "fit", "--config", str(config), *options, "--trainer.max_steps", "6", "--ckpt_path", "last"]) == 0
+    assert torch.load(last, weights_only=True)["global_step"] == 6
+
+
 class StopAt(L.Callback):
     """Stops training after `step` steps from a callback, as the Timer does when max_time runs out."""
 
@@ -234,6 +245,7 @@ def test_resume_on_a_corpus_with_another_vocabulary_is_one_line(tmp_path, tiny_c
         (["--data.block_size", "65"], "--data.block_size 65 is longer than the model's position table (64 tokens)"),
         (["--model.outcome_weight", "0"], "--model.outcome_weight must be positive, got 0.0"),
         (["--model.decay_fraction", "1.5"], "--model.decay_fraction must be in (0, 1], got 1.5"),
+        (["--model.muon_lr", "0"], "--model.muon_lr must be positive, got 0.0"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, tiny_corpus, capsys, args, message):
