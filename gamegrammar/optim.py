@@ -36,6 +36,14 @@ def orthogonalize(g: torch.Tensor, steps: int = 5) -> torch.Tensor:
     return (x.T if tall else x).to(g.dtype)
 
 
+def evaluate_closure(closure: Callable[[], float] | None) -> float | None:
+    """The loss from an optimizer's closure (forward and backward), as torch's optimizers run it."""
+    if closure is None:
+        return None
+    with torch.enable_grad():
+        return closure()
+
+
 class Muon(torch.optim.Optimizer):
     """SGD with Nesterov momentum whose update is orthogonalized, for 2-D parameters only.
 
@@ -52,10 +60,7 @@ class Muon(torch.optim.Optimizer):
 
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> float | None:  # type: ignore[override]
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = evaluate_closure(closure)
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -108,10 +113,7 @@ class MuonAdamW(torch.optim.Optimizer):
 
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> float | None:  # type: ignore[override]
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = evaluate_closure(closure)
         self._muon.step()
         self._adamw.step()
         return loss
@@ -127,12 +129,12 @@ def build_optimizer(
     muon_lr: float,
 ) -> torch.optim.Optimizer:
     """AdamW with weight decay on matrices only; or Muon on the blocks' matrices and AdamW on the rest."""
-    muon = {id(p) for p in hidden_matrices(model)} if name == "muon" else set()
-    rest = [p for p in model.parameters() if id(p) not in muon]
+    muon = hidden_matrices(model) if name == "muon" else []
+    rest = [p for p in model.parameters() if all(p is not m for m in muon)]
     groups = [
         {"params": [p for p in rest if p.dim() >= 2], "weight_decay": weight_decay},
         {"params": [p for p in rest if p.dim() < 2], "weight_decay": 0.0},
     ]
     if name == "adamw":
         return torch.optim.AdamW(groups, lr=lr, betas=betas)
-    return MuonAdamW(hidden_matrices(model), groups, muon_lr=muon_lr, lr=lr, weight_decay=weight_decay, betas=betas)
+    return MuonAdamW(muon, groups, muon_lr=muon_lr, lr=lr, weight_decay=weight_decay, betas=betas)

@@ -395,5 +395,11 @@ class GameGPTModule(L.LightningModule):
         if saved["gpt_config"] != self.config.to_dict():
             diff = {k: v for k, v in saved["gpt_config"].items() if self.config.to_dict().get(k) != v}
             raise GameGrammarError(f"the checkpoint's model differs from the configured one: the checkpoint has {diff}")
+        trained_with = checkpoint.get("hyper_parameters", {}).get("optimizer", "adamw")  # runs before the option: AdamW
+        if checkpoint.get("optimizer_states") and trained_with != self.hparams.optimizer:
+            raise GameGrammarError(
+                f"the checkpoint was trained with --model.optimizer {trained_with}, not {self.hparams.optimizer}; "
+                "resume with the optimizer it was trained with"
+            )
         if self.corpus_info is None:
             self.corpus_info = {k: v for k, v in saved.items() if k != "gpt_config"}

@@ -184,6 +184,18 @@ def test_muon_trains_and_resumes_from_the_cli(tmp_path, tiny_corpus):
     assert torch.load(last, weights_only=True)["global_step"] == 6
 
 
+def test_resuming_with_another_optimizer_is_one_line(tmp_path, tiny_corpus, capsys):
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=2)
+    assert main(["train", "fit", "--config", str(config), "--model.optimizer", "adamw"]) == 0
+    capsys.readouterr()
+    code = main(["train", "fit", "--config", str(config), "--model.optimizer", "muon", "--trainer.max_steps", "4", "--ckpt_path", "last"])
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "gamegrammar: error: the checkpoint was trained with --model.optimizer adamw, not muon; "
+        "resume with the optimizer it was trained with"
+    )
+
+
 class StopAt(L.Callback):
     """Stops training after `step` steps from a callback, as the Timer does when max_time runs out."""
 
