@@ -366,7 +366,7 @@ class GameGPTModule(L.LightningModule):
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
 
     def on_train_batch_end(self, outputs: Any, batch: Any, batch_idx: int) -> None:
-        self.log("train/lr", self.optimizers().param_groups[0]["lr"])
+        self.log("train/lr", self.optimizers().param_groups[-1]["lr"])  # model.lr as scheduled (the first group is Muon's under muon)
         if self.trainer.global_step == self.trainer.max_steps or self.trainer.should_stop:
             # ModelCheckpoint writes last.ckpt only every n steps; make it the final state too, whether max_steps,
             # max_time (the Timer callback has set should_stop by now) or an early stop ends the run. Saved here,
