@@ -15,6 +15,7 @@ data-loader time and model time.
 from __future__ import annotations
 
 import argparse
+import inspect
 import tempfile
 import time
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from torch.utils.data import DataLoader
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.model import IGNORE_INDEX, GameGPT, preset
 from gamegrammar.optim import build_optimizer
-from gamegrammar.training import EpisodeWindows, collate_windows
+from gamegrammar.training import EpisodeWindows, GameGPTModule, collate_windows
 
 ORIGINAL_TOKENS_PER_S = 3.0  # DESIGN.md: about 21 s per 64-token step on 2 cores
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -43,13 +44,9 @@ def data_settings(name: str) -> dict:
 def optimizer_settings(name: str) -> dict:
     """The optimizer fields of the `model:` section of configs/<name>.yaml (GameGPTModule's defaults where absent)."""
     model = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text())["model"]
-    return {
-        "name": model.get("optimizer", "adamw"),
-        "lr": model.get("lr", 1e-3),
-        "weight_decay": model.get("weight_decay", 0.1),
-        "betas": tuple(model.get("betas", (0.9, 0.95))),
-        "muon_lr": model.get("muon_lr", 0.02),
-    }
+    defaults = {k: v.default for k, v in inspect.signature(GameGPTModule).parameters.items()}
+    fields = {k: model.get(k, defaults[k]) for k in ("optimizer", "lr", "weight_decay", "betas", "muon_lr")}
+    return {"name": fields.pop("optimizer"), **fields, "betas": tuple(fields["betas"])}
 
 
 @dataclass
