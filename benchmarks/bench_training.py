@@ -7,7 +7,7 @@ Times the real training pieces (CorpusDataModule's windows and collate, GameGPT,
 the config's optimizer, gradient clipping) in a plain loop: it measures the model and
 data path, not Lightning's small per-step bookkeeping. Each preset runs with the batch
 size, window mode, augmentation and optimizer of its config in configs/
-(`--optimizer adamw,muon` times each of those instead). Tokens are target tokens
+(`--optimizer adamw,muon` and `--windows packed,bucketed` time each of those instead). Tokens are target tokens
 (padding excluded). For the default CPU preset it also splits a step into
 data-loader time and model time.
 """
@@ -19,17 +19,15 @@ import inspect
 import tempfile
 import time
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 import torch
 import yaml
-from torch.utils.data import DataLoader
 
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.model import IGNORE_INDEX, GameGPT, preset
 from gamegrammar.optim import build_optimizer
-from gamegrammar.training import EpisodeWindows, GameGPTModule, collate_windows
+from gamegrammar.training import GameGPTModule, window_loader
 
 ORIGINAL_TOKENS_PER_S = 3.0  # DESIGN.md: about 21 s per 64-token step on 2 cores
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -66,9 +64,7 @@ def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict, optim:
     model = GameGPT(config).to(device).train()
     opt_name = optim["name"]
     opt = build_optimizer(model, opt_name, **{k: v for k, v in optim.items() if k != "name"})
-    windows = EpisodeWindows(corpus, corpus.split("train"), config.block_size, data["windows"], data["augment"])
-    pad = corpus.tokenizer.pad_id
-    loader = DataLoader(windows, batch_size=data["batch_size"], shuffle=True, collate_fn=partial(collate_windows, pad_id=pad))
+    loader = window_loader(corpus, corpus.split("train"), config.block_size, data["windows"], data["batch_size"], data["augment"])
     use_bf16 = device == "cuda" and torch.cuda.is_bf16_supported()
     data_s = model_s = 0.0
     tokens = 0
@@ -105,6 +101,9 @@ def main() -> None:
     parser.add_argument("--presets", default=None, help="comma-separated (default: gg31k,gg-cpu on CPU; gg-gpu too on a GPU)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--optimizer", default=None, help="comma-separated optimizers to time, e.g. adamw,muon (default: each config's)")
+    parser.add_argument(
+        "--windows", default=None, help="comma-separated window modes to time, e.g. packed,bucketed (default: each config's)"
+    )
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -127,13 +126,14 @@ def main() -> None:
                 steps = args.steps or (30 if name == "gg31k" or device == "cuda" else 6)
                 data = data_settings(name)
                 optim = optimizer_settings(name)
-                for opt_name in args.optimizer.split(",") if args.optimizer else [optim["name"]]:
-                    r = bench(corpus, name, device, steps, data, {**optim, "name": opt_name})
-                    results.append(r)
-                    print(
-                        f"{r.preset:<8}{r.device:>7}{r.optimizer:>10}{r.params:>12,}{data['batch_size']:>7}{data['windows']:>9}"
-                        f"{r.tokens_per_s:>11,.0f}{r.tokens_per_s / ORIGINAL_TOKENS_PER_S:>12,.0f}x{1e3 * r.data_s:>14.1f}{1e3 * r.model_s:>15.1f}"
-                    )
+                for windows in args.windows.split(",") if args.windows else [data["windows"]]:
+                    for opt_name in args.optimizer.split(",") if args.optimizer else [optim["name"]]:
+                        r = bench(corpus, name, device, steps, {**data, "windows": windows}, {**optim, "name": opt_name})
+                        results.append(r)
+                        print(
+                            f"{r.preset:<8}{r.device:>7}{r.optimizer:>10}{r.params:>12,}{data['batch_size']:>7}{windows:>9}"
+                            f"{r.tokens_per_s:>11,.0f}{r.tokens_per_s / ORIGINAL_TOKENS_PER_S:>12,.0f}x{1e3 * r.data_s:>14.1f}{1e3 * r.model_s:>15.1f}"
+                        )
         cpu = next((r for r in results if r.preset == "gg-cpu" and r.device == "cpu"), None)
         if cpu:
             share = cpu.data_s / (cpu.data_s + cpu.model_s)
