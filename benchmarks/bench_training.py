@@ -7,7 +7,7 @@ Times the real training pieces (CorpusDataModule's windows and collate, GameGPT,
 the config's optimizer, gradient clipping) in a plain loop: it measures the model and
 data path, not Lightning's small per-step bookkeeping. Each preset runs with the batch
 size, window mode, augmentation and optimizer of its config in configs/
-(`--optimizer adamw,muon` and `--windows packed,bucketed` time each of those instead). Tokens are target tokens
+(`--optimizer adamw,muon` and `--windows episode,packed` time each of those instead). Tokens are target tokens
 (padding excluded). For the default CPU preset it also splits a step into
 data-loader time and model time.
 """
@@ -102,7 +102,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--optimizer", default=None, help="comma-separated optimizers to time, e.g. adamw,muon (default: each config's)")
     parser.add_argument(
-        "--windows", default=None, help="comma-separated window modes to time, e.g. packed,bucketed (default: each config's)"
+        "--windows", default=None, help="comma-separated window modes to time, e.g. episode,packed (default: each config's)"
     )
     args = parser.parse_args()
     if args.threads:

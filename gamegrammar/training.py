@@ -10,11 +10,7 @@ at a mid-episode keyframe (SNAP; needs a corpus with keyframe_interval > 0) and
 episodes at the cost of windows that begin without a state description.
 `windows: packed` starts at an episode's BOS like `episode` but runs on into the
 next episodes instead of padding: the same tokens per step for half the compute
-when episodes are shorter than the context. `windows: bucketed` reads whole
-episodes like `episode`, but each batch holds episodes of about one length, as
-many as fit in batch_size x block_size tokens: no padding, and, unlike `packed`,
-no attention spent on the end of another episode (attention costs the square of
-a row's length, so rows of ~940 tokens cost 40% less than packed rows of 1536).
+when episodes are shorter than the context.
 
 Lightning owns the sampler: the train loader is a plain shuffled DataLoader, so
 under DDP Lightning swaps in its DistributedSampler and each rank sees its share.
@@ -46,7 +42,7 @@ from gamegrammar.optim import OptimizerName, build_optimizer
 CHECKPOINT_KEY = "gamegrammar"  # our plain-python section of a Lightning checkpoint
 CHECKPOINT_FORMAT = 1
 SYMMETRY_NAMES = list(SYMMETRIES)
-Windows = Literal["episode", "packed", "bucketed", "keyframe", "random"]
+Windows = Literal["episode", "packed", "keyframe", "random"]
 
 
 # ---------------------------------------------------------------- data
@@ -95,42 +91,6 @@ class EpisodeWindows(Dataset):
         return np.asarray(ids[start : start + n], dtype=np.int64)
 
 
-def length_batches(lengths: np.ndarray, tokens: int, seed: int = 0) -> list[np.ndarray]:
-    """Indices into `lengths` in batches of similar length, each at most `tokens` once padded, in a random order.
-
-    Ties are broken at random, so episodes of one length do not always share a batch.
-    A row longer than `tokens` gets a batch of its own.
-    """
-    rng = np.random.default_rng(seed)
-    order = np.lexsort((rng.random(len(lengths)), lengths))
-    batches, start = [], 0
-    for end in range(1, len(order) + 1):  # ascending lengths: the batch's last row is its longest
-        if end == len(order) or (end + 1 - start) * int(lengths[order[end]]) > tokens:
-            batches.append(order[start:end])
-            start = end
-    return [batches[i] for i in rng.permutation(len(batches))]
-
-
-class BucketedEpisodes(Dataset):
-    """Item b: the windows of one batch of episodes of about the same length (see `length_batches`).
-
-    Whole batches are the items, so the DataLoader runs with batch_size=None and its
-    sampler (Lightning's DistributedSampler under DDP) shuffles and shards batches.
-    """
-
-    def __init__(self, corpus: Corpus, rows: np.ndarray, block_size: int, batch_tokens: int, augment: bool = False) -> None:
-        self.episodes = EpisodeWindows(corpus, rows, block_size, "episode", augment)
-        # A window holds block_size+1 tokens: block_size inputs and their targets.
-        lengths = np.minimum(corpus.index["length"][rows], block_size + 1) - 1
-        self.batches = length_batches(lengths, batch_tokens)
-
-    def __len__(self) -> int:
-        return len(self.batches)
-
-    def __getitem__(self, b: int) -> list[np.ndarray]:
-        return [self.episodes[int(i)] for i in self.batches[b]]
-
-
 def collate_windows(batch: list[np.ndarray], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(inputs, targets) padded to the batch's longest window; targets are IGNORE_INDEX at padding."""
     width = max(len(w) for w in batch) - 1
@@ -153,14 +113,10 @@ def window_loader(
     shuffle: bool = True,
     num_workers: int = 0,
 ) -> DataLoader:
-    """(inputs, targets) batches of these corpus rows' windows; `bucketed` batches hold batch_size x block_size tokens."""
-    if windows == "bucketed":
-        dataset: Dataset = BucketedEpisodes(corpus, rows, block_size, batch_size * block_size, augment)
-    else:
-        dataset = EpisodeWindows(corpus, rows, block_size, windows, augment)
+    """(inputs, targets) batches of these corpus rows' windows, as training and the benchmarks read them."""
     return DataLoader(
-        dataset,
-        batch_size=None if windows == "bucketed" else batch_size,
+        EpisodeWindows(corpus, rows, block_size, windows, augment),
+        batch_size=batch_size,
         shuffle=shuffle,
         drop_last=False,
         num_workers=num_workers,
@@ -231,7 +187,7 @@ class CorpusDataModule(L.LightningDataModule):
             raise GameGrammarError(
                 f"--data.augment needs a square board; corpus {self.path} is {self.corpus.game.width}x{self.corpus.game.height}"
             )
-        if cut and self.windows in ("episode", "bucketed"):
+        if cut and self.windows == "episode":
             rank_zero_info(
                 f"{cut} of {len(lengths)} episodes are longer than the context ({self.block_size} tokens): windows hold their "
                 f"first {self.block_size + 1} tokens (the longest episode has {int(lengths.max())})"

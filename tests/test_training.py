@@ -21,7 +21,7 @@ from gamegrammar.codec import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games.snake import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
-from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, length_batches, lr_factor
+from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor
 
 CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("*.yaml"))
 
@@ -92,38 +92,6 @@ def test_random_and_keyframe_windows(tmp_path):
             assert starts, "a window is a contiguous piece of its episode"
             if windows == "keyframe":
                 assert any(s == 0 or ids[s] == corpus.tokenizer.ids["SNAP"] for s in starts)
-
-
-def test_length_batches_partition_rows_of_similar_length_within_the_token_budget():
-    rng = np.random.default_rng(0)
-    lengths = rng.integers(5, 200, 500)
-    lengths[7] = 700  # longer than the budget: a batch of its own
-    batches = length_batches(lengths, tokens=600, seed=1)
-    assert sorted(np.concatenate(batches).tolist()) == list(range(500))
-    assert all(len(b) * lengths[b].max() <= 600 for b in batches if len(b) > 1)
-    assert [7] in [b.tolist() for b in batches]
-    # Greedy in ascending length: no batch could have taken the next row, so few tokens are padding.
-    padded = sum(len(b) * int(lengths[b].max()) for b in batches)
-    assert lengths.sum() / padded > 0.9
-    assert [len(b) for b in batches] != sorted(len(b) for b in batches), "batches come in a random order"
-    assert all(np.array_equal(a, b) for a, b in zip(batches, length_batches(lengths, tokens=600, seed=1)))
-
-
-def test_bucketed_windows_are_whole_episodes_in_batches_of_similar_length(tiny_corpus):
-    data = CorpusDataModule(str(tiny_corpus), batch_size=2, block_size=64, windows="bucketed")
-    data.setup("fit")
-    corpus = Corpus(tiny_corpus)
-    loader = data.train_dataloader()
-    seen, tokens = 0, 0
-    for x, y in loader:
-        assert x.shape == y.shape
-        assert x.shape[0] == 1 or x.shape[0] * x.shape[1] <= 2 * 64  # a row longer than the budget goes alone
-        assert (x[:, 0] == corpus.tokenizer.bos_id).all()
-        seen += x.shape[0]
-        tokens += int((y != IGNORE_INDEX).sum())
-    rows = corpus.split("train")
-    assert seen == len(rows)  # every episode once per epoch
-    assert tokens == int((np.minimum(corpus.index["length"][rows], 65) - 1).sum())
 
 
 def test_lr_schedule():
