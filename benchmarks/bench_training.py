@@ -20,6 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 import torch
 import yaml
@@ -27,7 +28,7 @@ import yaml
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.model import IGNORE_INDEX, GameGPT, preset
 from gamegrammar.optim import build_optimizer
-from gamegrammar.training import GameGPTModule, window_loader
+from gamegrammar.training import GameGPTModule, Windows, window_loader
 
 ORIGINAL_TOKENS_PER_S = 3.0  # DESIGN.md: about 21 s per 64-token step on 2 cores
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -105,6 +106,9 @@ def main() -> None:
         "--windows", default=None, help="comma-separated window modes to time, e.g. episode,packed (default: each config's)"
     )
     args = parser.parse_args()
+    unknown = set(args.windows.split(",") if args.windows else ()) - set(get_args(Windows))
+    if unknown:
+        parser.error(f"unknown window mode {', '.join(sorted(unknown))}; choose from {', '.join(get_args(Windows))}")
     if args.threads:
         torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
