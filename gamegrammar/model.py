@@ -42,10 +42,6 @@ class GPTConfig:
     # Rotary position embeddings in attention instead of a learned position table: "the coordinate a few
     # tokens back" is then the same pattern at every position, which is most of what MOVE needs.
     rope: bool = False
-    # Token shift: each token's embedding also gets a learned projection of the previous token's. A cell is
-    # written as two tokens (Xx Yy); with the shift the Y token holds the whole cell before any attention,
-    # so comparing cells (the next head with the food, or with the body) takes one layer fewer.
-    token_shift: bool = False
     tick_id: int = 4  # the TICK token (codec.vocabulary's order is fixed)
     bos_id: int = 2
 
@@ -101,8 +97,6 @@ class KVCache:
         # Ticks since the last BOS before the cached tokens begin + those cached: the tick embedding's clock.
         # A window that starts mid-episode sets it to the ticks before the window.
         self.ticks = torch.zeros(k.shape[1], dtype=torch.long, device=k.device)
-        # The token before the cached ones or the last cached one (the token shift's input; -1 = none).
-        self.last = torch.full((k.shape[1],), -1, dtype=torch.long, device=k.device)
 
     @property
     def batch_size(self) -> int:
@@ -115,7 +109,7 @@ class KVCache:
     def select(self, rows: Tensor) -> None:
         """Keep only these batch rows (in this order), so finished sequences stop costing work."""
         rows = rows.to(self.k.device)
-        self.k, self.v, self.ticks, self.last = self.k[:, rows], self.v[:, rows], self.ticks[rows], self.last[rows]
+        self.k, self.v, self.ticks = self.k[:, rows], self.v[:, rows], self.ticks[rows]
 
 
 def rotary_tables(head_dim: int, length: int, base: float = 10000.0) -> tuple[Tensor, Tensor]:
@@ -198,7 +192,6 @@ class GameGPT(nn.Module):
             self.register_buffer("rope_cos", cos, persistent=False)
             self.register_buffer("rope_sin", sin, persistent=False)
         self.wtick = nn.Embedding(config.tick_table, config.n_embd) if config.tick_table else None
-        self.shift = nn.Linear(config.n_embd, config.n_embd, bias=False) if config.token_shift else None
         self.drop = nn.Dropout(config.dropout)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.n_embd, bias=config.bias)
@@ -209,8 +202,6 @@ class GameGPT(nn.Module):
         for name, p in self.named_parameters():
             if name.endswith("proj.weight"):
                 nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
-        if self.shift is not None:  # starts as the plain model
-            nn.init.zeros_(self.shift.weight)
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:
@@ -253,15 +244,6 @@ class GameGPT(nn.Module):
             cache.ticks = c[:, -1].clone()
         return c
 
-    def previous_embeddings(self, idx: Tensor, emb: Tensor, cache: KVCache | None) -> Tensor:
-        """Each position's previous token embedding (zeros where there is none), for the token shift."""
-        first = torch.zeros_like(emb[:, :1])
-        if cache is not None:
-            known = cache.last >= 0
-            first = torch.where(known[:, None, None], self.wte(cache.last.clamp(min=0))[:, None], first)
-            cache.last = idx[:, -1].clone()
-        return torch.cat((first, emb[:, :-1]), dim=1)
-
     def forward(self, idx: Tensor, targets: Tensor | None = None, *, cache: KVCache | None = None) -> tuple[Tensor, Tensor | None]:
         """Logits [B, T, V] and, given targets (IGNORE_INDEX where none), the mean cross-entropy.
 
@@ -277,8 +259,6 @@ class GameGPT(nn.Module):
             raise GameGrammarError(f"batch of {B} sequences does not match the KV cache's {cache.batch_size}")
         pos = torch.arange(start, start + T, device=idx.device)
         x = self.wte(idx)
-        if self.shift is not None:
-            x = x + self.shift(self.previous_embeddings(idx, x, cache))
         rope = None
         if self.wpe is not None:
             x = x + self.wpe(pos)

@@ -172,8 +172,6 @@ def _generate_batch(
         cache = model.new_cache(len(active), min(context, cap))
         # the game clock of a window that starts mid-episode: the ticks before it (rows hold one episode each)
         cache.ticks = (tokens[active, : length - window] == tick_id).sum(1)
-        if length > window:  # ... and the token before it (the token shift's input)
-            cache.last = tokens[active, length - window - 1]
         logits, _ = model(tokens[active, length - window : length], cache=cache)
         return logits[:, -1], cache
 

@@ -160,7 +160,7 @@ def teacher_forced(model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Se
     probs: dict[str, list[float]] = {c: [] for c in CATEGORIES}
     tick_id = model.config.tick_id
     kinds: dict[str, list[tuple[float, float]]] = {}  # true tick outcome -> (hit, probability) per tick
-    jobs: list[tuple[list[int], int, list[tuple[int, str, str]], int, int]] = []  # (window ids, start, targets, ticks before, token before)
+    jobs: list[tuple[list[int], int, list[tuple[int, str, str]], int]] = []  # (window ids, start, targets, ticks before)
     for ids, toks in zip(episodes, tokens):
         # a third field names the tick outcome at the token after INPUT_d, for the breakdown by kind
         targets = [
@@ -172,22 +172,21 @@ def teacher_forced(model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Se
         while True:
             end = min(len(ids), start + context)
             mine = [t for t in targets if scored_to <= t[0] < end]
-            jobs.append((ids[start:end], start, mine, sum(t == tick_id for t in ids[:start]), ids[start - 1] if start else -1))
+            jobs.append((ids[start:end], start, mine, sum(t == tick_id for t in ids[:start])))
             scored_to = end
             if end == len(ids):
                 break
             start += step
     for first in range(0, len(jobs), batch_size):
         chunk = jobs[first : first + batch_size]
-        width = max(len(w) for w, _, _, _, _ in chunk)
+        width = max(len(w) for w, _, _, _ in chunk)
         batch = torch.zeros(len(chunk), width, dtype=torch.long, device=device)
-        for i, (w, _, _, _, _) in enumerate(chunk):
+        for i, (w, _, _, _) in enumerate(chunk):
             batch[i, : len(w)] = torch.tensor(w, device=device)
         cache = model.new_cache(len(chunk), width)  # carries each window's game clock (ticks before it)
-        cache.ticks = torch.tensor([ticks_before for _, _, _, ticks_before, _ in chunk], device=device)
-        cache.last = torch.tensor([before for *_, before in chunk], device=device)  # the token before each window
+        cache.ticks = torch.tensor([ticks_before for _, _, _, ticks_before in chunk], device=device)
         logp = torch.log_softmax(model(batch, cache=cache)[0].float(), -1)
-        for i, (w, start, mine, _, _) in enumerate(chunk):
+        for i, (w, start, mine, _) in enumerate(chunk):
             for p, c, kind in mine:
                 row = logp[i, p - start - 1]  # the logits at p-1 predict token p
                 hit, prob = float(row.argmax() == w[p - start]), float(row[w[p - start]].exp())

@@ -93,14 +93,14 @@ def iter_outputs(
     model.eval()
     device = _device(model)
     context, tick_id = model.config.block_size, model.config.tick_id
-    pending: list[tuple[int, list[int], int, int, int, int, int]] = []  # (episode, window ids, start, keep_from, end, ticks before, token before)
+    pending: list[tuple[int, list[int], int, int, int, int]] = []  # (episode, window ids, start, keep_from, end, ticks before)
     results: dict[int, EpisodeOutputs] = {}
     sizes: dict[int, int] = {}
     for e, ids in enumerate(episodes):
         ids = [int(t) for t in ids]
         sizes[e] = len(ids)
         for start, end, keep_from in _windows(len(ids), context):
-            pending.append((e, ids[start:end], start, keep_from, end, sum(t == tick_id for t in ids[:start]), ids[start - 1] if start else -1))
+            pending.append((e, ids[start:end], start, keep_from, end, sum(t == tick_id for t in ids[:start])))
         if len(pending) >= batch_size or e == len(episodes) - 1:
             for lo in range(0, len(pending), batch_size):
                 _run_chunk(model, pending[lo : lo + batch_size], layers, results, sizes, device)
@@ -110,18 +110,17 @@ def iter_outputs(
 
 
 def _run_chunk(model: GameGPT, chunk, layers, results: dict[int, EpisodeOutputs], sizes: dict[int, int], device) -> None:
-    width = max(len(w) for _, w, *_ in chunk)
+    width = max(len(w) for _, w, _, _, _, _ in chunk)
     batch = torch.zeros(len(chunk), width, dtype=torch.long, device=device)  # padding after a window cannot reach it (causal)
-    for i, (_, w, *_) in enumerate(chunk):
+    for i, (_, w, _, _, _, _) in enumerate(chunk):
         batch[i, : len(w)] = torch.tensor(w, device=device)
     cache = model.new_cache(len(chunk), width)
     cache.ticks = torch.tensor([c[5] for c in chunk], device=device)
-    cache.last = torch.tensor([c[6] for c in chunk], device=device)
     with capture(model, layers) as store:
         logits = model(batch, cache=cache)[0]
     logp = torch.log_softmax(logits.float(), -1).cpu()
     states = {name: store[name].float().cpu() for name in layers}
-    for i, (e, _, start, keep_from, end, *_) in enumerate(chunk):
+    for i, (e, _, start, keep_from, end, _) in enumerate(chunk):
         if e not in results:
             n = sizes[e]
             results[e] = EpisodeOutputs(torch.empty(n, logp.shape[-1]), {name: torch.empty(n, states[name].shape[-1]) for name in layers})
@@ -149,20 +148,18 @@ def next_logprobs(model: GameGPT, prefixes: Sequence[Sequence[int]], batch_size:
     order = sorted(range(len(prefixes)), key=lambda i: len(prefixes[i]))  # similar lengths together: less padding
     for lo in range(0, len(order), batch_size):
         rows = order[lo : lo + batch_size]
-        windows, before, last = [], [], []
+        windows, before = [], []
         for r in rows:
             ids = [int(t) for t in prefixes[r]]
             start = max(0, len(ids) - context)
             windows.append(ids[start:])
             before.append(sum(t == tick_id for t in ids[:start]))
-            last.append(ids[start - 1] if start else -1)
         width = max(len(w) for w in windows)
         batch = torch.zeros(len(rows), width, dtype=torch.long, device=device)
         for i, w in enumerate(windows):
             batch[i, : len(w)] = torch.tensor(w, device=device)
         cache = model.new_cache(len(rows), width)
         cache.ticks = torch.tensor(before, device=device)
-        cache.last = torch.tensor(last, device=device)
         logits = model(batch, cache=cache)[0]
         last = torch.tensor([len(w) - 1 for w in windows], device=device)
         picked = logits[torch.arange(len(rows), device=device), last]
@@ -202,7 +199,6 @@ def branch_logprobs(
         vv[:, :, :, :length] = src.v[:, r, :, :length].repeat_interleave(k, dim=1)
         cache = KVCache(kk, vv, pos=length)
         cache.ticks = torch.tensor([clock[p] for p in ps for _ in range(k)], device=device)
-        cache.last = torch.tensor([ids[p - 1] for p in ps for _ in range(k)], device=device)
         logits = model(cand.repeat(len(rows))[:, None], cache=cache)[0][:, -1]
         logp = torch.log_softmax(logits.float(), -1).cpu()
         for j, p in enumerate(ps):
@@ -220,7 +216,6 @@ def branch_logprobs(
         ps = long[lo : lo + max(1, batch_size // max(1, k) + 1)]
         src = model.new_cache(len(ps), width)
         src.ticks = torch.tensor([clock[p - width] for p in ps], device=device)
-        src.last = torch.tensor([ids[p - width - 1] for p in ps], device=device)
         model(torch.tensor([ids[p - width : p] for p in ps], device=device), cache=src)
         branch(src, list(range(len(ps))), width, ps)
     return [out[p] for p in points]
