@@ -42,10 +42,6 @@ class GPTConfig:
     # Rotary position embeddings in attention instead of a learned position table: "the coordinate a few
     # tokens back" is then the same pattern at every position, which is most of what MOVE needs.
     rope: bool = False
-    # Tick rotary: the lower half of each head's rotary frequencies turn with the tick clock instead of the token
-    # position, so "k ticks ago" is one relative angle however many tokens those ticks took (an eat writes more).
-    # The body is the cells the head visited in the last LEN-1 ticks: a tick distance, not a token distance.
-    tick_rope: bool = False
     tick_id: int = 4  # the TICK token (codec.vocabulary's order is fixed)
     bos_id: int = 2
 
@@ -57,8 +53,6 @@ class GPTConfig:
             raise GameGrammarError(f"model n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
         if self.rope and (self.n_embd // self.n_head) % 2:
             raise GameGrammarError(f"rotary embeddings need an even head size, got {self.n_embd // self.n_head}")
-        if self.tick_rope and not (self.rope and (self.n_embd // self.n_head) % 4 == 0):
-            raise GameGrammarError("model tick_rope needs rope and a head size divisible by 4")
         if self.tick_table < 0:
             raise GameGrammarError(f"model tick_table must be >= 0, got {self.tick_table}")
         if not 0 <= self.dropout < 1:
@@ -194,13 +188,7 @@ class GameGPT(nn.Module):
         self.wte = nn.Embedding(config.vocab_size, config.n_embd)
         self.wpe = None if config.rope else nn.Embedding(config.block_size, config.n_embd)
         if config.rope:
-            head_dim = config.n_embd // config.n_head
-            # with tick_rope, token positions turn the upper (faster) half of the frequencies and ticks the rest
-            cos, sin = rotary_tables(head_dim // 2 if config.tick_rope else head_dim, config.block_size)
-            if config.tick_rope:
-                tick_cos, tick_sin = rotary_tables(head_dim // 2, config.block_size, base=1000.0)
-                self.register_buffer("tick_cos", tick_cos, persistent=False)
-                self.register_buffer("tick_sin", tick_sin, persistent=False)
+            cos, sin = rotary_tables(config.n_embd // config.n_head, config.block_size)
             self.register_buffer("rope_cos", cos, persistent=False)
             self.register_buffer("rope_sin", sin, persistent=False)
         self.wtick = nn.Embedding(config.tick_table, config.n_embd) if config.tick_table else None
@@ -271,19 +259,13 @@ class GameGPT(nn.Module):
             raise GameGrammarError(f"batch of {B} sequences does not match the KV cache's {cache.batch_size}")
         pos = torch.arange(start, start + T, device=idx.device)
         x = self.wte(idx)
-        clock = self.tick_clock(idx, cache) if self.wtick is not None or self.config.tick_rope else None
         rope = None
         if self.wpe is not None:
             x = x + self.wpe(pos)
-        elif self.config.tick_rope:
-            ticks = clock.clamp(max=self.config.block_size - 1)
-            cos = torch.cat((self.rope_cos[pos].expand(B, T, -1), self.tick_cos[ticks]), dim=-1)[:, None]
-            sin = torch.cat((self.rope_sin[pos].expand(B, T, -1), self.tick_sin[ticks]), dim=-1)[:, None]
-            rope = (cos, sin)  # [B, 1, T, head_dim/2]: per sequence, since each has its own clock
         else:
             rope = (self.rope_cos[pos], self.rope_sin[pos])
         if self.wtick is not None:
-            x = x + self.wtick(clock.clamp(max=self.config.tick_table - 1))
+            x = x + self.wtick(self.tick_clock(idx, cache).clamp_(max=self.config.tick_table - 1))
         x = self.drop(x)
         for layer, block in enumerate(self.blocks):
             x = block(x, cache, layer, rope)
