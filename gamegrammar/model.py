@@ -42,9 +42,6 @@ class GPTConfig:
     # Rotary position embeddings in attention instead of a learned position table: "the coordinate a few
     # tokens back" is then the same pattern at every position, which is most of what MOVE needs.
     rope: bool = False
-    # Normalize queries and keys (RMSNorm with a learned gain per head dimension) before attention: the logits
-    # are then set by the gains alone, so an exact lookup (this cell, the last FOOD_SPAWN) can sharpen early.
-    qk_norm: bool = False
     tick_id: int = 4  # the TICK token (codec.vocabulary's order is fixed)
     bos_id: int = 2
 
@@ -132,9 +129,6 @@ class CausalSelfAttention(nn.Module):
     def __init__(self, config: GPTConfig) -> None:
         super().__init__()
         self.n_head = config.n_head
-        head_dim = config.n_embd // config.n_head
-        self.q_norm = nn.RMSNorm(head_dim) if config.qk_norm else None
-        self.k_norm = nn.RMSNorm(head_dim) if config.qk_norm else None
         self.qkv = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.bias)
         self.proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
         self.dropout = config.dropout
@@ -144,8 +138,6 @@ class CausalSelfAttention(nn.Module):
         B, T, C = x.shape
         # [B, T, 3C] -> three [B, n_head, T, head_dim]
         q, k, v = self.qkv(x).view(B, T, 3, self.n_head, C // self.n_head).permute(2, 0, 3, 1, 4)
-        if self.q_norm is not None:
-            q, k = self.q_norm(q), self.k_norm(k)
         if rope is not None:  # keys enter the cache already rotated to their absolute positions
             q, k = rotate(q, *rope), rotate(k, *rope)
         dropout_p = self.dropout if self.training else 0.0
