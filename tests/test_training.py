@@ -128,6 +128,16 @@ def test_every_config_parses(config, capsys, tiny_corpus):
     assert "vocab_size" not in printed["model"]  # linked from the corpus
 
 
+BUDGETS = {"gg31k": "00:00:05:00", "gg-cpu": "00:00:15:00", "gg-gpu": "00:00:15:00"}  # issue 5's training budgets
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[c.name for c in CONFIGS])
+def test_every_config_stops_at_its_budget(config):
+    """max_time is what holds a run to its preset's budget on a slower machine, whatever max_steps says."""
+    trainer = yaml.safe_load(config.read_text())["trainer"]
+    assert trainer.get("max_time") == BUDGETS[config.stem]
+
+
 def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
     config = tiny_config(tmp_path, tiny_corpus, wandb=True, max_steps=6)
     assert main(["train", "fit", "--config", str(config)]) == 0
