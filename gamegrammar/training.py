@@ -388,7 +388,10 @@ class GameGPTModule(L.LightningModule):
             # in the same place in the step as ModelCheckpoint's own saves, so that resuming continues exactly.
             for cb in self.trainer.checkpoint_callbacks:
                 if isinstance(cb, ModelCheckpoint) and cb.save_last and cb.dirpath:
-                    self.trainer.save_checkpoint(Path(cb.dirpath) / f"{cb.CHECKPOINT_NAME_LAST}{cb.FILE_EXTENSION}", weights_only=False)
+                    path = str(Path(cb.dirpath) / f"{cb.CHECKPOINT_NAME_LAST}{cb.FILE_EXTENSION}")
+                    # Recorded as the callback's own, so a validation at this step overwrites it (not last-v1.ckpt).
+                    cb.last_model_path = path
+                    self.trainer.save_checkpoint(path, weights_only=False)
                     break
 
     # -- checkpoints: plain python only, so torch.load(weights_only=True) reads them

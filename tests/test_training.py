@@ -234,6 +234,20 @@ def test_last_ckpt_is_the_final_state_whatever_stops_training(tmp_path, tiny_cor
     assert torch.load(tmp_path / "last.ckpt", weights_only=True)["global_step"] == 5  # not 4, the last periodic save
 
 
+def test_a_run_ending_at_its_first_validation_leaves_one_last_checkpoint(tmp_path, tiny_corpus):
+    """The final save is the callback's own last.ckpt: a validation at the same step overwrites it, no last-v1.ckpt."""
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=3)  # validates at step 3
+    settings = yaml.safe_load(config.read_text())
+    for cb in settings["trainer"]["callbacks"]:
+        if "every_n_train_steps" in cb["init_args"]:
+            cb["init_args"]["every_n_train_steps"] = 100  # no periodic save before the end
+    config.write_text(yaml.safe_dump(settings))
+    assert main(["train", "fit", "--config", str(config)]) == 0
+    checkpoints = tmp_path / "run" / "checkpoints"
+    assert sorted(p.name for p in checkpoints.iterdir()) == ["best-step=3.ckpt", "last.ckpt"]
+    assert torch.load(checkpoints / "last.ckpt", weights_only=True)["global_step"] == 3
+
+
 def test_a_fresh_fit_refuses_an_earlier_runs_checkpoints(tmp_path, tiny_corpus, capsys):
     """Otherwise Lightning writes last-v1.ckpt and last.ckpt stays the earlier model."""
     config = tiny_config(tmp_path, tiny_corpus, max_steps=2)
