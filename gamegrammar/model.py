@@ -42,8 +42,6 @@ class GPTConfig:
     # Rotary position embeddings in attention instead of a learned position table: "the coordinate a few
     # tokens back" is then the same pattern at every position, which is most of what MOVE needs.
     rope: bool = False
-    # An output head of its own (zero at the start) instead of reading tokens out through the embedding.
-    tie_head: bool = True
     tick_id: int = 4  # the TICK token (codec.vocabulary's order is fixed)
     bos_id: int = 2
 
@@ -198,11 +196,8 @@ class GameGPT(nn.Module):
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.n_embd, bias=config.bias)
         self.head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
-        if config.tie_head:
-            self.head.weight = self.wte.weight  # tied: one matrix reads and writes tokens
+        self.head.weight = self.wte.weight  # tied: one matrix reads and writes tokens
         self.apply(self._init_weights)
-        if not config.tie_head:
-            nn.init.zeros_(self.head.weight)
         # GPT-2: scale the residual projections down with depth so the residual stream stays O(1).
         for name, p in self.named_parameters():
             if name.endswith("proj.weight"):

@@ -127,19 +127,14 @@ def build_optimizer(
     weight_decay: float,
     betas: tuple[float, float],
     muon_lr: float,
-    embed_lr: float | None = None,
 ) -> torch.optim.Optimizer:
     """AdamW with weight decay on matrices only; or Muon on the blocks' matrices and AdamW on the rest."""
     muon = hidden_matrices(model) if name == "muon" else []
     rest = [p for p in model.parameters() if all(p is not m for m in muon)]
-    embeds = [p for name, p in model.named_parameters() if name.startswith(("wte.", "wtick."))] if embed_lr else []
-    rest = [p for p in rest if all(p is not e for e in embeds)]
     groups = [
         {"params": [p for p in rest if p.dim() >= 2], "weight_decay": weight_decay},
         {"params": [p for p in rest if p.dim() < 2], "weight_decay": 0.0},
     ]
-    if embeds:
-        groups.insert(0, {"params": embeds, "weight_decay": 0.0, "lr": embed_lr})
     if name == "adamw":
         return torch.optim.AdamW(groups, lr=lr, betas=betas)
     return MuonAdamW(muon, groups, muon_lr=muon_lr, lr=lr, weight_decay=weight_decay, betas=betas)

@@ -261,7 +261,6 @@ class GameGPTModule(L.LightningModule):
         bias: bool | None = None,
         tick_table: int | None = None,
         rope: bool | None = None,
-        tie_head: bool | None = None,
         lr: float = 1e-3,
         weight_decay: float = 0.1,
         betas: tuple[float, float] = (0.9, 0.95),
@@ -274,7 +273,6 @@ class GameGPTModule(L.LightningModule):
         outcome_weight: float = 1.0,
         optimizer: OptimizerName = "adamw",
         muon_lr: float = 0.02,
-        embed_lr: float | None = None,
     ) -> None:
         super().__init__()
         self.save_hyperparameters()
@@ -291,7 +289,6 @@ class GameGPTModule(L.LightningModule):
             bias=bias,
             tick_table=tick_table,
             rope=rope,
-            tie_head=tie_head,
         )
         if lr_schedule not in get_args(LrSchedule):
             raise GameGrammarError(f"--model.lr_schedule must be one of {', '.join(get_args(LrSchedule))}, got {lr_schedule!r}")
@@ -367,7 +364,7 @@ class GameGPTModule(L.LightningModule):
     def configure_optimizers(self) -> dict[str, Any]:
         hp = self.hparams
         optimizer = build_optimizer(
-            self.model, hp.optimizer, lr=hp.lr, weight_decay=hp.weight_decay, betas=tuple(hp.betas), muon_lr=hp.muon_lr, embed_lr=hp.embed_lr
+            self.model, hp.optimizer, lr=hp.lr, weight_decay=hp.weight_decay, betas=tuple(hp.betas), muon_lr=hp.muon_lr
         )
         max_steps = hp.max_steps
         if max_steps is None:
