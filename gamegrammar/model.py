@@ -42,8 +42,6 @@ class GPTConfig:
     # Rotary position embeddings in attention instead of a learned position table: "the coordinate a few
     # tokens back" is then the same pattern at every position, which is most of what MOVE needs.
     rope: bool = False
-    # Attention stops at each BOS: a token of a packed window's second episode sees nothing of the first.
-    doc_mask: bool = False
     tick_id: int = 4  # the TICK token (codec.vocabulary's order is fixed)
     bos_id: int = 2
 
@@ -136,23 +134,14 @@ class CausalSelfAttention(nn.Module):
         self.dropout = config.dropout
         self.resid_dropout = nn.Dropout(config.dropout)
 
-    def forward(
-        self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None, segments: list[list[int]] | None = None
-    ) -> Tensor:
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None) -> Tensor:
         B, T, C = x.shape
         # [B, T, 3C] -> three [B, n_head, T, head_dim]
         q, k, v = self.qkv(x).view(B, T, 3, self.n_head, C // self.n_head).permute(2, 0, 3, 1, 4)
         if rope is not None:  # keys enter the cache already rotated to their absolute positions
             q, k = rotate(q, *rope), rotate(k, *rope)
         dropout_p = self.dropout if self.training else 0.0
-        if cache is None and segments is not None:
-            y = torch.empty_like(q)
-            for b, cuts in enumerate(segments):
-                for s, e in zip(cuts[:-1], cuts[1:]):
-                    y[b : b + 1, :, s:e] = F.scaled_dot_product_attention(
-                        q[b : b + 1, :, s:e], k[b : b + 1, :, s:e], v[b : b + 1, :, s:e], dropout_p=dropout_p, is_causal=True
-                    )
-        elif cache is None:
+        if cache is None:
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
         else:
             start, end = cache.pos, cache.pos + T
@@ -187,10 +176,8 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(config.n_embd, bias=config.bias)
         self.mlp = MLP(config)
 
-    def forward(
-        self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None, segments: list[list[int]] | None = None
-    ) -> Tensor:
-        x = x + self.attn(self.ln_1(x), cache, layer, rope, segments)
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None) -> Tensor:
+        x = x + self.attn(self.ln_1(x), cache, layer, rope)
         return x + self.mlp(self.ln_2(x))
 
 
@@ -280,16 +267,8 @@ class GameGPT(nn.Module):
         if self.wtick is not None:
             x = x + self.wtick(self.tick_clock(idx, cache).clamp_(max=self.config.tick_table - 1))
         x = self.drop(x)
-        segments = None
-        if self.config.doc_mask and cache is None:  # each row cut before every BOS after its first token
-            bos = (idx[:, 1:] == self.config.bos_id).nonzero().tolist()
-            segments = [[0] for _ in range(B)]
-            for b, i in bos:
-                segments[b].append(i + 1)
-            for cuts in segments:
-                cuts.append(T)
         for layer, block in enumerate(self.blocks):
-            x = block(x, cache, layer, rope, segments)
+            x = block(x, cache, layer, rope)
         logits = self.head(self.ln_f(x))
         if cache is not None:
             cache.pos += T

@@ -261,7 +261,6 @@ class GameGPTModule(L.LightningModule):
         bias: bool | None = None,
         tick_table: int | None = None,
         rope: bool | None = None,
-        doc_mask: bool | None = None,
         lr: float = 1e-3,
         weight_decay: float = 0.1,
         betas: tuple[float, float] = (0.9, 0.95),
@@ -290,7 +289,6 @@ class GameGPTModule(L.LightningModule):
             bias=bias,
             tick_table=tick_table,
             rope=rope,
-            doc_mask=doc_mask,
         )
         if lr_schedule not in get_args(LrSchedule):
             raise GameGrammarError(f"--model.lr_schedule must be one of {', '.join(get_args(LrSchedule))}, got {lr_schedule!r}")
