@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamegrammar.codec import parse
+from gamegrammar.games.snake.grammar import parse
 from gamegrammar.corpus import Corpus, CorpusSpec, engines, generate
 from gamegrammar.evaluation import RULE_NAMES, validate, validate_many
 

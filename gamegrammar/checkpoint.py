@@ -20,10 +20,10 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save
 
-from gamegrammar.codec import CodecConfig
+from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.corpus import CorpusSpec
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.io import atomic_write, atomic_write_json, atomic_write_text
 from gamegrammar.model import GameGPT, GPTConfig
 from gamegrammar.tokenizer import GameTokenizer

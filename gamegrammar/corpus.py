@@ -33,11 +33,11 @@ from typing import Any
 import numpy as np
 
 from gamegrammar import __version__, rng
-from gamegrammar.agents import AGENTS, agent_for_episode, make_agent
-from gamegrammar.codec import END_EVENTS, CodecConfig, EpisodeEncoder
+from gamegrammar.games.snake.agents import AGENTS, agent_for_episode, make_agent
+from gamegrammar.games.snake.grammar import END_EVENTS, CodecConfig, EpisodeEncoder
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Event
-from gamegrammar.games.snake import SnakeConfig, SnakeGame, SnakeState
+from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame, SnakeState
 from gamegrammar.io import atomic_write, atomic_write_json
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -195,7 +195,7 @@ def splits(spec: CorpusSpec, episodes: np.ndarray) -> np.ndarray:
 
 def batch_shard(spec: CorpusSpec, shard: int, batch_episodes: int = BATCH_EPISODES) -> tuple[np.ndarray, np.ndarray]:
     """The same bytes as `scalar_shard`, from the vectorized engine, `batch_episodes` games at a time."""
-    from gamegrammar.games.snake_batch import play_batch
+    from gamegrammar.games.snake.batch import play_batch
 
     episodes = np.arange(spec.shard_range(shard).start, spec.shard_range(shard).stop, dtype=np.int64)
     index = np.zeros(len(episodes), INDEX_DTYPE)

@@ -69,3 +69,18 @@ def draw_np(seed: int, episode: np.ndarray, tick: np.ndarray | int, purpose: int
     z = mix64_np(z ^ np.asarray(episode, dtype=np.int64).astype(np.uint64))
     z = mix64_np(z ^ np.asarray(tick, dtype=np.int64).astype(np.uint64))
     return mix64_np(z ^ np.uint64(purpose))
+
+
+def episode_keys(seed: int, episodes: np.ndarray) -> np.ndarray:
+    """The (seed, episode) prefix of `rng.draw`, computed once per episode."""
+    z = mix64_np(np.asarray(seed & ((1 << 64) - 1), dtype=np.uint64))
+    return mix64_np(z ^ np.asarray(episodes, np.int64).astype(np.uint64))
+
+
+def tick_keys(keys: np.ndarray, tick: int) -> np.ndarray:
+    return mix64_np(keys ^ np.uint64(tick))
+
+
+def keyed_draw(tick_key: np.ndarray, purpose: int) -> np.ndarray:
+    """`rng.draw(seed, episode, tick, purpose)` from a `tick_keys` value."""
+    return mix64_np(tick_key ^ np.uint64(purpose))

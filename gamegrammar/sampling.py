@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from gamegrammar.codec import GrammarAutomaton
+from gamegrammar.games.snake.grammar import GrammarAutomaton
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import GameGPT
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -221,7 +221,7 @@ def _generate_batch(
 
 def episode_prefix(tokens: list[str], ticks: int) -> list[str]:
     """The first keyframe and the first `ticks` ticks of an episode: a prompt from real play."""
-    from gamegrammar.codec import Tick, parse
+    from gamegrammar.games.snake.grammar import Tick, parse
 
     end = 0
     for item in parse(tokens):

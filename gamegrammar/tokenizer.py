@@ -17,9 +17,9 @@ from tokenizers import AddedToken, Tokenizer
 from tokenizers.models import WordLevel
 from tokenizers.pre_tokenizers import WhitespaceSplit
 
-from gamegrammar.codec import SPECIAL_TOKENS, vocabulary
+from gamegrammar.games.snake.grammar import SPECIAL_TOKENS, vocabulary
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 
 
 class GameTokenizer:

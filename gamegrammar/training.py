@@ -32,7 +32,7 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
 from torch.utils.data import DataLoader, Dataset
 
-from gamegrammar.augment import SYMMETRIES, SymmetryTransform
+from gamegrammar.games.snake.symmetry import SYMMETRIES, SymmetryTransform
 from gamegrammar.corpus import Corpus
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.model import IGNORE_INDEX, GameGPT, GPTConfig
@@ -53,7 +53,7 @@ class EpisodeWindows(Dataset):
 
     `packed` windows start at episode rows[i]'s BOS and run on into the following episodes of
     the same split, so no window is padded. `augment` maps each window through one of the 8
-    symmetries of the square board, drawn at random (see gamegrammar.augment).
+    symmetries of the square board, drawn at random (see gamegrammar.games.snake.symmetry).
     """
 
     def __init__(self, corpus: Corpus, rows: np.ndarray, block_size: int, windows: Windows = "episode", augment: bool = False) -> None:

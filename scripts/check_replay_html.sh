@@ -75,7 +75,7 @@ import sys
 
 from PIL import Image
 
-from gamegrammar.replay.style import COLORS
+from gamegrammar.games.snake.replay.style import COLORS
 
 
 def count(image: Image.Image, name: str, tolerance: int = 6) -> int:

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from gamegrammar.agents import AGENTS, agent_for_episode, make_agent, parse_agent_mix
+from gamegrammar.games.snake.agents import AGENTS, agent_for_episode, make_agent, parse_agent_mix
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig, SnakeGame
+from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame
 
 
 def run(agent_name: str, episodes: int, config: SnakeConfig | None = None):

@@ -10,8 +10,8 @@ import torch
 
 from gamegrammar.corpus import Corpus
 from gamegrammar.evaluation import archetypes as ar
-from gamegrammar.evaluation.analysis import json_ready
-from gamegrammar.evaluation.hidden import run_episodes
+from gamegrammar.interpret.analysis import json_ready
+from gamegrammar.hidden import run_episodes
 from gamegrammar.model import GameGPT, preset
 
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gamegrammar.augment import SYMMETRIES, SymmetryTransform
-from gamegrammar.codec import CodecConfig
+from gamegrammar.games.snake.symmetry import SYMMETRIES, SymmetryTransform
+from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.evaluation.validity import validate
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.validity import validate
+from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.tokenizer import GameTokenizer
 
 

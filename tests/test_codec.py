@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from gamegrammar.agents import AGENTS
-from gamegrammar.codec import CodecConfig, GrammarError, decode, parse, vocabulary
+from gamegrammar.games.snake.agents import AGENTS
+from gamegrammar.games.snake.grammar import CodecConfig, GrammarError, decode, parse, vocabulary
 from gamegrammar.corpus import record_episode
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Salience
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 
 
 def episode(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, ep: int):

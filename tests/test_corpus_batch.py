@@ -10,7 +10,7 @@ import pytest
 from gamegrammar.cli import main
 from gamegrammar.corpus import Corpus, CorpusSpec, Part, generate, merge
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 
 SPEC = CorpusSpec(game=SnakeConfig(6, 6, 60), episodes=70, seed=21, shard_episodes=9)  # 8 shards, the last short
 

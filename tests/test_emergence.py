@@ -12,12 +12,12 @@ from safetensors.torch import save_file
 
 from gamegrammar.checkpoint import EXPORT_FORMAT
 from gamegrammar.cli import main
-from gamegrammar.codec import Keyframe, Tick, parse
+from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
 from gamegrammar.corpus import Corpus
 from gamegrammar.evaluation import emergence as em
-from gamegrammar.evaluation.hidden import branch_logprobs, next_logprobs, run_episodes
-from gamegrammar.evaluation.validity import validate
-from gamegrammar.games.snake import Outcome, resolve
+from gamegrammar.hidden import branch_logprobs, next_logprobs, run_episodes
+from gamegrammar.games.snake.validity import validate
+from gamegrammar.games.snake.rules import Outcome, resolve
 from gamegrammar.model import GameGPT, preset
 from gamegrammar.replay import replay
 

@@ -7,12 +7,12 @@ from functools import cache
 import numpy as np
 import pytest
 
-from gamegrammar.codec import CodecConfig, vocabulary
+from gamegrammar.games.snake.grammar import CodecConfig, vocabulary
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.evaluation import fast, validate, validate_many
-from gamegrammar.evaluation.fast import CUT, SLOW, VALID, fast_status, validate_fast
-from gamegrammar.games import snake_batch as sb
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.fast import CUT, SLOW, VALID, fast_status, validate_fast
+from gamegrammar.games.snake.rules import batch as sb
+from gamegrammar.games.snake.rules import SnakeConfig
 
 BOARD = SnakeConfig()
 SMALL = SnakeConfig(4, 4, 400)

@@ -115,8 +115,8 @@ def test_a_few_steps_lower_the_loss():
 
 
 def test_tick_clock_counts_ticks_since_bos_with_and_without_cache():
-    from gamegrammar.codec import vocabulary
-    from gamegrammar.games.snake import SnakeConfig
+    from gamegrammar.games.snake.grammar import vocabulary
+    from gamegrammar.games.snake.rules import SnakeConfig
 
     vocab = vocabulary(SnakeConfig())
     config = GPTConfig(vocab_size=len(vocab), block_size=32, n_layer=1, n_head=2, n_embd=16, tick_table=8)

@@ -18,7 +18,7 @@ from nbclient import NotebookClient
 
 from gamegrammar.checkpoint import EXPORT_FORMAT
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import GameGPT, preset
 from gamegrammar.training import EpisodeWindows, collate_windows
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from gamegrammar.codec import Tick, parse
+from gamegrammar.games.snake.grammar import Tick, parse
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.evaluation import probes as pr
-from gamegrammar.evaluation.hidden import capture, layer_names, run_episodes
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.hidden import capture, layer_names, run_episodes
+from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import GameGPT, preset
 from gamegrammar.replay import replay
 

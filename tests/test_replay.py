@@ -10,14 +10,14 @@ import re
 import pytest
 from PIL import Image
 
-from gamegrammar.agents import AGENTS
+from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.cli import main
-from gamegrammar.codec import CodecConfig, vocabulary
+from gamegrammar.games.snake.grammar import CodecConfig, vocabulary
 from gamegrammar.commands import replay as replay_command
 from gamegrammar.corpus import Corpus, record_episode
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation import validate
-from gamegrammar.games.snake import SnakeConfig, SnakeState
+from gamegrammar.games.snake.rules import SnakeConfig, SnakeState
 from gamegrammar.replay import (
     corpus_episode,
     gif_bytes,
@@ -29,7 +29,7 @@ from gamegrammar.replay import (
     token_file_line,
     write_gif,
 )
-from gamegrammar.replay.ascii import FOOD, HEAD, MARK, RULES_HEAD
+from gamegrammar.games.snake.replay.ascii import FOOD, HEAD, MARK, RULES_HEAD
 
 BOARD = SnakeConfig()
 # A valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8.

@@ -7,7 +7,7 @@ import json
 from gamegrammar.cli import main
 from gamegrammar.corpus import Corpus
 from gamegrammar.evaluation.report import render_markdown, results_table, write_report
-from gamegrammar.evaluation.validity import summarize, validate_many
+from gamegrammar.games.snake.validity import summarize, validate_many
 
 
 def corpus_report(tiny_corpus, untrained_teacher_forced) -> dict:

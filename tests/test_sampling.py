@@ -80,8 +80,8 @@ def test_bad_settings_are_clear_errors():
 
 
 def test_grammar_constrained_sampling_always_parses():
-    from gamegrammar.codec import parse, vocabulary
-    from gamegrammar.games.snake import SnakeConfig
+    from gamegrammar.games.snake.grammar import parse, vocabulary
+    from gamegrammar.games.snake.rules import SnakeConfig
     from gamegrammar.tokenizer import GameTokenizer
 
     game = SnakeConfig(5, 5, 30)

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from gamegrammar import rng
-from gamegrammar.agents import make_agent
-from gamegrammar.codec import CodecConfig
+from gamegrammar.games.snake.agents import make_agent
+from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.corpus import CorpusSpec, batch_shard, engines, record_episode, scalar_shard
-from gamegrammar.games import snake_batch as sb
-from gamegrammar.games.snake import Direction, Outcome, SnakeConfig, SnakeGame, SnakeState, advance, resolve, spawn_food
+from gamegrammar.games.snake.rules import batch as sb
+from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeGame, SnakeState, advance, resolve, spawn_food
 from gamegrammar.tokenizer import GameTokenizer
 
 BOARDS = [SnakeConfig(4, 4, 200), SnakeConfig(5, 7, 120), SnakeConfig(10, 10, 200), SnakeConfig(16, 12, 150)]

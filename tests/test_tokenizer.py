@@ -6,7 +6,7 @@ from tokenizers import Tokenizer
 
 from gamegrammar.corpus import Corpus
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.tokenizer import GameTokenizer
 
 

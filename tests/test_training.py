@@ -17,9 +17,9 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 
 from gamegrammar.checkpoint import load_checkpoint
 from gamegrammar.cli import main
-from gamegrammar.codec import CodecConfig
+from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
 from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor
 

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gamegrammar.agents import AGENTS
-from gamegrammar.codec import END_EVENTS, CodecConfig, GrammarError, parse, vocabulary
+from gamegrammar.games.snake.agents import AGENTS
+from gamegrammar.games.snake.grammar import END_EVENTS, CodecConfig, GrammarError, parse, vocabulary
 from gamegrammar.corpus import Corpus, CorpusSpec, generate, record_episode
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation import RULE_NAMES, RULES, TIERS, Verdict, lenient_tiers, summarize, validate, validate_many, wilson_interval
 from gamegrammar.evaluation.cli_tokens import validate_token_file
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 
 BOARD = SnakeConfig()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.evaluation.analysis import run_analysis, write_analysis
+from gamegrammar.interpret.analysis import run_analysis, write_analysis
 
 KEYS = {"2": "tier2", "3": "tier3"}
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from gamegrammar.commands.analyze import add_analysis_arguments, parse_tiers
 from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args, sampling_config
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.evaluation.analysis import run_analysis
+from gamegrammar.interpret.analysis import run_analysis
 from gamegrammar.evaluation.cli_tokens import read_token_file
-from gamegrammar.evaluation.validity import summarize, validate_many
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.validity import summarize, validate_many
+from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.io import atomic_write_json
 
 

@@ -6,11 +6,11 @@ import argparse
 
 from tqdm import tqdm
 
-from gamegrammar.agents import parse_agent_mix
-from gamegrammar.codec import CodecConfig
+from gamegrammar.games.snake.agents import parse_agent_mix
+from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.corpus import DEFAULT_ENGINE, CorpusSpec, Part, engines, generate
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:

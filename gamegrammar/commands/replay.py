@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:

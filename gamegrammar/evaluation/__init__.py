@@ -1,6 +1,7 @@
-"""Evaluation of generated sequences: the strict replay checker (validity), with statistics for reports."""
+"""Tier 1, for any game: strict validity, fidelity to the corpus, and reports."""
 
 from gamegrammar.evaluation.stats import wilson_interval
-from gamegrammar.evaluation.validity import RULE_NAMES, RULES, TIERS, Verdict, lenient_tiers, summarize, validate, validate_many
+from gamegrammar.evaluation.validity import summarize, validate, validate_many
+from gamegrammar.verdict import Verdict
 
-__all__ = ["RULES", "RULE_NAMES", "TIERS", "Verdict", "lenient_tiers", "summarize", "validate", "validate_many", "wilson_interval"]
+__all__ = ["Verdict", "summarize", "validate", "validate_many", "wilson_interval"]

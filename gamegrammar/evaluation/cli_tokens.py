@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gamegrammar.codec import vocabulary
+from gamegrammar.games.snake.grammar import vocabulary
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.evaluation.validity import validate
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.validity import validate
+from gamegrammar.games.snake.rules import SnakeConfig
 
 
 def read_token_file(path: str | Path, game_config: SnakeConfig) -> list[tuple[int, list[str]]]:

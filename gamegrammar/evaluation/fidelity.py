@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from gamegrammar.codec import END_EVENTS, GrammarError, Keyframe, Tick, parse
+from gamegrammar.games.snake.grammar import END_EVENTS, GrammarError, Keyframe, Tick, parse
 from gamegrammar.model import GameGPT
 
 TICK_BIN = 20  # episode length bins (ticks) for the TV distance

@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from gamegrammar.evaluation.validity import RULES
+from gamegrammar.games.snake.validity import RULES
 from gamegrammar.io import atomic_write
 
 
@@ -71,7 +71,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             for kind, c in _by_count(teacher["outcomes"]):
                 lines.append(f"| {kind} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
     if any(report.get(k) for k in ("tier2", "tier3", "probes")):
-        from gamegrammar.evaluation.analysis import markdown_sections
+        from gamegrammar.interpret.analysis import markdown_sections
 
         lines += markdown_sections(report)
     sampling = report.get("sampling")
@@ -145,7 +145,7 @@ def write_plots(report: dict[str, Any], out: Path) -> list[str]:
         names.append("distributions.png")
         plt.close(fig)
     if any(report.get(k) for k in ("tier2", "tier3", "probes")):
-        from gamegrammar.evaluation.analysis import write_plots as analysis_plots
+        from gamegrammar.interpret.analysis import write_plots as analysis_plots
 
         names += analysis_plots(report, out)
     return names
@@ -153,7 +153,7 @@ def write_plots(report: dict[str, Any], out: Path) -> list[str]:
 
 def write_report(report: dict[str, Any], out: str | Path) -> Path:
     """Write report.json, report.md and the plots into `out`; returns the markdown path."""
-    from gamegrammar.evaluation.analysis import write_documents  # analysis.py builds on this module
+    from gamegrammar.interpret.analysis import write_documents  # analysis.py builds on this module
 
     return write_documents(report, out, "report", write_plots, render_markdown)
 

@@ -1,469 +1,58 @@
-"""The strict replay evaluator: does a token sequence obey Snake's grammar, physics and rules?
+"""The strict evaluator, for any game: verdicts come from the game's own rules, summaries from here.
 
-A sequence is parsed with grammar v1 (`gamegrammar.codec.parse`) and replayed
-through the one rules implementation (`gamegrammar.games.snake.resolve` and
-`advance`) from its first keyframe, which is tick 0 (the replay starts from it,
-score included); each TICK is the next tick. Every written event is checked
-against what the rules allow. Rule names are stable (reports and tests use
-them) and grouped by tier in `RULES`:
-
-structural
-  grammar                 parses under grammar v1 (a sequence that simply stops is not a grammar error)
-  complete                BOS keyframe ... end event EOS, and nothing after the EOS
-physical
-  in_bounds               every cell written (MOVE, FOOD_SPAWN, keyframe head, body and food) is on the board
-  move_follows_input      MOVE cell == head + next_direction(direction, input): a reversal is ignored
-  wall_death              DIE_WALL iff the rules put the next head off the board
-  self_death              DIE_SELF iff the rules say the snake runs into itself
-rules
-  eat_iff_food            EAT iff the next head is the food
-  grow_after_eat          GROW LENn with n = length before the tick + 1
-  score_after_eat         SCORE Vs with s = score before the tick + 1
-  spawn_on_empty          FOOD_SPAWN on a cell off the body after the move; present iff the board is
-                          not full, and WIN iff it is
-  keyframe_matches_state  every later keyframe equals the replayed state; every keyframe is itself a
-                          possible state (LEN = chain length, distinct cells, food off the body and
-                          missing only when the board is full)
-  end_is_final            nothing but EOS after an end event (no keyframe, no tick)
-  timeout_at_limit        TIMEOUT exactly when an alive episode reaches max_ticks
-
-A tier passes when none of its rules is broken; `full` is all three tiers. A
-verdict lists every broken rule with the token index where it is first broken
-(a missing token is reported at the index where it should have been, which is
-len(tokens) for a sequence that is cut off).
-
-After a divergence. When a tick's outcome departs from the rules (a wrong
-death, a wrong cell, an EAT the rules do not allow, a spawn on the body), the
-world the sequence describes is no longer the rules' world, so the state
-becomes unknown: rules that need it are not checked until the next keyframe,
-which is a complete state, re-establishes it. Rules that need no state
-(in_bounds, end_is_final, timeout_at_limit, the structural ones) are always
-checked. Wrong GROW or SCORE values do not change the replayed state (the
-rules decide length and score), but a keyframe that disagrees with the replay
-and is itself a possible state is followed from then on, so one wrong belief is
-reported where it is written, not again at every later tick. Nothing after an end event is checked except
-the grammar: the first token after it is reported as end_is_final. Ticks that
-cannot be parsed (the one where a sequence is cut off or malformed) are not
-replayed. Every violation is found in token order, so a later rule is never
-reported as the first violation.
-
-Lenient tiers. The original pure-Python checker published "physical 95%,
-rule 100%, structural 45% (episodes cut off by the context)". Its tiers, kept
-side by side so results compare with those figures, are evaluated on whatever
-the sequence holds up to its first EOS (a cut-off sequence can pass the lenient
-physical and rule tiers):
-  structural  the sequence starts with BOS and reaches an EOS
-  physical    every MOVE lands on a cell adjacent to the previous head (the last MOVE or keyframe head)
-              and on the board; the input is ignored
-  rules       every EAT is followed, within its tick, by GROW and SCORE, and GROW and SCORE (outside
-              keyframes) appear only after an EAT; values are not checked
-  full        all three
-
-The strict evaluator needs full-salience sequences (codec min_salience 0).
-The per-tick work is `check_tick`: it reads only (state before, parsed tick)
-and returns the state after, adding to its `Findings`, so that a vectorized
-engine can later replace the loop tick by tick and be tested against it.
-
-Where the time goes (default corpus, one core): parsing about 30%, the rules'
-own resolve/advance about 60%, the checks themselves under 10%.
+`validate` and `validate_many` find the game from its config and ask it (each game
+replays sequences through its one rules implementation: `GameSpec.validate`);
+`summarize` turns verdicts into rates per tier and rule with Wilson 95% intervals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from gamegrammar.codec import GrammarError, Keyframe, Tick, parse, read_cell
 from gamegrammar.evaluation.stats import wilson_interval
-from gamegrammar.games.snake import Cell, Direction, Outcome, SnakeConfig, SnakeState, advance, empty_cells, resolve
-
-RULES: dict[str, tuple[str, ...]] = {
-    "structural": ("grammar", "complete"),
-    "physical": ("in_bounds", "move_follows_input", "wall_death", "self_death"),
-    "rules": (
-        "eat_iff_food",
-        "grow_after_eat",
-        "score_after_eat",
-        "spawn_on_empty",
-        "keyframe_matches_state",
-        "end_is_final",
-        "timeout_at_limit",
-    ),
-}
-TIERS: tuple[str, ...] = (*RULES, "full")
-RULE_NAMES: tuple[str, ...] = tuple(rule for rules in RULES.values() for rule in rules)
-_RULE_ORDER = {rule: k for k, rule in enumerate(RULE_NAMES)}
-
-_MOVE, _EAT, _DIE_WALL, _DIE_SELF = Outcome.MOVE, Outcome.EAT, Outcome.DIE_WALL, Outcome.DIE_SELF
-_DEATHS = ("DIE_WALL", "DIE_SELF")
+from gamegrammar.games import game_of
+from gamegrammar.verdict import Verdict, rule_names, tiers_of
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """One sequence's result: tier verdicts, strict and lenient, and where each broken rule first breaks."""
-
-    tiers: dict[str, bool]
-    lenient: dict[str, bool]
-    violations: list[str]  # broken rules, ordered by their first token index
-    first_violation: int | None  # token index of the earliest violation; None if valid
-    positions: dict[str, int]  # first token index of each broken rule
-
-    @property
-    def valid(self) -> bool:
-        return self.tiers["full"]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "valid": self.valid,
-            "tiers": dict(self.tiers),
-            "violations": list(self.violations),
-            "first_violation": self.first_violation,
-            "lenient": dict(self.lenient),
-        }
-
-
-class Findings:
-    """The first token index of each broken rule, plus the sequence length (to tell 'missing' from 'cut off')."""
-
-    __slots__ = ("first", "length")
-
-    def __init__(self, length: int) -> None:
-        self.first: dict[str, int] = {}
-        self.length = length
-
-    def note(self, rule: str, index: int) -> None:
-        old = self.first.get(rule)
-        if old is None or index < old:
-            self.first[rule] = index
-
-
-# ---------------------------------------------------------------- keyframes
-
-
-def _keyframe_in_bounds(kf: Keyframe, body: tuple[Cell, ...], config: SnakeConfig, found: Findings) -> bool:
-    ok = True
-    for k, cell in enumerate(body):
-        if not config.in_bounds(cell):
-            found.note("in_bounds", kf.positions["head"] if k == 0 else kf.positions["body"] + k)
-            ok = False
-            break
-    if kf.food is not None and not config.in_bounds(kf.food):
-        found.note("in_bounds", kf.positions["food"] + 1)
-        ok = False
-    return ok
-
-
-def _keyframe_possible(kf: Keyframe, body: tuple[Cell, ...], config: SnakeConfig, found: Findings) -> bool:
-    """Is the keyframe a state the game could be in? (LEN = chain, distinct cells, food on an empty cell.)"""
-    pos = kf.positions
-    ok = True
-    if kf.length != len(body):
-        found.note("keyframe_matches_state", pos["length"])
-        ok = False
-    seen: set[Cell] = set()
-    for k, cell in enumerate(body):
-        if cell in seen:
-            found.note("keyframe_matches_state", pos["body"] + k)
-            ok = False
-            break
-        seen.add(cell)
-    if kf.food is None:
-        if len(body) < config.cells or empty_cells(body, config):  # no food, yet the board is not full
-            found.note("keyframe_matches_state", pos["food"] + 1)
-            ok = False
-    elif kf.food in seen:
-        found.note("keyframe_matches_state", pos["food"] + 1)
-        ok = False
-    return ok
-
-
-def _keyframe_state(kf: Keyframe, tick: int, config: SnakeConfig, found: Findings) -> SnakeState | None:
-    """The state a keyframe shows, or None (after noting why) when it is off the board or impossible."""
-    body = kf.body()
-    in_bounds = _keyframe_in_bounds(kf, body, config, found)
-    possible = _keyframe_possible(kf, body, config, found)
-    return SnakeState(body, kf.direction, kf.food, kf.score, tick) if in_bounds and possible else None
-
-
-def _mismatch(kf: Keyframe, state: SnakeState) -> int | None:
-    """Token index of the first keyframe field that differs from the replayed state; None if it matches."""
-    pos = kf.positions
-    if kf.head != state.head:
-        return pos["head"]
-    if kf.direction != state.direction:
-        return pos["direction"]
-    if kf.length != state.length:
-        return pos["length"]
-    body = kf.body()
-    if body != state.body:
-        k = next((k for k, (a, b) in enumerate(zip(body, state.body)) if a != b), min(len(body), state.length))
-        return pos["body"] + k  # step k-1, which leads to cell k, sits at body + k
-    if kf.food != state.food:
-        return pos["food"] + 1
-    if kf.score != state.score:
-        return pos["score"]
-    return None
-
-
-def check_keyframe(kf: Keyframe, state: SnakeState | None, tick: int, config: SnakeConfig, found: Findings) -> SnakeState | None:
-    """Check a keyframe written after `tick` against the replayed state; return the state to go on from."""
-    if state is not None:
-        at = _mismatch(kf, state)
-        if at is None:
-            return state
-        found.note("keyframe_matches_state", at)
-    shown = _keyframe_state(kf, tick, config, found)
-    return shown if shown is not None else state
-
-
-# ---------------------------------------------------------------- ticks
-
-
-def check_tick(state: SnakeState | None, tick: Tick, config: SnakeConfig, found: Findings) -> SnakeState | None:
-    """Check one tick against the rules from the state before it (None = unknown); return the state after it.
-
-    The state after is None when it cannot be known: the tick's outcome departed
-    from the rules, until a keyframe re-establishes it.
-    """
-    after = None
-    if state is not None:
-        direction, outcome, head = resolve(state, config, tick.input)
-        if outcome is _MOVE and tick.outcome == "MOVE" and tick.move == head:  # the common case: nothing to report
-            after = advance(state, direction, outcome, head, None)
-        else:
-            after = _check_outcome(state, tick, config, found, direction, outcome, head)
-    else:
-        if tick.move is not None and not config.in_bounds(tick.move):
-            found.note("in_bounds", tick.positions["move"])
-        if tick.spawn is not None and not config.in_bounds(tick.spawn):
-            found.note("in_bounds", tick.positions["spawn"])
-    end = tick.end_event
-    if end == "TIMEOUT":
-        if tick.number != config.max_ticks:
-            found.note("timeout_at_limit", tick.positions["end"])
-    elif end is None and tick.number == config.max_ticks:  # alive at the limit, and no TIMEOUT
-        where = tick.keyframe.start if tick.keyframe is not None else tick.end
-        if where < found.length:  # else the sequence was cut off just before it
-            found.note("timeout_at_limit", where)
-    if tick.keyframe is not None:
-        if end is not None:
-            found.note("end_is_final", tick.keyframe.start)
-            return None
-        after = check_keyframe(tick.keyframe, after, tick.number, config, found)
-    return after
-
-
-def _check_outcome(
-    state: SnakeState, tick: Tick, config: SnakeConfig, found: Findings, direction: Direction, outcome: Outcome, head: Cell
-) -> SnakeState | None:
-    """Every outcome other than a plain legal move: deaths, eats, and any departure from the rules."""
-    pos = tick.positions
-    written = tick.outcome
-    at = pos["outcome"]
-    if (outcome is _DIE_WALL) != (written == "DIE_WALL"):
-        found.note("wall_death", at)
-    if (outcome is _DIE_SELF) != (written == "DIE_SELF"):
-        found.note("self_death", at)
-    if (outcome is _EAT) != (written == "EAT"):
-        found.note("eat_iff_food", at)
-    if written in _DEATHS:
-        return advance(state, direction, outcome, head, None) if written == outcome.value else None
-    move = tick.move
-    assert move is not None  # the grammar gives every MOVE and EAT outcome a cell
-    if not config.in_bounds(move):
-        found.note("in_bounds", pos["move"])
-    followed = move == head
-    if not followed:
-        found.note("move_follows_input", pos["move"])
-    if written == "MOVE":
-        return advance(state, direction, outcome, head, None) if outcome is _MOVE and followed else None
-    # A written EAT: the values it implies follow from the state before, whatever the rules said.
-    if tick.length != state.length + 1:
-        found.note("grow_after_eat", pos["length"])
-    if tick.score != state.score + 1:
-        found.note("score_after_eat", pos["score"])
-    body = (move, *state.body)  # the body after the move, as the sequence has it
-    full = len(body) >= config.cells and not empty_cells(body, config)
-    spawn = tick.spawn
-    if spawn is not None and not config.in_bounds(spawn):
-        found.note("in_bounds", pos["spawn"])
-    spawned_well = True
-    if spawn is None:
-        if not full:
-            found.note("spawn_on_empty", pos["score"] - 1)  # where FOOD_SPAWN should have been
-            spawned_well = False
-    elif full:
-        found.note("spawn_on_empty", pos["spawn"] - 1)
-        spawned_well = False
-    elif spawn in body:
-        found.note("spawn_on_empty", pos["spawn"])
-        spawned_well = False
-    won = tick.end_event == "WIN"
-    if won != full:
-        where = pos["end"] if won else pos["score"] + 1
-        if where < found.length:
-            found.note("spawn_on_empty", where)
-        spawned_well = False
-    if outcome is not _EAT or not followed or not spawned_well:
-        return None
-    return advance(state, direction, outcome, head, spawn)
-
-
-# ---------------------------------------------------------------- sequences
-
-
-def _adjacent_on_board(a: Cell | None, b: Cell, config: SnakeConfig) -> bool:
-    if not config.in_bounds(b):
-        return False
-    return a is None or abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
-
-
-def validate(tokens: Sequence[str] | str, config: SnakeConfig) -> Verdict:
-    """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`."""
+def validate(tokens: Sequence[str] | str, config: Any) -> Verdict:
+    """Parse and replay one sequence (tokens, or one space-separated string) through its game's rules."""
     if isinstance(tokens, str):
         tokens = tokens.split()
-    n = len(tokens)
-    found = Findings(n)
-    stop = 0  # where the parse stopped: the EOS, or n
-    ended = False
-    lenient_physical = True
-    try:
-        items = parse(tokens, to_eos=True)
-        first = next(items)
-        assert isinstance(first, Keyframe)
-        stop = first.end
-        state = _keyframe_state(first, 0, config, found)
-        width, height = config.width, config.height
-        hx, hy = first.head  # the lenient tier's previous head
-        for tick in items:  # every later item is a Tick
-            stop = tick.end
-            move = tick.move
-            if move is not None:
-                mx, my = move
-                if lenient_physical and (abs(mx - hx) + abs(my - hy) != 1 or not (0 <= mx < width and 0 <= my < height)):
-                    lenient_physical = False
-                hx, hy = mx, my
-            if tick.keyframe is not None:
-                hx, hy = tick.keyframe.head
-            if ended:
-                found.note("end_is_final", tick.start)  # only the first such tick counts
-                continue
-            state = check_tick(state, tick, config, found)
-            ended = tick.end_event is not None
-    except GrammarError as err:
-        found.note("complete" if err.at_end else "grammar", err.index)
-        if ended and stop < n:  # whatever follows the end event, it is not the EOS
-            found.note("end_is_final", stop)
-        lenient = lenient_tiers(tokens, config)
-    else:
-        if stop >= n:
-            found.note("complete", n)  # cut off
-        elif not ended:
-            found.note("complete", stop)  # EOS before any end event
-        elif stop + 1 < n:
-            found.note("complete", stop + 1)  # something after the EOS
-        structural = n > 0 and stop < n  # starts with BOS (it parsed) and reaches EOS
-        lenient = {"structural": structural, "physical": lenient_physical, "rules": True}
-        lenient["full"] = structural and lenient_physical
-    return _verdict(found.first, lenient)
+    return game_of(config).validate(tokens, config)
 
 
-def _verdict(first: dict[str, int], lenient: dict[str, bool]) -> Verdict:
-    violations = sorted(first, key=lambda rule: (first[rule], _RULE_ORDER[rule]))
-    tiers = {tier: not any(rule in first for rule in rules) for tier, rules in RULES.items()}
-    tiers["full"] = not first
-    return Verdict(tiers, lenient, violations, first[violations[0]] if violations else None, dict(first))
+def validate_many(sequences: Iterable[Sequence[str] | str | Sequence[int]], config: Any) -> list[Verdict]:
+    """`validate` each sequence (tokens, a space-separated string, or token ids), exactly, many at once."""
+    seqs = [s.split() if isinstance(s, str) else s for s in sequences]
+    return game_of(config).validate_many(seqs, config)
 
 
-def lenient_tiers(tokens: Sequence[str], config: SnakeConfig) -> dict[str, bool]:
-    """The original checker's tiers, token by token, on whatever the sequence holds up to its first EOS.
-
-    `validate` derives the same verdicts from the parsed ticks when the whole
-    sequence parses; this token scan is for the sequences that do not.
-    """
-    n = len(tokens)
-    try:
-        end = list(tokens).index("EOS")
-    except ValueError:
-        end = n
-    structural = n > 0 and tokens[0] == "BOS" and end < n
-    physical = rules = True
-    head: Cell | None = None
-    in_snap = in_eat = grew = scored = False
-    for i in range(end):
-        token = tokens[i]
-        if token == "TICK":
-            if in_eat and not (grew and scored):
-                rules = False
-            in_snap = in_eat = grew = scored = False
-        elif token == "SNAP":
-            in_snap = True
-            if i + 1 < end and tokens[i + 1] == "PLAYER":
-                head = _cell_or_none(tokens, i + 2) or head
-        elif in_snap:
-            continue
-        elif token == "MOVE":
-            cell = _cell_or_none(tokens, i + 1)
-            if cell is not None:
-                physical = physical and _adjacent_on_board(head, cell, config)
-                head = cell
-        elif token == "EAT":
-            in_eat, grew, scored = True, False, False
-        elif token == "GROW":
-            rules = rules and in_eat
-            grew = True
-        elif token == "SCORE":
-            rules = rules and in_eat
-            scored = True
-    if in_eat and not (grew and scored) and end < n:  # an eat left unfinished by the EOS (not by a cut-off)
-        rules = False
-    return {"structural": structural, "physical": physical, "rules": rules, "full": structural and physical and rules}
-
-
-def _cell_or_none(tokens: Sequence[str], i: int) -> Cell | None:
-    try:
-        return read_cell(tokens, i)
-    except GrammarError:
-        return None
-
-
-def validate_many(sequences: Iterable[Sequence[str] | str], config: SnakeConfig) -> list[Verdict]:
-    """`validate` each sequence (a list of tokens, or a space-separated string), exactly, many at once.
-
-    Goes through `evaluation.fast`: every sequence is replayed together with the
-    batch rules, and only those that are not valid (or a valid prefix) are
-    handed to `validate`, so the verdicts are the reference's, an order of
-    magnitude sooner.
-    """
-    from gamegrammar.evaluation.fast import validate_fast  # fast.py builds on this module
-
-    return validate_fast(sequences, config)
-
-
-def summarize(verdicts: Sequence[Verdict]) -> dict[str, Any]:
+def summarize(verdicts: Sequence[Verdict], rules: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """Counts and rates per tier (strict and lenient) and per rule, each with a Wilson 95% interval.
 
     Tiers report pass rates; rules report violation rates; `first_violations`
     counts which rule broke first (what a model gets wrong before anything else).
     """
     n = len(verdicts)
+    names = rule_names(rules)
 
     def passed(k: int) -> dict[str, Any]:
         return {"passed": k, "n": n, "rate": k / n if n else None, "ci95": list(wilson_interval(k, n))}
 
-    rules = {}
-    for rule in RULE_NAMES:
+    by_rule = {}
+    for rule in names:
         k = sum(rule in v.positions for v in verdicts)
-        rules[rule] = {"violated": k, "n": n, "rate": k / n if n else None, "ci95": list(wilson_interval(k, n))}
-    firsts = {rule: 0 for rule in RULE_NAMES}
+        by_rule[rule] = {"violated": k, "n": n, "rate": k / n if n else None, "ci95": list(wilson_interval(k, n))}
+    firsts = dict.fromkeys(names, 0)
     for v in verdicts:
         if v.violations:
             firsts[v.violations[0]] += 1
+    tiers = tiers_of(rules)
     return {
         "sequences": n,
-        "tiers": {tier: passed(sum(v.tiers[tier] for v in verdicts)) for tier in TIERS},
-        "lenient": {tier: passed(sum(v.lenient[tier] for v in verdicts)) for tier in TIERS},
-        "rules": rules,
+        "tiers": {tier: passed(sum(v.tiers[tier] for v in verdicts)) for tier in tiers},
+        "lenient": {tier: passed(sum(v.lenient[tier] for v in verdicts)) for tier in tiers},
+        "rules": by_rule,
         "first_violations": firsts,
     }

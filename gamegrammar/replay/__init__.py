@@ -8,10 +8,10 @@ Any sequence renders, valid or not: see `frames.py` for how a sequence that
 breaks the rules is shown.
 """
 
-from gamegrammar.replay.ascii import play, render_frame
-from gamegrammar.replay.frames import Frame, Replay, Violation, replay, step
-from gamegrammar.replay.gif import draw_frame, gif_bytes, write_gif
-from gamegrammar.replay.html import render_html, replay_data, write_html
+from gamegrammar.games.snake.replay.ascii import play, render_frame
+from gamegrammar.games.snake.replay.frames import Frame, Replay, Violation, replay, step
+from gamegrammar.games.snake.replay.gif import draw_frame, gif_bytes, write_gif
+from gamegrammar.games.snake.replay.html import render_html, replay_data, write_html
 from gamegrammar.replay.sources import corpus_episode, token_file_line
 
 __all__ = [

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gamegrammar.codec import vocabulary
+from gamegrammar.games.snake.grammar import vocabulary
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig
 
 
 def token_file_line(path: str | Path, line: int, config: SnakeConfig) -> list[str]:

@@ -6,9 +6,9 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gamegrammar.games.snake.replay.frames import Frame, Replay
+from gamegrammar.games.snake.replay.style import rgb
 from gamegrammar.io import atomic_write_bytes
-from gamegrammar.replay.frames import Frame, Replay
-from gamegrammar.replay.style import rgb
 
 if TYPE_CHECKING:
     from PIL import Image

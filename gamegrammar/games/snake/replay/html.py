@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gamegrammar.games.snake.replay.frames import Replay
+from gamegrammar.games.snake.replay.style import COLORS
 from gamegrammar.io import atomic_write_text
-from gamegrammar.replay.frames import Replay
-from gamegrammar.replay.style import COLORS
 
 
 def replay_data(rp: Replay, *, start_tick: int | None = None, title: str = "") -> dict[str, Any]:

@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from gamegrammar.replay.frames import Replay
+from gamegrammar.games.snake.replay.frames import Replay
 
 HEAD, BODY, FOOD, EMPTY, DEAD, MARK, RULES_HEAD = "@", "o", "*", ".", "X", "!", "?"
 LEGEND = f"{HEAD} head  {BODY} body  {FOOD} food  {DEAD} dead head  {RULES_HEAD} where the rules put the head  {MARK} first violation"

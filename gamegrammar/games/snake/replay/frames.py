@@ -10,7 +10,7 @@ would have done. A keyframe, being a complete written state, is what the next
 tick starts from. A grammar error ends the frames at the last tick that parsed.
 
 Which rule breaks first, and where, is the strict evaluator's answer
-(`gamegrammar.evaluation.validity.validate`), mapped onto the frames here.
+(`gamegrammar.games.snake.validity.validate`), mapped onto the frames here.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from gamegrammar.codec import GrammarError, Keyframe, Tick, parse, read_cell
-from gamegrammar.evaluation.validity import Verdict, validate
-from gamegrammar.games.snake import Cell, Outcome, SnakeConfig, SnakeState, advance, direction_between, resolve
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell
+from gamegrammar.games.snake.rules import Cell, Outcome, SnakeConfig, SnakeState, advance, direction_between, resolve
+from gamegrammar.games.snake.validity import Verdict, validate
 
 # One line per rule, for the message shown at the first violation (the rule names are the evaluator's).
 RULE_HINTS: dict[str, str] = {

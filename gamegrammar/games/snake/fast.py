@@ -59,9 +59,9 @@ from operator import itemgetter
 
 import numpy as np
 
-from gamegrammar.evaluation.validity import RULES, Verdict, validate
-from gamegrammar.games import snake_batch as sb
-from gamegrammar.games.snake import Direction, SnakeConfig
+from gamegrammar.games.snake.rules import Direction, SnakeConfig
+from gamegrammar.games.snake.rules import batch as sb
+from gamegrammar.games.snake.validity import RULES, Verdict, validate
 from gamegrammar.tokenizer import GameTokenizer
 
 SLOW, VALID, CUT = 0, 1, 2  # `fast_status` codes: needs the reference, valid, a valid prefix cut off

@@ -28,9 +28,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from gamegrammar.codec import Tick, parse
-from gamegrammar.evaluation.hidden import iter_outputs, layer_names
-from gamegrammar.games.snake import SnakeConfig, SnakeState
+from gamegrammar.games.snake.grammar import Tick, parse
+from gamegrammar.hidden import iter_outputs, layer_names
+from gamegrammar.games.snake.rules import SnakeConfig, SnakeState
 from gamegrammar.model import GameGPT
 from gamegrammar.replay import replay
 
@@ -329,7 +329,7 @@ def world_state_probes(
     seed: int = 0,
 ) -> dict[str, Any]:
     """Linear and MLP probes on the final state (and linear probes on every layer) of the model and an untrained twin."""
-    from gamegrammar.evaluation.emergence import random_like
+    from gamegrammar.games.snake.emergence import random_like
 
     baseline = baseline if baseline is not None else random_like(model, seed)
     layers = layer_names(model) if all_layers else ["final"]

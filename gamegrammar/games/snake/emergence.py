@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from gamegrammar.codec import Keyframe, Tick, parse
-from gamegrammar.evaluation.hidden import branch_logprobs, iter_outputs, next_logprobs
-from gamegrammar.games.snake import Cell, Direction, SnakeConfig, SnakeState, legal_directions, resolve
+from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
+from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState, legal_directions, resolve
+from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs
 from gamegrammar.model import GameGPT
 from gamegrammar.replay import replay
 from gamegrammar.tokenizer import GameTokenizer

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum, IntEnum
+from typing import ClassVar
 
 from gamegrammar import rng
 from gamegrammar.errors import GameGrammarError
@@ -45,6 +46,7 @@ def direction_between(a: Cell, b: Cell) -> Direction:
 
 @dataclass(frozen=True)
 class SnakeConfig:
+    game: ClassVar[str] = "snake"
     width: int = 10
     height: int = 10
     max_ticks: int = 200

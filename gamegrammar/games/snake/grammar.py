@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Event, Salience
-from gamegrammar.games.snake import Cell, Direction, SnakeConfig, SnakeState
+from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState
+from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig
 
-SPECIAL_TOKENS = ["PAD", "UNK", "BOS", "EOS"]
+__all__ = ["SPECIAL_TOKENS", "CodecConfig"]  # re-exported: the codec config every game shares
 END_EVENTS = ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")
 _WORDS = ["TICK", "SNAP", "PLAYER", "BODY", "FOOD", "SCORE", "MOVE", "EAT", "GROW", "FOOD_SPAWN", *END_EVENTS]
 _DIRS = [d.name for d in Direction]
@@ -37,27 +37,6 @@ _SALIENCE = {
 _ENTITY = {"TICK": "game", "FOOD_SPAWN": "food", "SCORE": "game", "WIN": "game", "TIMEOUT": "game"}
 
 
-@dataclass(frozen=True)
-class CodecConfig:
-    """keyframe_interval K: a keyframe at tick 0 and after every K-th tick (0 = only the first).
-    min_salience: events below it are dropped (summary grammars; the strict evaluator needs 0)."""
-
-    keyframe_interval: int = 0
-    min_salience: int = Salience.TICK
-
-    def __post_init__(self) -> None:
-        if self.keyframe_interval < 0:
-            raise GameGrammarError(f"keyframe_interval must be >= 0, got {self.keyframe_interval}")
-        if not Salience.TICK <= self.min_salience <= Salience.PHASE:
-            raise GameGrammarError(f"min_salience must be between 0 and 4, got {self.min_salience}")
-
-    def keyframe_after(self, tick: int) -> bool:
-        return self.keyframe_interval > 0 and tick % self.keyframe_interval == 0
-
-    def to_dict(self) -> dict[str, int]:
-        return {"keyframe_interval": self.keyframe_interval, "min_salience": int(self.min_salience)}
-
-
 def vocabulary(config: SnakeConfig) -> list[str]:
     """Every token of grammar v1 for this board; values are exact, never capped."""
     return [
@@ -71,6 +50,11 @@ def vocabulary(config: SnakeConfig) -> list[str]:
         *(f"LEN{n}" for n in range(1, config.cells + 1)),
         *(f"V{s}" for s in range(config.cells)),
     ]
+
+
+def input_tokens() -> list[str]:
+    """The tokens an agent's input is written as."""
+    return [f"INPUT_{d}" for d in _DIRS]
 
 
 # ---------------------------------------------------------------- encoding
@@ -417,6 +401,16 @@ def decode(tokens: Sequence[str] | str) -> DecodedEpisode:
         if tick.keyframe is not None:
             keyframes[tick.number] = tick.keyframe.state(tick.number)
     return DecodedEpisode(initial, events, keyframes, end)
+
+
+def episode_prefix(tokens: Sequence[str], ticks: int) -> list[str]:
+    """The first keyframe and the first `ticks` ticks of an episode: a prompt from real play."""
+    end = 0
+    for item in parse(tokens):
+        if isinstance(item, Tick) and item.number > ticks:
+            break
+        end = item.end
+    return list(tokens[:end])
 
 
 # ---------------------------------------------------------------- constrained decoding

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake import Direction, SnakeConfig
+from gamegrammar.games.snake.rules import Direction, SnakeConfig
 from gamegrammar.tokenizer import GameTokenizer
 
 Cell = tuple[int, int]

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from gamegrammar.evaluation.hidden import iter_outputs
-from gamegrammar.games.snake import SnakeConfig
+from gamegrammar.hidden import iter_outputs
+from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import GameGPT
 from gamegrammar.replay import replay
 
@@ -117,7 +117,7 @@ def archetypes(
     The arrays (embeddings, statistics, labels) come back under "arrays" for plotting; they are
     not JSON and `analyze` drops them from analysis.json.
     """
-    from gamegrammar.evaluation.emergence import random_like
+    from gamegrammar.games.snake.emergence import random_like
 
     baseline = baseline if baseline is not None else random_like(model, seed)
     names = sorted(set(agents))

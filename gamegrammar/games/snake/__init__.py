@@ -1,0 +1,151 @@
+"""Snake: the first game, and the reference for what a game package holds.
+
+Modules, lowest layer first (an import-linter contract keeps the order):
+  rules          the rules: one reference implementation (scalar simulator)
+  batch          the same rules on arrays, for thousands of games at once
+  agents         scripted agents (scalar), batch_agents: the same agents on a batch
+  grammar        token grammar v1: vocabulary, encoder, parser, automaton
+  rollout        whole episodes on the batch engine, written straight to token ids
+  validity, fast the strict evaluator (reference, and its batch replay)
+  fidelity       what fidelity and teacher forcing read of a sequence
+  trace, planes  the states a sequence describes; what probes read of a state
+  symmetry       the 8 board symmetries on token ids (augmentation)
+  emergence, statistics, replay   tier 2, tier 3's play-style statistics, replays
+
+`GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("snake")`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from gamegrammar.games.snake import fidelity as _fidelity
+from gamegrammar.games.snake import grammar as _grammar
+from gamegrammar.games.snake import validity as _validity
+from gamegrammar.games.snake.agents import AGENTS
+from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame, SnakeState
+from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, ProbeTargets
+
+
+class SnakeSpec(GameSpec):
+    name = "snake"
+    description = "one snake on a W x H grid: move, eat, grow; dies on a wall or its own body"
+    config_type = SnakeConfig
+    end_events = _grammar.END_EVENTS
+    agent_names = tuple(AGENTS)
+    default_agents: ClassVar[dict[str, float]] = {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}
+    tick_token = "TICK"
+    rules = _validity.RULES
+    teacher_categories = tuple(_fidelity.CATEGORIES)
+    statistic_names = ("turn_rate", "wall_rate", "food_distance", "ticks", "score")
+
+    def describe_config(self, config: SnakeConfig) -> dict[str, Any]:
+        return {"board": f"{config.width}x{config.height}", "max_ticks": config.max_ticks}
+
+    # -- grammar
+
+    def vocabulary(self, config: SnakeConfig) -> list[str]:
+        return _grammar.vocabulary(config)
+
+    def input_tokens(self, config: SnakeConfig) -> list[str]:
+        return _grammar.input_tokens()
+
+    def automaton(self, config: SnakeConfig) -> _grammar.GrammarAutomaton:
+        return _grammar.GrammarAutomaton(config)
+
+    def new_encoder(self, codec: CodecConfig) -> _grammar.EpisodeEncoder:
+        return _grammar.EpisodeEncoder(codec)
+
+    def episode_prefix(self, tokens: Sequence[str], ticks: int) -> list[str]:
+        return _grammar.episode_prefix(tokens, ticks)
+
+    # -- engines
+
+    def new_agent(self, name: str, config: SnakeConfig) -> Any:
+        from gamegrammar.games.snake.agents import make_agent
+
+        return make_agent(name, config)
+
+    def new_game(self, config: SnakeConfig) -> SnakeGame:
+        return SnakeGame(config)
+
+    def play_episode(self, config: SnakeConfig, codec: CodecConfig, agent: str, seed: int, episode: int) -> EpisodeRecord:
+        sim = SnakeGame(config)
+        player = self.new_agent(agent, config)
+        state = sim.reset(seed, episode)
+        player.reset(seed, episode)
+        encoder = self.new_encoder(codec)
+        encoder.start(state)
+        events, states, done = [], [state], False
+        while not done:
+            state, tick_events, done = sim.step(player.act(state))
+            encoder.tick(tick_events, state, done)
+            events += tick_events
+            states.append(state)
+        return EpisodeRecord(encoder.tokens, events, states, sim.end_reason or "", state.tick, state.score)
+
+    @staticmethod
+    def play_batch(config: SnakeConfig, codec: CodecConfig, seed: int, episodes: np.ndarray, agent_codes: np.ndarray) -> BatchResult:
+        from gamegrammar.games.snake.batch_agents import scripted_policy
+        from gamegrammar.games.snake.rollout import play_batch
+
+        return play_batch(config, codec, seed, episodes, scripted_policy(agent_codes))
+
+    # -- evaluation
+
+    def validate(self, tokens: Sequence[str], config: SnakeConfig) -> Any:
+        return _validity.validate(tokens, config)
+
+    def validate_many(self, sequences: Sequence[Any], config: SnakeConfig) -> list[Any]:
+        from gamegrammar.games.snake.fast import validate_fast
+
+        return validate_fast(sequences, config)
+
+    def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
+        return _fidelity.summarize_episode(tokens)
+
+    def rule_determined_positions(self, tokens: Sequence[str]) -> list[tuple[int, str, str]]:
+        return _fidelity.rule_determined_positions(tokens)
+
+    # -- states
+
+    def trace(self, tokens: Sequence[str], config: SnakeConfig) -> list[SnakeState]:
+        from gamegrammar.games.snake.trace import trace
+
+        return trace(tokens, config)
+
+    def probe_targets(self, state: SnakeState, config: SnakeConfig) -> ProbeTargets:
+        from gamegrammar.games.snake.planes import probe_targets
+
+        return probe_targets(state, config)
+
+    def board_shape(self, config: SnakeConfig) -> tuple[int, int]:
+        return config.height, config.width
+
+    # -- optional parts
+
+    def symmetries(self, tokenizer: Any, config: SnakeConfig) -> Any:
+        from gamegrammar.games.snake.symmetry import SymmetryTransform
+
+        return SymmetryTransform(tokenizer, config)
+
+    def renderer(self) -> Any:
+        from gamegrammar.games.snake import replay
+
+        return replay
+
+    def emergence(self) -> Any:
+        from gamegrammar.games.snake import emergence
+
+        return emergence
+
+    def episode_statistics(self, tokens: Sequence[str], config: SnakeConfig) -> np.ndarray:
+        from gamegrammar.games.snake.statistics import episode_statistics
+
+        return episode_statistics(tokens, config)
+
+
+GAME = SnakeSpec()

@@ -1,0 +1,77 @@
+"""Scripted Snake agents, seeded like the game so an episode is a function of (seed, episode)."""
+
+from __future__ import annotations
+
+from gamegrammar import rng
+from gamegrammar.agents import Agent, unknown_agent
+from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeState, legal_directions, resolve
+
+
+class SnakeAgent(Agent):
+    """A Snake agent: picks among candidate directions with the (seed, episode, tick, AGENT) draw."""
+
+    def _pick(self, state: SnakeState, candidates: list[Direction]) -> Direction:
+        """Uniform among candidates, drawn from (seed, episode, tick, AGENT)."""
+        return candidates[rng.choose(self.seed, self.episode, state.tick, rng.Purpose.AGENT, len(candidates))]
+
+    def _safe(self, state: SnakeState) -> list[Direction]:
+        """Legal moves that do not die this tick (all legal moves if every one dies)."""
+        legal = legal_directions(state.direction)
+        safe = [d for d in legal if resolve(state, self.config, d)[1] in (Outcome.MOVE, Outcome.EAT)]
+        return safe or legal
+
+
+class RandomAgent(SnakeAgent):
+    """Uniform among the three non-reversing directions."""
+
+    name = "random"
+
+    def act(self, state: SnakeState) -> Direction:
+        return self._pick(state, legal_directions(state.direction))
+
+
+class GreedyAgent(SnakeAgent):
+    """Among moves that survive this tick, minimise Manhattan distance to the food; ties at random."""
+
+    name = "greedy"
+
+    def act(self, state: SnakeState) -> Direction:
+        candidates = self._safe(state)
+        if state.food is None:
+            return self._pick(state, candidates)
+        fx, fy = state.food
+        hx, hy = state.head
+
+        def distance(d: Direction) -> int:
+            dx, dy = d.delta
+            return abs(hx + dx - fx) + abs(hy + dy - fy)
+
+        best = min(distance(d) for d in candidates)
+        return self._pick(state, [d for d in candidates if distance(d) == best])
+
+
+class WallFollowerAgent(SnakeAgent):
+    """Among moves that survive this tick, prefer ending next to a wall, then going straight; ties at random."""
+
+    name = "wall_follower"
+
+    def act(self, state: SnakeState) -> Direction:
+        candidates = self._safe(state)
+        hx, hy = state.head
+
+        def preference(d: Direction) -> tuple[bool, bool]:
+            dx, dy = d.delta
+            return self.config.next_to_wall((hx + dx, hy + dy)), d == state.direction
+
+        best = max(preference(d) for d in candidates)
+        return self._pick(state, [d for d in candidates if preference(d) == best])
+
+
+AGENTS: dict[str, type[SnakeAgent]] = {cls.name: cls for cls in (RandomAgent, GreedyAgent, WallFollowerAgent)}
+
+
+def make_agent(name: str, config: SnakeConfig) -> SnakeAgent:
+    try:
+        return AGENTS[name](config)
+    except KeyError:
+        raise unknown_agent(name, list(AGENTS)) from None

@@ -1,0 +1,59 @@
+"""What Snake's fidelity measures read of a token sequence: its summary, and the tokens the rules determine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse
+from gamegrammar.gamespec import EpisodeSummary
+
+CATEGORIES = ("outcome", "move", "grow", "score", "spawn_presence", "flow", "keyframe")
+
+
+def summarize_episode(tokens: Sequence[str]) -> EpisodeSummary:
+    """Ticks, last score and end reason of a token sequence, read as far as the grammar allows."""
+    ticks, score, end = 0, 0, "none"
+    try:
+        for item in parse(tokens):
+            if isinstance(item, Keyframe):
+                score = item.score
+                continue
+            ticks = item.number
+            if item.score is not None:
+                score = item.score
+            if item.end_event is not None:
+                end = item.end_event
+    except GrammarError:
+        pass
+    return EpisodeSummary(ticks, score, end)
+
+
+def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str]]:
+    """(position, category, kind) of every token the rules fix given the history and the input.
+
+    Not determined: the agent's INPUT_d, the random food cells after FOOD_SPAWN, and
+    the first keyframe (a random start). Everything else is, including which token
+    follows a tick (TICK, SNAP, TIMEOUT, EOS). `kind` is the tick's outcome word
+    (MOVE, EAT, DIE_WALL, DIE_SELF) at the token right after INPUT_d, "" elsewhere.
+    """
+    out: list[tuple[int, str]] = []
+    for item in parse(tokens):
+        if isinstance(item, Keyframe):
+            continue
+        assert isinstance(item, Tick)
+        p = item.positions
+        out.append((p["outcome"], "outcome"))
+        if "move" in p:
+            if item.outcome == "EAT":
+                out.append((p["move"] - 1, "outcome"))
+            out += [(p["move"], "move"), (p["move"] + 1, "move")]
+        if "grow" in p:
+            out += [(p["grow"], "grow"), (p["grow"] + 1, "grow"), (p["grow"] + 2, "spawn_presence")]
+            out += [(p["score"] - 1, "score"), (p["score"], "score")] if "spawn" in p else [(p["score"], "score")]
+        if item.keyframe is not None:
+            out += [(i, "keyframe") for i in range(item.keyframe.start + 1, item.keyframe.end)]
+        if item.end < len(tokens):
+            out.append((item.end if item.keyframe is None else item.keyframe.start, "flow"))
+        if "end" in p:
+            out.append((p["end"], "flow"))
+    return [(p, c, tokens[p] if c == "outcome" and tokens[p - 1].startswith("INPUT_") else "") for p, c in sorted(set(out))]

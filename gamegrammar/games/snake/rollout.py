@@ -1,0 +1,296 @@
+"""Whole Snake episodes on the batch engine, written straight to token ids.
+
+`play_batch` steps every game of a batch with the batch rules (`batch`), asks a
+policy for each tick's inputs (the scripted agents of `batch_agents`, or any
+callable), and writes grammar v1 as token ids, byte for byte what the scalar
+`EpisodeEncoder` + `GameTokenizer` write (tests/games/snake/test_batch.py).
+`keyframe_token_ids` is the one batch keyframe encoder: the corpus writer uses
+it, and the fast evaluator compares written keyframes with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from gamegrammar import rng
+from gamegrammar.events import Salience
+from gamegrammar.games.snake.batch import DIE_WALL, EAT, MOVE, Probe, Resolution, SnakeBatch, advance, probe, resolve, spawn_food
+from gamegrammar.games.snake.grammar import END_EVENTS, vocabulary
+from gamegrammar.games.snake.rules import Direction, SnakeConfig
+from gamegrammar.gamespec import BatchResult, CodecConfig
+from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
+from gamegrammar.tokenizer import GameTokenizer
+
+END_WALL, END_SELF, END_WIN, END_TIMEOUT = (END_EVENTS.index(e) for e in ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT"))
+
+# ---------------------------------------------------------------- tokens
+
+
+class TokenTable:
+    """Token ids of grammar v1 for one board, as lookup arrays."""
+
+    def __init__(self, config: SnakeConfig) -> None:
+        tok = GameTokenizer(vocabulary(config))
+        ids = tok.ids
+        self.dtype = tok.dtype
+        self.word = {w: ids[w] for w in tok.tokens if w.isupper() and not w[-1].isdigit()}
+        dt = self.dtype
+        self.input = np.array([ids[f"INPUT_{d.name}"] for d in Direction], dt)
+        self.dir = np.array([ids[f"DIR_{d.name}"] for d in Direction], dt)
+        self.body = np.array([ids[f"B_{d.name}"] for d in Direction], dt)
+        self.x = np.array([ids[f"X{x}"] for x in range(config.width)], dt)
+        self.y = np.array([ids[f"Y{y}"] for y in range(config.height)], dt)
+        self.len = np.array([ids["UNK"], *(ids[f"LEN{n}"] for n in range(1, config.cells + 1))], dt)
+        self.value = np.array([ids[f"V{s}"] for s in range(config.cells)], dt)
+
+
+# Columns of one tick, in grammar order, with the salience of the event each belongs to.
+_TICK_COLUMNS = [
+    ("TICK", Salience.TICK),
+    ("INPUT", Salience.MOVEMENT),
+    ("DIE", Salience.COLLISION),
+    ("EAT", Salience.RULE_EFFECT),
+    ("MOVE", Salience.MOVEMENT),
+    ("MOVE_X", Salience.MOVEMENT),
+    ("MOVE_Y", Salience.MOVEMENT),
+    ("GROW", Salience.RULE_EFFECT),
+    ("LEN", Salience.RULE_EFFECT),
+    ("FOOD_SPAWN", Salience.RULE_EFFECT),
+    ("SPAWN_X", Salience.RULE_EFFECT),
+    ("SPAWN_Y", Salience.RULE_EFFECT),
+    ("SCORE", Salience.RULE_EFFECT),
+    ("VALUE", Salience.RULE_EFFECT),
+    ("WIN", Salience.PHASE),
+    ("TIMEOUT", Salience.PHASE),
+    ("EOS", Salience.PHASE + 1),  # structure, never dropped
+]
+_COL = {name: i for i, (name, _) in enumerate(_TICK_COLUMNS)}
+
+
+class _TokenLog:
+    """Token chunks written tick by tick; each chunk holds one run of tokens per game, games ascending.
+
+    Positions are resolved once at the end (`assemble`), when every episode's
+    length and so its offset is known: one scatter per chunk, no per-token bookkeeping.
+    """
+
+    def __init__(self, n: int) -> None:
+        self.cursor = np.zeros(n, np.int64)
+        # (games, cursor before, counts or None for dense rows, tokens: flat or (games, width))
+        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]] = []
+
+    def write(self, games: np.ndarray, ids: np.ndarray, mask: np.ndarray) -> None:
+        """Append the masked ids of each row (row-major) to the episode of `games[row]`."""
+        counts = mask.sum(axis=1)
+        self.chunks.append((games, self.cursor[games], counts, ids[mask]))
+        self.cursor[games] += counts
+
+    def write_dense(self, games: np.ndarray, ids: np.ndarray) -> None:
+        """Append every id of each row: the fast path for rows without optional tokens."""
+        self.chunks.append((games, self.cursor[games], None, ids))
+        self.cursor[games] += ids.shape[1]
+
+    def assemble(self, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+        """Episode-major flat tokens and each episode's length."""
+        lengths = self.cursor.copy()
+        offsets = np.cumsum(lengths) - lengths
+        flat = np.empty(int(lengths.sum()), dtype)
+        for games, before, counts, tokens in self.chunks:
+            start = offsets[games] + before
+            if counts is None:
+                flat[start[:, None] + np.arange(tokens.shape[1])] = tokens
+            else:
+                run_start = np.cumsum(counts) - counts
+                flat[np.arange(len(tokens)) + np.repeat(start - run_start, counts)] = tokens
+        return flat, lengths
+
+
+def _write_keyframes(log: _TokenLog, t: TokenTable, batch: SnakeBatch, rows: np.ndarray, games: np.ndarray, bos: bool = False) -> None:
+    """SNAP PLAYER Xx Yy DIR_d LENn BODY b{n-1} FOOD [Xx Yy] SCORE Vs for the games at `rows`."""
+    if not rows.size:
+        return
+    log.write(games, *keyframe_token_ids(t, batch, rows, bos))
+
+
+def keyframe_token_ids(t: TokenTable, batch: SnakeBatch, rows: np.ndarray, bos: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The keyframes of the games at `rows` as (ids, mask), one row each: row i's tokens are ids[i][mask[i]].
+
+    The one batch keyframe encoder: the corpus writer uses it, and an evaluator
+    compares written keyframes with it.
+    """
+    cfg = batch.config
+    length = batch.length[rows]
+    steps = int(length.max()) - 1
+    m = len(rows)
+    head = 1 if bos else 0
+    ids = np.empty((m, head + 7 + steps + 5), t.dtype)
+    mask = np.ones(ids.shape, bool)
+    if bos:
+        ids[:, 0] = t.word["BOS"]
+    w = t.word
+    ids[:, head : head + 7] = [w["SNAP"], w["PLAYER"], 0, 0, 0, 0, w["BODY"]]
+    ids[:, head + 2] = t.x[batch.head_x[rows]]
+    ids[:, head + 3] = t.y[batch.head_y[rows]]
+    ids[:, head + 4] = t.dir[batch.direction[rows]]
+    ids[:, head + 5] = t.len[length]
+    if steps:
+        idx = (batch.start[rows][:, None] + np.arange(steps + 1)) % cfg.cells
+        cells = batch.ring[rows[:, None], idx].astype(np.int64)
+        diff = cells[:, 1:] - cells[:, :-1]
+        d = np.where(diff == -cfg.width, 0, np.where(diff == cfg.width, 1, np.where(diff == -1, 2, 3)))
+        ids[:, head + 7 : head + 7 + steps] = t.body[d]
+        mask[:, head + 7 : head + 7 + steps] = np.arange(steps) < (length - 1)[:, None]
+    tail = head + 7 + steps
+    food = batch.food[rows]
+    has_food = food >= 0
+    ids[:, tail] = w["FOOD"]
+    ids[:, tail + 1] = t.x[np.where(has_food, food % cfg.width, 0)]
+    ids[:, tail + 2] = t.y[np.where(has_food, food // cfg.width, 0)]
+    mask[:, tail + 1] = mask[:, tail + 2] = has_food
+    ids[:, tail + 3] = w["SCORE"]
+    ids[:, tail + 4] = t.value[batch.score[rows]]
+    return ids, mask
+
+
+Observer = Callable[[SnakeBatch, np.ndarray, Resolution], None]
+# policy(batch, games, draws, probe) -> one input per running game: `games` are the running games' positions in
+# `episodes`, `draws` this tick's AGENT draws for them, `probe` every direction's outcome (batch.probe(batch)).
+Policy = Callable[[SnakeBatch, np.ndarray, np.ndarray, Probe], np.ndarray]
+
+
+def play_batch(
+    config: SnakeConfig,
+    codec: CodecConfig,
+    seed: int,
+    episodes: np.ndarray,
+    policy: Policy,
+    observer: Observer | None = None,
+) -> BatchResult:
+    """Play whole episodes, all at once, writing token ids as the scalar encoder would.
+
+    `policy` chooses every running game's input each tick; `scripted_policy(agent_codes)`
+    plays the scripted agents exactly as the scalar engine does.
+
+    Finished games are dropped from the arrays as they end, so late ticks cost
+    only what is still running. `observer(batch, games, resolution)` is called
+    after every tick with the running games (before they are dropped): tests
+    compare those states with the scalar engine's.
+    """
+    episodes = np.asarray(episodes, np.int64)
+    n = len(episodes)
+    table = TokenTable(config)
+    w = table.word
+    dropped = [i for i, (_, salience) in enumerate(_TICK_COLUMNS) if salience < codec.min_salience]
+    dense = not any(_TICK_COLUMNS[i][0] in ("TICK", "INPUT", "MOVE") for i in dropped)
+    log = _TokenLog(n)
+    ticks = np.zeros(n, np.int64)
+    scores = np.zeros(n, np.int64)
+    ends = np.zeros(n, np.int64)
+    keys = episode_keys(seed, episodes)
+    batch = SnakeBatch.initial(config, seed, episodes)
+    games = np.arange(n)
+    _write_keyframes(log, table, batch, games, games, bos=True)
+    tick_key = tick_keys(keys, 0)
+    for t in range(1, config.max_ticks + 1):
+        if not len(batch):
+            break
+        pr = probe(batch)
+        actions = policy(batch, games, keyed_draw(tick_key, rng.Purpose.AGENT), pr)
+        res = resolve(batch, actions, pr)
+        advance(batch, res)
+        tick_key = tick_keys(keys[games], t)  # serves this tick's food and the next tick's agents
+        outcome = res.outcome
+        ate = np.flatnonzero(outcome == EAT)
+        if ate.size:
+            batch.food[ate] = spawn_food(batch, ate, keyed_draw(tick_key[ate], rng.Purpose.FOOD))
+        dead = outcome >= DIE_WALL
+        win = (outcome == EAT) & (batch.food < 0)
+        timeout = ~dead & ~win & (t >= config.max_ticks)
+        done = dead | win | timeout
+        if observer is not None:
+            observer(batch, games, res)
+
+        plain = (outcome == MOVE) & ~done
+        if dense and plain.any():  # most ticks of most games: TICK INPUT_d MOVE Xx Yy
+            p = np.flatnonzero(plain)
+            ids = np.empty((len(p), 5), table.dtype)
+            ids[:, 0] = w["TICK"]
+            ids[:, 1] = table.input[actions[p]]
+            ids[:, 2] = w["MOVE"]
+            ids[:, 3] = table.x[batch.head_x[p]]
+            ids[:, 4] = table.y[batch.head_y[p]]
+            log.write_dense(games[p], ids)
+            rest = np.flatnonzero(~plain)
+        else:
+            rest = np.arange(len(batch))
+        if rest.size:
+            _write_tick(log, table, batch, rest, games[rest], actions[rest], outcome[rest], win[rest], timeout[rest], dropped)
+
+        if done.any():
+            d = np.flatnonzero(done)
+            g = games[d]
+            ticks[g] = t
+            scores[g] = batch.score[d]
+            end_of_outcome = np.where(outcome[d] == DIE_WALL, END_WALL, END_SELF)
+            ends[g] = np.where(outcome[d] >= DIE_WALL, end_of_outcome, np.where(win[d], END_WIN, END_TIMEOUT))
+        if codec.keyframe_after(t):
+            live = np.flatnonzero(~done)
+            _write_keyframes(log, table, batch, live, games[live])
+        if done.any():
+            keep = np.flatnonzero(~done)
+            batch = batch.take(keep)
+            games = games[keep]
+            tick_key = tick_key[keep]
+    tokens, lengths = log.assemble(table.dtype)
+    return BatchResult(tokens, lengths, ticks, scores, ends)
+
+
+def _write_tick(
+    log: _TokenLog,
+    t: TokenTable,
+    batch: SnakeBatch,
+    rows: np.ndarray,
+    games: np.ndarray,
+    actions: np.ndarray,
+    outcome: np.ndarray,
+    win: np.ndarray,
+    timeout: np.ndarray,
+    dropped: list[int],
+) -> None:
+    """The general path: every optional token of a tick, masked per game."""
+    cfg = batch.config
+    w = t.word
+    m = len(rows)
+    ids = np.zeros((m, len(_TICK_COLUMNS)), t.dtype)
+    mask = np.zeros(ids.shape, bool)
+    dead = outcome >= DIE_WALL
+    eat = outcome == EAT
+    alive = ~dead
+    food = batch.food[rows]
+    spawned = eat & (food >= 0)
+
+    def put(name: str, value: np.ndarray | int, where: np.ndarray | bool) -> None:
+        ids[:, _COL[name]] = value
+        mask[:, _COL[name]] = where
+
+    put("TICK", w["TICK"], True)
+    put("INPUT", t.input[actions], True)
+    put("DIE", np.where(outcome == DIE_WALL, w["DIE_WALL"], w["DIE_SELF"]), dead)
+    put("EAT", w["EAT"], eat)
+    put("MOVE", w["MOVE"], alive)
+    put("MOVE_X", t.x[batch.head_x[rows]], alive)
+    put("MOVE_Y", t.y[batch.head_y[rows]], alive)
+    put("GROW", w["GROW"], eat)
+    put("LEN", t.len[batch.length[rows]], eat)
+    put("FOOD_SPAWN", w["FOOD_SPAWN"], spawned)
+    put("SPAWN_X", t.x[np.where(spawned, food % cfg.width, 0)], spawned)
+    put("SPAWN_Y", t.y[np.where(spawned, food // cfg.width, 0)], spawned)
+    put("SCORE", w["SCORE"], eat)
+    put("VALUE", t.value[batch.score[rows]], eat)
+    put("WIN", w["WIN"], win)
+    put("TIMEOUT", w["TIMEOUT"], timeout)
+    put("EOS", w["EOS"], dead | win | timeout)
+    mask[:, dropped] = False
+    log.write(games, ids, mask)

@@ -1,0 +1,301 @@
+"""The one plug-in point: what the core needs from a game, and nothing more.
+
+A game is one package under `gamegrammar/games/<name>/` whose `GAME` object is an
+instance of a `GameSpec` subclass. The core (corpus, tokenizer, model, training,
+sampling, evaluation, interpretability, checkpoints, commands) reaches a game only
+through this object, found by name with `gamegrammar.games.load_game(name)`; the
+corpus manifest's `game` field names it. Nothing in the core names a game's tokens
+or types.
+
+The contract, in OpenSpiel's spirit (a game object that makes states; here it also
+makes everything the pipeline needs around them):
+
+- config: a frozen dataclass (`config_type`) with `to_dict()`, a `game` class
+  variable naming its game, and a `max_ticks` field (every game has a tick limit
+  for corpora). Its int/float/bool fields become the flags of `generate`.
+- the grammar: `vocabulary(config)` starts with `SPECIAL_TOKENS`; `tick_token`
+  starts every tick (the model's game clock counts it); `input_tokens(config)`
+  are the agents' inputs; `automaton(config)` is the grammar as an action mask.
+- engines: `play_episode` (the scalar reference: simulator, agent, encoder) and
+  optionally `play_batch` (vectorized, byte-identical); both are keyed by
+  (seed, episode) alone.
+- the strict evaluator: `rules` (rule names by tier), `validate`, `validate_many`.
+- fidelity: `summarize_episode` (ticks, score, end reason) and
+  `rule_determined_positions` (what teacher forcing scores).
+- states: `trace(tokens, config)`, the states a token sequence describes, and
+  `probe_targets(state, config)`, what world-state probes read from one state.
+- optional parts, `None` when a game has none: `symmetries` (augmentation),
+  `renderer` (replays), `emergence` (tier 2), `episode_statistics` (tier 3).
+
+`gamegrammar.conformance` checks any registered game against this contract.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import numpy as np
+
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.events import Event, Salience
+
+if TYPE_CHECKING:
+    from gamegrammar.agents import Agent
+    from gamegrammar.tokenizer import GameTokenizer
+    from gamegrammar.verdict import Verdict
+
+SPECIAL_TOKENS = ("PAD", "UNK", "BOS", "EOS")  # ids 0..3 in every game's vocabulary
+
+
+@dataclass(frozen=True)
+class CodecConfig:
+    """How episodes are written, for any game.
+
+    keyframe_interval K: a keyframe at tick 0 and after every K-th tick (0 = only the first).
+    min_salience: events below it are dropped (summary grammars; the strict evaluator needs 0).
+    """
+
+    keyframe_interval: int = 0
+    min_salience: int = Salience.TICK
+
+    def __post_init__(self) -> None:
+        if self.keyframe_interval < 0:
+            raise GameGrammarError(f"keyframe_interval must be >= 0, got {self.keyframe_interval}")
+        if not Salience.TICK <= self.min_salience <= Salience.PHASE:
+            raise GameGrammarError(f"min_salience must be between 0 and 4, got {self.min_salience}")
+
+    def keyframe_after(self, tick: int) -> bool:
+        return self.keyframe_interval > 0 and tick % self.keyframe_interval == 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {"keyframe_interval": self.keyframe_interval, "min_salience": int(self.min_salience)}
+
+
+class GameConfig(Protocol):
+    """What the core reads of any game's config."""
+
+    game: ClassVar[str]
+    max_ticks: int
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class EpisodeRecord:
+    """One episode through a game's scalar reference engine: its tokens, events and every state (tick 0 first)."""
+
+    tokens: list[str]
+    events: list[Event]
+    states: list[Any]
+    end: str  # one of the game's end_events
+    ticks: int
+    score: int
+
+
+@dataclass
+class BatchResult:
+    """Whole episodes from a batch engine: flat token ids (episode-major) and per-episode facts."""
+
+    tokens: np.ndarray
+    lengths: np.ndarray
+    ticks: np.ndarray
+    scores: np.ndarray
+    ends: np.ndarray  # position in the game's end_events
+
+
+@dataclass
+class EpisodeSummary:
+    """What fidelity compares with the corpus: ticks, last score and end reason, read as far as the grammar allows."""
+
+    ticks: int
+    score: int
+    end: str  # one of the game's end_events, or "none"
+
+
+@dataclass
+class ProbeTargets:
+    """What the world-state probes read from one state.
+
+    planes: {name: [H*W] 0/1 array} cell planes (one binary probe per cell);
+    scalars: {name: value} regression targets; classes: {name: (value, number of classes)}.
+    """
+
+    planes: dict[str, np.ndarray] = field(default_factory=dict)
+    scalars: dict[str, float] = field(default_factory=dict)
+    classes: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+class Encoder(Protocol):
+    """Streams one episode into tokens: `start(state)`, then `tick(events, state_after, done)` per tick."""
+
+    tokens: list[str]
+
+    def start(self, state: Any) -> None: ...
+
+    def tick(self, events: Sequence[Event], state: Any, done: bool) -> None: ...
+
+
+class Automaton(Protocol):
+    """The grammar as an action mask: `allowed(state)` is the set of next tokens, `step(state, token)` the next state."""
+
+    def start(self) -> tuple: ...
+
+    def allowed(self, state: tuple) -> frozenset[str]: ...
+
+    def step(self, state: tuple, token: str) -> tuple | None: ...
+
+
+class Symmetries(Protocol):
+    """Board symmetries on token ids, for augmentation inside the data loader."""
+
+    names: Sequence[str]
+
+    def apply(self, ids: np.ndarray, name: str) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class ConfigFlag:
+    """One command-line flag of a game config (`--max-ticks` for the field max_ticks)."""
+
+    name: str
+    type: type
+    default: Any
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+class GameSpec:
+    """Base class of every game's plug-in object. Subclasses set the class attributes and implement the methods.
+
+    Methods that a game does not support raise `GameGrammarError` with a one-line reason
+    (the defaults below do), so the commands can pass that on to the user.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    config_type: ClassVar[type]
+    end_events: ClassVar[tuple[str, ...]]  # every episode's last event is one of these; their order is the index's `end` code
+    agent_names: ClassVar[tuple[str, ...]]  # their order is the index's `agent` code
+    default_agents: ClassVar[dict[str, float]]  # the agent mix `generate` uses by default
+    tick_token: ClassVar[str] = "TICK"  # starts every tick: the model's game clock counts these
+    rules: ClassVar[dict[str, tuple[str, ...]]]  # the strict evaluator's rule names by tier (structural, physical, rules)
+    teacher_categories: ClassVar[tuple[str, ...]]  # categories of `rule_determined_positions`
+
+    # -- config
+
+    def make_config(self, **values: Any) -> Any:
+        """A config from keyword values (None = the default)."""
+        return self.config_type(**{k: v for k, v in values.items() if v is not None})
+
+    def config_from_dict(self, d: dict[str, Any]) -> Any:
+        return self.config_type(**d)
+
+    def config_flags(self) -> list[ConfigFlag]:
+        """The config's plain fields, as `generate` (and friends) offer them on the command line."""
+        out = []
+        for f in dataclasses.fields(self.config_type):
+            if f.default is dataclasses.MISSING or not isinstance(f.default, (int, float, bool)):
+                continue
+            out.append(ConfigFlag(f.name, type(f.default), f.default))
+        return out
+
+    def describe_config(self, config: Any) -> dict[str, Any]:
+        """A few facts of a config for people (corpus stats, reports): {"board": "10x10", "max_ticks": 200}, say."""
+        return {"max_ticks": config.max_ticks}
+
+    # -- grammar
+
+    def vocabulary(self, config: Any) -> list[str]:
+        raise NotImplementedError
+
+    def input_tokens(self, config: Any) -> list[str]:
+        """The tokens an agent's input is written as (training can weight the outcome that follows one)."""
+        raise NotImplementedError
+
+    def automaton(self, config: Any) -> Automaton:
+        raise GameGrammarError(f"{self.name} has no grammar automaton for constrained sampling")
+
+    def new_encoder(self, codec: CodecConfig) -> Encoder:
+        raise NotImplementedError
+
+    def episode_prefix(self, tokens: Sequence[str], ticks: int) -> list[str]:
+        """The first keyframe and the first `ticks` ticks of an episode: a prompt from real play."""
+        raise NotImplementedError
+
+    # -- engines
+
+    def new_agent(self, name: str, config: Any) -> Agent:
+        raise NotImplementedError
+
+    def play_episode(self, config: Any, codec: CodecConfig, agent: str, seed: int, episode: int) -> EpisodeRecord:
+        """Episode `episode` of `seed` through the scalar reference engine and agent, encoded as it goes."""
+        raise NotImplementedError
+
+    play_batch: Callable[..., BatchResult] | None = None
+    """Optional vectorized engine: play_batch(config, codec, seed, episodes, agent_codes) -> BatchResult, byte-identical."""
+
+    # -- evaluation
+
+    def validate(self, tokens: Sequence[str], config: Any) -> Verdict:
+        raise NotImplementedError
+
+    def validate_many(self, sequences: Sequence[Sequence[str] | Sequence[int] | np.ndarray], config: Any) -> list[Verdict]:
+        """`validate` for many sequences (token lists, or token ids); a game may answer faster than one by one."""
+        from gamegrammar.tokenizer import GameTokenizer
+
+        tokens = GameTokenizer(self.vocabulary(config)).tokens
+        out = []
+        for seq in sequences:
+            if len(seq) and not isinstance(seq[0], str):
+                seq = [tokens[i] if 0 <= i < len(tokens) else f"<id {i}>" for i in np.asarray(seq).tolist()]
+            out.append(self.validate(seq, config))
+        return out
+
+    def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
+        raise NotImplementedError
+
+    def rule_determined_positions(self, tokens: Sequence[str]) -> list[tuple[int, str, str]]:
+        """(position, category, kind) of every token the rules fix given the history and the inputs.
+
+        category is one of `teacher_categories`; kind names the tick outcome the rules dictate at the token
+        that follows an input ("" elsewhere), for the teacher-forced breakdown by outcome kind.
+        """
+        raise NotImplementedError
+
+    # -- states
+
+    def trace(self, tokens: Sequence[str], config: Any) -> list[Any]:
+        """The states a token sequence describes, tick 0 first, as far as the rules can follow it."""
+        raise NotImplementedError
+
+    def probe_targets(self, state: Any, config: Any) -> ProbeTargets:
+        raise GameGrammarError(f"{self.name} has no world-state probe targets")
+
+    def board_shape(self, config: Any) -> tuple[int, int]:
+        """(height, width) of the cell planes of `probe_targets`."""
+        raise GameGrammarError(f"{self.name} has no board planes")
+
+    # -- optional parts
+
+    def symmetries(self, tokenizer: GameTokenizer, config: Any) -> Symmetries:
+        raise GameGrammarError(f"{self.name} has no symmetries for augmentation")
+
+    def renderer(self) -> Any:
+        """A module-like object with replay(tokens, config), render_frame(rp, i), play(rp, delay=), write_gif(rp, path, ...),
+        write_html(rp, path, ...): the replay command's backend."""
+        raise GameGrammarError(f"{self.name} has no replay renderer")
+
+    def emergence(self) -> Any:
+        """A module-like object with tier2(model, ids, tokens, tokenizer, config, seed=, baseline=), markdown(result), plot(result, out)."""
+        raise GameGrammarError(f"{self.name} has no rule-emergence analysis (tier 2)")
+
+    statistic_names: ClassVar[tuple[str, ...]] = ()
+
+    def episode_statistics(self, tokens: Sequence[str], config: Any) -> np.ndarray:
+        """Hand-made statistics of one episode (`statistic_names`), the play-style baseline of tier 3."""
+        raise GameGrammarError(f"{self.name} has no episode statistics (tier 3)")
