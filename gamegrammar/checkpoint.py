@@ -20,15 +20,15 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save
 
-from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.corpus import CorpusSpec
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.gamespec import CodecConfig, GameSpec
 from gamegrammar.io import atomic_write, atomic_write_json, atomic_write_text
 from gamegrammar.model import GameGPT, GPTConfig
 from gamegrammar.tokenizer import GameTokenizer
-from gamegrammar.training import CHECKPOINT_KEY
 
+CHECKPOINT_KEY = "gamegrammar"  # our plain-python section of a Lightning checkpoint
+CHECKPOINT_FORMAT = 1
 EXPORT_FORMAT = 1
 MODEL_PREFIX = "model."  # GameGPTModule keeps GameGPT as `self.model`
 
@@ -43,8 +43,13 @@ class LoadedModel:
     gpt_config: GPTConfig
 
     @property
-    def game(self) -> SnakeConfig:
+    def game(self) -> Any:
+        """The game config the model was trained on."""
         return self.spec.game
+
+    @property
+    def game_spec(self) -> GameSpec:
+        return self.spec.game_spec
 
     @property
     def codec(self) -> CodecConfig:

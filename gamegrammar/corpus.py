@@ -33,16 +33,14 @@ from typing import Any
 import numpy as np
 
 from gamegrammar import __version__, rng
-from gamegrammar.games.snake.agents import AGENTS, agent_for_episode, make_agent
-from gamegrammar.games.snake.grammar import END_EVENTS, CodecConfig, EpisodeEncoder
+from gamegrammar.agents import agent_for_episode, unknown_agent
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.events import Event
-from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame, SnakeState
+from gamegrammar.games import DEFAULT_GAME, game_of, load_game, tokenizer_for
+from gamegrammar.gamespec import CodecConfig, GameSpec
 from gamegrammar.io import atomic_write, atomic_write_json
 from gamegrammar.tokenizer import GameTokenizer
 
 FORMAT_VERSION = 1
-AGENT_NAMES = list(AGENTS)  # an agent's code in the index is its position here
 INDEX_DTYPE = np.dtype(
     [
         ("episode", "<i8"),
@@ -50,8 +48,8 @@ INDEX_DTYPE = np.dtype(
         ("length", "<i4"),
         ("ticks", "<i4"),
         ("score", "<i4"),
-        ("agent", "u1"),
-        ("end", "u1"),  # position in END_EVENTS
+        ("agent", "u1"),  # position in the game's agent_names
+        ("end", "u1"),  # position in the game's end_events
         ("split", "u1"),  # 0 train, 1 val
     ]
 )
@@ -60,17 +58,29 @@ SPLITS = {"train": 0, "val": 1}
 
 @dataclass(frozen=True)
 class CorpusSpec:
-    """Everything that determines a corpus's bytes (the engine and worker count do not)."""
+    """Everything that determines a corpus's bytes (the engine and worker count do not).
 
-    game: SnakeConfig = field(default_factory=SnakeConfig)
+    game is a game config (its class names the game); None means the default game's default config.
+    agents: the agent mix (name -> weight); None means the game's default mix.
+    """
+
+    game: Any = None
     codec: CodecConfig = field(default_factory=CodecConfig)
-    agents: dict[str, float] = field(default_factory=lambda: {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2})
+    agents: dict[str, float] | None = None
     episodes: int = 1000
     seed: int = 0
     val_fraction: float = 0.05
     shard_episodes: int = 10_000
 
     def __post_init__(self) -> None:
+        if self.game is None:
+            object.__setattr__(self, "game", load_game(DEFAULT_GAME).make_config())
+        spec = game_of(self.game)
+        if self.agents is None:
+            object.__setattr__(self, "agents", dict(spec.default_agents))
+        for name in self.agents:
+            if name not in spec.agent_names:
+                raise unknown_agent(name, spec.agent_names)
         if self.episodes < 1:
             raise GameGrammarError(f"--episodes must be at least 1, got {self.episodes}")
         if not 0 <= self.val_fraction < 1:
@@ -79,6 +89,14 @@ class CorpusSpec:
             raise GameGrammarError(f"shard_episodes must be at least 1, got {self.shard_episodes}")
         if not 0 <= self.seed < 1 << 63:
             raise GameGrammarError(f"--seed must be in [0, 2**63), got {self.seed}")
+
+    @property
+    def game_name(self) -> str:
+        return self.game.game
+
+    @property
+    def game_spec(self) -> GameSpec:
+        return game_of(self.game)
 
     @property
     def num_shards(self) -> int:
@@ -90,11 +108,17 @@ class CorpusSpec:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["game"], d["codec"] = self.game.to_dict(), self.codec.to_dict()
+        d["game_name"] = self.game_name
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CorpusSpec:
-        return cls(**{**d, "game": SnakeConfig(**d["game"]), "codec": CodecConfig(**d["codec"])})
+    def from_dict(cls, d: dict[str, Any], game_name: str | None = None) -> CorpusSpec:
+        """The spec of a manifest or checkpoint; those written before games were plug-ins name no game: the default."""
+        d = dict(d)
+        name = d.pop("game_name", None) or game_name or DEFAULT_GAME
+        if game_name is not None and name != game_name:
+            raise GameGrammarError(f"the spec is for the game {name!r}, not {game_name!r}")
+        return cls(**{**d, "game": load_game(name).config_from_dict(d["game"]), "codec": CodecConfig(**d["codec"])})
 
 
 def split_of(seed: int, episode: int, val_fraction: float) -> int:
@@ -105,62 +129,27 @@ def split_of(seed: int, episode: int, val_fraction: float) -> int:
 # ---------------------------------------------------------------- generation (scalar engine)
 
 
-@dataclass
-class EpisodeRecord:
-    """One episode through the reference simulator: its tokens, events and every state (tick 0 first)."""
-
-    tokens: list[str]
-    events: list[Event]
-    states: list[SnakeState]
-    end: str
-
-
-def record_episode(game: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, episode: int) -> EpisodeRecord:
-    """Play episode `episode` of `seed` with the scalar game and agent, encoding as it goes."""
-    sim = SnakeGame(game)
-    agent = make_agent(agent_name, game)
-    state = sim.reset(seed, episode)
-    agent.reset(seed, episode)
-    encoder = EpisodeEncoder(codec)
-    encoder.start(state)
-    events: list[Event] = []
-    states = [state]
-    done = False
-    while not done:
-        state, tick_events, done = sim.step(agent.act(state))
-        encoder.tick(tick_events, state, done)
-        events += tick_events
-        states.append(state)
-    return EpisodeRecord(encoder.tokens, events, states, sim.end_reason or "")
-
-
-def play_episode(spec: CorpusSpec, episode: int, agent_name: str) -> tuple[list[str], int, int, str]:
-    """One episode of a corpus through the reference simulator: (tokens, ticks, score, end reason)."""
-    record = record_episode(spec.game, spec.codec, agent_name, spec.seed, episode)
-    last = record.states[-1]
-    return record.tokens, last.tick, last.score, record.end
-
-
 def scalar_shard(spec: CorpusSpec, shard: int) -> tuple[np.ndarray, np.ndarray]:
     """Token ids and index records of one shard, episode by episode."""
-    tokenizer = GameTokenizer.for_game(spec.game)
+    game = spec.game_spec
+    tokenizer = tokenizer_for(spec.game)
     episodes = spec.shard_range(shard)
     index = np.zeros(len(episodes), INDEX_DTYPE)
     chunks = []
     offset = 0
     for row, episode in enumerate(episodes):
         agent = agent_for_episode(spec.agents, spec.seed, episode)
-        tokens, ticks, score, end = play_episode(spec, episode, agent)
-        ids = tokenizer.encode(tokens)
+        record = game.play_episode(spec.game, spec.codec, agent, spec.seed, episode)
+        ids = tokenizer.encode(record.tokens)
         chunks.append(ids)
         index[row] = (
             episode,
             offset,
             len(ids),
-            ticks,
-            score,
-            AGENT_NAMES.index(agent),
-            END_EVENTS.index(end),
+            record.ticks,
+            record.score,
+            game.agent_names.index(agent),
+            game.end_events.index(record.end),
             split_of(spec.seed, episode, spec.val_fraction),
         )
         offset += len(ids)
@@ -184,7 +173,8 @@ def agent_codes(spec: CorpusSpec, episodes: np.ndarray) -> np.ndarray:
     pick = np.full(len(episodes), len(names) - 1)
     for i in reversed(range(len(names))):
         pick[u < bounds[i]] = i
-    return np.array([AGENT_NAMES.index(name) for name in names])[pick]
+    agent_names = spec.game_spec.agent_names
+    return np.array([agent_names.index(name) for name in names])[pick]
 
 
 def splits(spec: CorpusSpec, episodes: np.ndarray) -> np.ndarray:
@@ -194,9 +184,10 @@ def splits(spec: CorpusSpec, episodes: np.ndarray) -> np.ndarray:
 
 
 def batch_shard(spec: CorpusSpec, shard: int, batch_episodes: int = BATCH_EPISODES) -> tuple[np.ndarray, np.ndarray]:
-    """The same bytes as `scalar_shard`, from the vectorized engine, `batch_episodes` games at a time."""
-    from gamegrammar.games.snake.batch import play_batch
-
+    """The same bytes as `scalar_shard`, from the game's vectorized engine, `batch_episodes` games at a time."""
+    play_batch = spec.game_spec.play_batch
+    if play_batch is None:
+        raise GameGrammarError(f"the game {spec.game_name} has no batch engine; use --engine scalar")
     episodes = np.arange(spec.shard_range(shard).start, spec.shard_range(shard).stop, dtype=np.int64)
     index = np.zeros(len(episodes), INDEX_DTYPE)
     chunks = []
@@ -216,17 +207,21 @@ def batch_shard(spec: CorpusSpec, shard: int, batch_episodes: int = BATCH_EPISOD
         rows["split"] = splits(spec, eps)
         chunks.append(result.tokens)
         offset += len(result.tokens)
-    dtype = GameTokenizer.for_game(spec.game).dtype
+    dtype = tokenizer_for(spec.game).dtype
     return (np.concatenate(chunks) if chunks else np.zeros(0, dtype)), index
 
 
 ShardEngine = Callable[[CorpusSpec, int], tuple[np.ndarray, np.ndarray]]
-DEFAULT_ENGINE = "batch"
+DEFAULT_ENGINE = "batch"  # where the game has one; "scalar" otherwise
 
 
 def engines() -> dict[str, ShardEngine]:
-    """Engines by name; every one writes the same bytes (tests/test_snake_batch.py checks batch == scalar)."""
+    """Engines by name; every one writes the same bytes (the conformance kit checks batch == scalar for every game)."""
     return {"batch": batch_shard, "scalar": scalar_shard}
+
+
+def default_engine(spec: CorpusSpec) -> str:
+    return DEFAULT_ENGINE if spec.game_spec.play_batch is not None else "scalar"
 
 
 def _shard_paths(out: Path, shard: int) -> tuple[Path, Path]:
@@ -303,7 +298,7 @@ def _shard_done(out: Path, shard: int, itemsize: int) -> tuple[int, int] | None:
 def _manifest(spec: CorpusSpec, tokenizer: GameTokenizer, shards: dict[int, tuple[int, int]], part: Part | None) -> dict[str, Any]:
     manifest = {
         "format_version": FORMAT_VERSION,
-        "game": "snake",
+        "game": spec.game_name,
         "spec": spec.to_dict(),
         "episodes": spec.episodes if part is None else sum(e for e, _ in shards.values()),
         "tokens": sum(t for _, t in shards.values()),
@@ -323,7 +318,7 @@ def generate(
     out: str | Path,
     *,
     workers: int = 1,
-    engine: str = DEFAULT_ENGINE,
+    engine: str | None = None,
     overwrite: bool = False,
     progress: Callable[[int], None] | None = None,
     part: Part | None = None,
@@ -332,7 +327,9 @@ def generate(
 
     With `part`, only that part's shards are written, under a manifest marked
     as partial; `merge` assembles the parts into the corpus a single run writes.
+    The engine (None: the game's fastest) does not change the bytes.
     """
+    engine = engine or default_engine(spec)
     if engine not in engines():
         raise GameGrammarError(f"unknown engine {engine!r}; choose from {', '.join(engines())}")
     if workers < 1:
@@ -341,7 +338,7 @@ def generate(
         part = None  # the one part is the whole corpus
     out = Path(out)
     _prepare_out(out, _plan(spec, part), overwrite)
-    tokenizer = GameTokenizer.for_game(spec.game)
+    tokenizer = tokenizer_for(spec.game)
     tokenizer.save(out / "tokenizer.json")
     shards: dict[int, tuple[int, int]] = {}
     todo = []
@@ -429,8 +426,8 @@ def merge(out: str | Path, parts: list[str | Path], *, overwrite: bool = False, 
             if entry["name"] in owner:
                 raise GameGrammarError(f"shard {entry['name']} is in both {owner[entry['name']]} and {path}")
             owner[entry["name"]] = path
-    spec = CorpusSpec.from_dict(first["spec"])
-    tokenizer = GameTokenizer.for_game(spec.game)
+    spec = CorpusSpec.from_dict(first["spec"], game_name=first.get("game"))
+    tokenizer = tokenizer_for(spec.game)
     expected = [f"{s:05d}" for s in range(spec.num_shards)]
     missing = [name for name in expected if name not in owner]
     if missing:
@@ -491,7 +488,10 @@ class Corpus:
         version = self.manifest.get("format_version")
         if version != FORMAT_VERSION:
             raise GameGrammarError(f"{self.path} has corpus format version {version}; this gamegrammar reads version {FORMAT_VERSION}")
-        self.spec = CorpusSpec.from_dict(self.manifest["spec"])
+        try:
+            self.spec = CorpusSpec.from_dict(self.manifest["spec"], game_name=self.manifest.get("game"))
+        except (KeyError, TypeError) as err:
+            raise GameGrammarError(f"{manifest_path} has a malformed spec: {err}") from None
         self.tokenizer = GameTokenizer.from_file(self.path / "tokenizer.json")
         if self.tokenizer.sha256() != self.manifest["tokenizer_sha256"]:
             raise GameGrammarError(f"{self.path}/tokenizer.json does not match the manifest's vocabulary")
@@ -517,8 +517,13 @@ class Corpus:
         self.index = np.concatenate(indexes) if indexes else np.zeros(0, _with_shard(np.zeros(0, INDEX_DTYPE), 0).dtype)
 
     @property
-    def game(self) -> SnakeConfig:
+    def game(self) -> Any:
+        """The game config (its `game` class variable names the game)."""
         return self.spec.game
+
+    @property
+    def game_spec(self) -> GameSpec:
+        return self.spec.game_spec
 
     @property
     def codec(self) -> CodecConfig:
@@ -541,7 +546,7 @@ class Corpus:
         return self.tokenizer.decode(self.episode_ids(row))
 
     def agent(self, row: int) -> str:
-        return AGENT_NAMES[self.index[row]["agent"]]
+        return self.game_spec.agent_names[self.index[row]["agent"]]
 
 
 def _with_shard(index: np.ndarray, shard: int) -> np.ndarray:
@@ -562,7 +567,8 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
         else {}
     )
     agents = {}
-    for code, name in enumerate(AGENT_NAMES):
+    game = corpus.game_spec
+    for code, name in enumerate(game.agent_names):
         rows = index[index["agent"] == code]
         if not len(rows):
             continue
@@ -571,12 +577,12 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
             "mean_score": float(rows["score"].mean()),
             "max_score": int(rows["score"].max()),
             "mean_ticks": float(rows["ticks"].mean()),
-            "ends": {end: int((rows["end"] == i).sum()) for i, end in enumerate(END_EVENTS)},
+            "ends": {end: int((rows["end"] == i).sum()) for i, end in enumerate(game.end_events)},
         }
     return {
         "path": str(corpus.path),
-        "board": f"{corpus.game.width}x{corpus.game.height}",
-        "max_ticks": corpus.game.max_ticks,
+        "game": corpus.spec.game_name,
+        "config": game.describe_config(corpus.game),
         "episodes": len(index),
         "train_episodes": int((index["split"] == 0).sum()),
         "val_episodes": int((index["split"] == 1).sum()),

@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.gamespec import SPECIAL_TOKENS
 
 IGNORE_INDEX = -100  # targets at PAD positions; skipped by the loss
 
@@ -42,8 +43,8 @@ class GPTConfig:
     # Rotary position embeddings in attention instead of a learned position table: "the coordinate a few
     # tokens back" is then the same pattern at every position, which is most of what MOVE needs.
     rope: bool = False
-    tick_id: int = 4  # the TICK token (codec.vocabulary's order is fixed)
-    bos_id: int = 2
+    tick_id: int | None = None  # the game's tick token (GameSpec.tick_token), linked from the corpus like vocab_size
+    bos_id: int = SPECIAL_TOKENS.index("BOS")  # every game's vocabulary starts with the special tokens
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
@@ -79,11 +80,15 @@ PRESETS: dict[str, GPTConfig] = {
 }
 
 
-def preset(name: str, **overrides: Any) -> GPTConfig:
-    """The preset `name` with some fields replaced (None values are ignored)."""
-    if name not in PRESETS:
+def preset(name: str | GPTConfig, **overrides: Any) -> GPTConfig:
+    """The preset `name` (or a config) with some fields replaced (None values are ignored)."""
+    if isinstance(name, GPTConfig):
+        base = name
+    elif name in PRESETS:
+        base = PRESETS[name]
+    else:
         raise GameGrammarError(f"unknown model preset {name!r}; choose from {', '.join(PRESETS)}")
-    return replace(PRESETS[name], **{k: v for k, v in overrides.items() if v is not None})
+    return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
 
 class KVCache:
@@ -184,6 +189,8 @@ class Block(nn.Module):
 class GameGPT(nn.Module):
     def __init__(self, config: GPTConfig) -> None:
         super().__init__()
+        if config.tick_table and config.tick_id is None:  # presets are templates: the corpus fills tick_id in
+            raise GameGrammarError("the tick clock (tick_table > 0) needs tick_id, the game's tick token id (linked from the corpus)")
         self.config = config
         self.wte = nn.Embedding(config.vocab_size, config.n_embd)
         self.wpe = None if config.rope else nn.Embedding(config.block_size, config.n_embd)

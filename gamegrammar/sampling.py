@@ -17,9 +17,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from gamegrammar.games.snake.grammar import GrammarAutomaton
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.gamespec import Automaton
 from gamegrammar.model import GameGPT
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -51,8 +50,8 @@ class SamplingConfig:
 class GrammarMask:
     """Grammar-constrained decoding: per-row automaton states and the [rows, vocab] mask they allow."""
 
-    def __init__(self, tokenizer: GameTokenizer, game: SnakeConfig, device: torch.device) -> None:
-        self.automaton = GrammarAutomaton(game)
+    def __init__(self, tokenizer: GameTokenizer, automaton: Automaton, device: torch.device) -> None:
+        self.automaton = automaton
         self.tokenizer, self.device = tokenizer, device
         self._masks: dict[frozenset[str], Tensor] = {}
 
@@ -117,15 +116,16 @@ def generate(
     eos_id: int,
     config: SamplingConfig | None = None,
     stats: SamplingStats | None = None,
-    grammar: tuple[GameTokenizer, SnakeConfig] | None = None,
+    grammar: tuple[GameTokenizer, Automaton] | None = None,
 ) -> list[list[int]]:
     """Continue every prompt until EOS or `config.max_length` tokens; returns whole sequences (prompt included).
 
-    `grammar` (the tokenizer and game config) is needed only with `config.constrained`.
+    `grammar` (the tokenizer and the game's grammar automaton, `GameSpec.automaton(config)`) is needed only
+    with `config.constrained`.
     """
     config = config or SamplingConfig()
     if config.constrained and grammar is None:
-        raise GameGrammarError("constrained sampling needs the tokenizer and game config")
+        raise GameGrammarError("constrained sampling needs the tokenizer and the game's grammar automaton")
     if not prompts or any(not p for p in prompts):
         raise GameGrammarError("every prompt needs at least one token")
     if max(map(len, prompts)) > config.max_length:
@@ -171,7 +171,8 @@ def _generate_batch(
     def prefill(window: int) -> tuple[Tensor, object]:
         cache = model.new_cache(len(active), min(context, cap))
         # the game clock of a window that starts mid-episode: the ticks before it (rows hold one episode each)
-        cache.ticks = (tokens[active, : length - window] == tick_id).sum(1)
+        if tick_id is not None:
+            cache.ticks = (tokens[active, : length - window] == tick_id).sum(1)
         logits, _ = model(tokens[active, length - window : length], cache=cache)
         return logits[:, -1], cache
 
@@ -217,15 +218,3 @@ def _generate_batch(
             logits, _ = model(chosen[:, None], cache=cache)
             last = logits[:, -1]
     return [tokens[i, : lengths[i]].tolist() for i in range(B)]
-
-
-def episode_prefix(tokens: list[str], ticks: int) -> list[str]:
-    """The first keyframe and the first `ticks` ticks of an episode: a prompt from real play."""
-    from gamegrammar.games.snake.grammar import Tick, parse
-
-    end = 0
-    for item in parse(tokens):
-        if isinstance(item, Tick) and item.number > ticks:
-            break
-        end = item.end
-    return tokens[:end]

@@ -17,23 +17,20 @@ from tokenizers import AddedToken, Tokenizer
 from tokenizers.models import WordLevel
 from tokenizers.pre_tokenizers import WhitespaceSplit
 
-from gamegrammar.games.snake.grammar import SPECIAL_TOKENS, vocabulary
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.gamespec import SPECIAL_TOKENS
 
 
 class GameTokenizer:
-    """Token strings <-> ids for one game config."""
+    """Token strings <-> ids for one game config's vocabulary (`GameSpec.vocabulary`; `games.tokenizer_for(config)`)."""
 
     def __init__(self, tokens: Sequence[str]) -> None:
         self.tokens = list(tokens)
         self.ids = {t: i for i, t in enumerate(self.tokens)}
         if len(self.ids) != len(self.tokens):
             raise GameGrammarError("the vocabulary has duplicate tokens")
-
-    @classmethod
-    def for_game(cls, config: SnakeConfig) -> GameTokenizer:
-        return cls(vocabulary(config))
+        if tuple(self.tokens[: len(SPECIAL_TOKENS)]) != SPECIAL_TOKENS:
+            raise GameGrammarError(f"a vocabulary starts with the special tokens {', '.join(SPECIAL_TOKENS)}")
 
     @classmethod
     def from_json(cls, text: str) -> GameTokenizer:

@@ -5,7 +5,7 @@ cut to block_size+1 tokens, so the model always knows the full state from the
 opening keyframe; short episodes are padded (PAD inputs, IGNORE_INDEX targets),
 and a batch is padded only to its longest episode, not to block_size. For
 short-context presets (gg31k, 64 tokens) `windows: keyframe` also starts windows
-at a mid-episode keyframe (SNAP; needs a corpus with keyframe_interval > 0) and
+at a mid-episode keyframe (the game's keyframe token; needs a corpus with keyframe_interval > 0) and
 `windows: random` at any token, which shows the model the later parts of
 episodes at the cost of windows that begin without a state description.
 `windows: packed` starts at an episode's BOS like `episode` but runs on into the
@@ -28,20 +28,17 @@ import lightning as L
 import numpy as np
 import torch
 import torch.nn.functional as F
-from lightning.pytorch.callbacks import ModelCheckpoint
+from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
 from torch.utils.data import DataLoader, Dataset
 
-from gamegrammar.games.snake.symmetry import SYMMETRIES, SymmetryTransform
+from gamegrammar.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_KEY
 from gamegrammar.corpus import Corpus
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.model import IGNORE_INDEX, GameGPT, GPTConfig
 from gamegrammar.model import preset as preset_config
 from gamegrammar.optim import OptimizerName, build_optimizer
 
-CHECKPOINT_KEY = "gamegrammar"  # our plain-python section of a Lightning checkpoint
-CHECKPOINT_FORMAT = 1
-SYMMETRY_NAMES = list(SYMMETRIES)
 Windows = Literal["episode", "packed", "keyframe", "random"]
 
 
@@ -52,14 +49,19 @@ class EpisodeWindows(Dataset):
     """Window i: up to block_size+1 token ids of episode rows[i], starting where `windows` says.
 
     `packed` windows start at episode rows[i]'s BOS and run on into the following episodes of
-    the same split, so no window is padded. `augment` maps each window through one of the 8
-    symmetries of the square board, drawn at random (see gamegrammar.games.snake.symmetry).
+    the same split, so no window is padded. `augment` maps each window through one of the game's
+    symmetries (`GameSpec.symmetries`: for Snake the 8 of the square board), drawn at random.
     """
 
     def __init__(self, corpus: Corpus, rows: np.ndarray, block_size: int, windows: Windows = "episode", augment: bool = False) -> None:
         self.corpus, self.rows, self.block_size, self.windows = corpus, rows, block_size, windows
-        self.snap_id = corpus.tokenizer.ids["SNAP"]
-        self.symmetry = SymmetryTransform(corpus.tokenizer, corpus.game) if augment else None
+        game = corpus.game_spec
+        self.keyframe_id = None
+        if windows == "keyframe":
+            if game.keyframe_token is None:
+                raise GameGrammarError(f"--data.windows keyframe: the game {game.name} has no keyframe token")
+            self.keyframe_id = corpus.tokenizer.ids[game.keyframe_token]
+        self.symmetry = game.symmetries(corpus.tokenizer, corpus.game) if augment else None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -67,7 +69,8 @@ class EpisodeWindows(Dataset):
     def __getitem__(self, i: int) -> np.ndarray:
         window = self._window(i)
         if self.symmetry is not None:
-            window = self.symmetry.apply(window, SYMMETRY_NAMES[int(torch.randint(0, len(SYMMETRY_NAMES), ()))])
+            names = self.symmetry.names
+            window = self.symmetry.apply(window, names[int(torch.randint(0, len(names), ()))])
         return window
 
     def _window(self, i: int) -> np.ndarray:
@@ -84,8 +87,8 @@ class EpisodeWindows(Dataset):
         if len(ids) > n and self.windows != "episode":
             if self.windows == "random":
                 start = int(torch.randint(0, len(ids) - n + 1, ()))
-            else:  # BOS or any keyframe after the first (the first SNAP follows BOS)
-                starts = np.concatenate([[0], np.flatnonzero(ids[2:] == self.snap_id) + 2])
+            else:  # BOS or any keyframe after the first (the first keyframe follows BOS)
+                starts = np.concatenate([[0], np.flatnonzero(ids[2:] == self.keyframe_id) + 2])
                 starts = starts[starts <= len(ids) - 2]  # at least one target
                 start = int(starts[int(torch.randint(0, len(starts), ()))])
         return np.asarray(ids[start : start + n], dtype=np.int64)
@@ -162,6 +165,11 @@ class CorpusDataModule(L.LightningDataModule):
         """The model's vocab_size (the CLI links it into --model)."""
         return len(self.tokenizer)
 
+    @property
+    def tick_id(self) -> int:
+        """The id of the game's tick token, the model's game clock (the CLI links it into --model)."""
+        return self.tokenizer.ids[self.corpus.game_spec.tick_token]
+
     def checkpoint_info(self) -> dict[str, Any]:
         """What a checkpoint needs to sample and evaluate without the corpus (plain python types)."""
         return {
@@ -183,10 +191,11 @@ class CorpusDataModule(L.LightningDataModule):
             raise GameGrammarError(f"--data.block_size {self.block_size} is longer than the model's position table ({context} tokens)")
         lengths = self.corpus.index["length"]
         cut = int((lengths > self.block_size + 1).sum())
-        if self.augment and self.corpus.game.width != self.corpus.game.height:
-            raise GameGrammarError(
-                f"--data.augment needs a square board; corpus {self.path} is {self.corpus.game.width}x{self.corpus.game.height}"
-            )
+        if self.augment:  # refused now, before training starts, if the game's config has no symmetries
+            try:
+                self.corpus.game_spec.symmetries(self.tokenizer, self.corpus.game)
+            except GameGrammarError as err:
+                raise GameGrammarError(f"--data.augment: {err} (corpus {self.path})") from None
         if cut and self.windows == "episode":
             rank_zero_info(
                 f"{cut} of {len(lengths)} episodes are longer than the context ({self.block_size} tokens): windows hold their "
@@ -236,11 +245,48 @@ def lr_factor(
     return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
+class TokensPerSecond(Callback):
+    """Logs train/tokens_per_s: target tokens of a step over the wall time of the step before it, data loading included."""
+
+    def __init__(self) -> None:
+        self._started: float | None = None
+
+    def on_train_batch_start(self, trainer: L.Trainer, pl_module: L.LightningModule, batch: Any, batch_idx: int) -> None:
+        now = time.perf_counter()
+        if self._started is not None:
+            tokens = float((batch[1] != IGNORE_INDEX).sum()) * trainer.world_size
+            pl_module.log("train/tokens_per_s", tokens / max(now - self._started, 1e-9), prog_bar=True)
+        self._started = now
+
+    def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._started = None  # the step after validation would otherwise count validation time
+
+
+class FinalLastCheckpoint(Callback):
+    """Makes last.ckpt the final state, whatever ends training (max_steps, max_time, an early stop).
+
+    ModelCheckpoint writes last.ckpt only every n steps. This saves it at the step training stops, in the
+    same hook as ModelCheckpoint's own saves, so that resuming from it continues exactly.
+    """
+
+    def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any, batch_idx: int) -> None:
+        if not (trainer.global_step == trainer.max_steps or trainer.should_stop):  # max_time's Timer has set should_stop by now
+            return
+        for cb in trainer.checkpoint_callbacks:
+            if isinstance(cb, ModelCheckpoint) and cb.save_last and cb.dirpath:
+                path = str(Path(cb.dirpath) / f"{cb.CHECKPOINT_NAME_LAST}{cb.FILE_EXTENSION}")
+                # Recorded as the callback's own, so a validation at this step overwrites it (not last-v1.ckpt).
+                cb.last_model_path = path
+                trainer.save_checkpoint(path, weights_only=False)
+                break
+
+
 class GameGPTModule(L.LightningModule):
     """GameGPT trained by next-token prediction with AdamW (or Muon), warmup and a decaying learning rate.
 
-    preset names a shape (see gamegrammar.model.PRESETS); any model field given
-    here overrides it. vocab_size comes from the corpus (linked by the CLI).
+    preset names a shape (see gamegrammar.model.PRESETS), or is a GPTConfig; any model field given
+    here overrides it (the command line's way: --model.n_layer 6). vocab_size and tick_id come from
+    the corpus (linked by the CLI from the datamodule).
     max_steps: where the learning-rate schedule ends; default the Trainer's max_steps.
     lr_schedule: "cosine" decay after warmup, or "wsd" (hold the peak, decay over the last decay_fraction).
     outcome_weight: training-loss weight of each tick's outcome (the token after INPUT_d:
@@ -251,8 +297,9 @@ class GameGPTModule(L.LightningModule):
 
     def __init__(
         self,
-        preset: str = "gg-cpu",
+        preset: str | GPTConfig = "gg-cpu",
         vocab_size: int | None = None,
+        tick_id: int | None = None,
         block_size: int | None = None,
         n_layer: int | None = None,
         n_head: int | None = None,
@@ -276,11 +323,18 @@ class GameGPTModule(L.LightningModule):
     ) -> None:
         super().__init__()
         self.save_hyperparameters()
+        if isinstance(preset, GPTConfig):  # a whole config: the hparams keep it as a plain dict
+            self.hparams.preset = preset.to_dict()
+            vocab_size = vocab_size or preset.vocab_size
+            tick_id = preset.tick_id if tick_id is None else tick_id
+        elif isinstance(preset, dict):  # a module restored from its hparams
+            preset = GPTConfig.from_dict(preset)
         if vocab_size is None:
             raise GameGrammarError("the model's vocab_size comes from the corpus: pass vocab_size=datamodule.vocab_size")
         self.config: GPTConfig = preset_config(
             preset,
             vocab_size=vocab_size,
+            tick_id=tick_id,
             block_size=block_size,
             n_layer=n_layer,
             n_head=n_head,
@@ -304,7 +358,6 @@ class GameGPTModule(L.LightningModule):
         self._input_ids: torch.Tensor | None = None  # INPUT_d token ids, for outcome_weight
         self.corpus_info: dict[str, Any] | None = None  # filled from the datamodule or a checkpoint
         self._forward = self.model
-        self._step_started: float | None = None
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
         return self._forward(idx, targets)
@@ -315,8 +368,8 @@ class GameGPTModule(L.LightningModule):
             if dm.vocab_size != self.config.vocab_size:
                 raise GameGrammarError(f"corpus {dm.path} has {dm.vocab_size} tokens; the model's vocab_size is {self.config.vocab_size}")
             self.corpus_info = dm.checkpoint_info()
-            ids = dm.tokenizer.ids
-            self._input_ids = torch.tensor([ids[t] for t in ids if t.startswith("INPUT_")])
+            corpus = dm.corpus
+            self._input_ids = torch.tensor(dm.tokenizer.encode(corpus.game_spec.input_tokens(corpus.game)))
         if self.hparams.compile and self._forward is self.model:
             # Kept out of the module tree so state_dict keys stay plain (no "_orig_mod.").
             object.__setattr__(self, "_forward", torch.compile(self.model))
@@ -342,11 +395,6 @@ class GameGPTModule(L.LightningModule):
         x, y = batch
         loss = self.training_loss(x, y)
         self.log("train/loss", loss, prog_bar=True)
-        now = time.perf_counter()
-        if self._step_started is not None:  # wall time of the previous step, data loading included
-            tokens = float((y != IGNORE_INDEX).sum()) * self.trainer.world_size
-            self.log("train/tokens_per_s", tokens / max(now - self._step_started, 1e-9), prog_bar=True)
-        self._step_started = now
         return loss
 
     def validation_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> None:
@@ -355,9 +403,6 @@ class GameGPTModule(L.LightningModule):
         tokens = int((y != IGNORE_INDEX).sum())
         # Weighted by target tokens, so val/loss is the per-token loss over the whole split.
         self.log("val/loss", loss, prog_bar=True, batch_size=tokens, sync_dist=True)
-
-    def on_validation_end(self) -> None:
-        self._step_started = None  # the step after validation would otherwise count validation time
 
     # -- optimisation
 
@@ -382,17 +427,10 @@ class GameGPTModule(L.LightningModule):
 
     def on_train_batch_end(self, outputs: Any, batch: Any, batch_idx: int) -> None:
         self.log("train/lr", self.optimizers().param_groups[-1]["lr"])  # model.lr as scheduled (the first group is Muon's under muon)
-        if self.trainer.global_step == self.trainer.max_steps or self.trainer.should_stop:
-            # ModelCheckpoint writes last.ckpt only every n steps; make it the final state too, whether max_steps,
-            # max_time (the Timer callback has set should_stop by now) or an early stop ends the run. Saved here,
-            # in the same place in the step as ModelCheckpoint's own saves, so that resuming continues exactly.
-            for cb in self.trainer.checkpoint_callbacks:
-                if isinstance(cb, ModelCheckpoint) and cb.save_last and cb.dirpath:
-                    path = str(Path(cb.dirpath) / f"{cb.CHECKPOINT_NAME_LAST}{cb.FILE_EXTENSION}")
-                    # Recorded as the callback's own, so a validation at this step overwrites it (not last-v1.ckpt).
-                    cb.last_model_path = path
-                    self.trainer.save_checkpoint(path, weights_only=False)
-                    break
+
+    def configure_callbacks(self) -> list[Callback]:
+        """What every run needs, whatever its config lists: throughput logging and a final last.ckpt."""
+        return [TokensPerSecond(), FinalLastCheckpoint()]
 
     # -- checkpoints: plain python only, so torch.load(weights_only=True) reads them
 

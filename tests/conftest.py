@@ -33,5 +33,5 @@ def untrained_teacher_forced(tiny_corpus):
     ids = [corpus.episode_ids(r) for r in range(6)]
     tokens = [corpus.episode_tokens(r) for r in range(6)]
     torch.manual_seed(0)
-    config = GPTConfig(vocab_size=len(corpus.tokenizer), block_size=64, n_layer=1, n_head=2, n_embd=16, tick_table=256)
+    config = GPTConfig(vocab_size=len(corpus.tokenizer), block_size=64, n_layer=1, n_head=2, n_embd=16, tick_table=256, tick_id=corpus.tokenizer.ids["TICK"])
     return tokens, teacher_forced(GameGPT(config), ids, tokens)

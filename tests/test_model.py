@@ -119,7 +119,7 @@ def test_tick_clock_counts_ticks_since_bos_with_and_without_cache():
     from gamegrammar.games.snake.rules import SnakeConfig
 
     vocab = vocabulary(SnakeConfig())
-    config = GPTConfig(vocab_size=len(vocab), block_size=32, n_layer=1, n_head=2, n_embd=16, tick_table=8)
+    config = GPTConfig(vocab_size=len(vocab), block_size=32, n_layer=1, n_head=2, n_embd=16, tick_table=8, tick_id=vocab.index("TICK"))
     assert vocab[config.tick_id] == "TICK" and vocab[config.bos_id] == "BOS"
     model = GameGPT(config).eval()
     T, B, E = config.tick_id, config.bos_id, 3
@@ -137,7 +137,7 @@ def test_tick_clock_counts_ticks_since_bos_with_and_without_cache():
 
 def test_rotary_model_is_causal_and_its_cache_matches_the_full_pass():
     torch.manual_seed(0)
-    model = GameGPT(GPTConfig(vocab_size=30, block_size=40, n_layer=2, n_head=2, n_embd=16, rope=True, tick_table=4)).eval()
+    model = GameGPT(GPTConfig(vocab_size=30, block_size=40, n_layer=2, n_head=2, n_embd=16, rope=True, tick_table=4, tick_id=4)).eval()
     assert model.wpe is None
     idx = torch.randint(0, 30, (3, 40))
     full, _ = model(idx)
@@ -147,3 +147,8 @@ def test_rotary_model_is_causal_and_its_cache_matches_the_full_pass():
     cache = model.new_cache(3)
     steps = [model(idx[:, :10], cache=cache)[0]] + [model(idx[:, t : t + 1], cache=cache)[0] for t in range(10, 40)]
     assert torch.allclose(torch.cat(steps, 1), full, atol=1e-5)
+
+
+def test_the_tick_clock_needs_the_games_tick_token():
+    with pytest.raises(GameGrammarError, match="tick_id"):
+        GameGPT(GPTConfig(vocab_size=30, block_size=16, n_layer=1, n_head=2, n_embd=16, tick_table=4))

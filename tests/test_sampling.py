@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from gamegrammar.games import tokenizer_for
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.model import GameGPT, GPTConfig
 from gamegrammar.sampling import SamplingConfig, SamplingStats, filter_logits, generate
@@ -80,16 +81,16 @@ def test_bad_settings_are_clear_errors():
 
 
 def test_grammar_constrained_sampling_always_parses():
+    from gamegrammar.games.snake import GAME
     from gamegrammar.games.snake.grammar import parse, vocabulary
     from gamegrammar.games.snake.rules import SnakeConfig
-    from gamegrammar.tokenizer import GameTokenizer
 
     game = SnakeConfig(5, 5, 30)
-    tok = GameTokenizer.for_game(game)
+    tok = tokenizer_for(game)
     torch.manual_seed(0)
     model = GameGPT(GPTConfig(vocab_size=len(vocabulary(game)), block_size=512, n_layer=1, n_head=2, n_embd=16)).eval()
     config = SamplingConfig(max_length=512, seed=3, constrained=True)
-    for seq in generate(model, [[tok.bos_id]] * 12, tok.eos_id, config, grammar=(tok, game)):
+    for seq in generate(model, [[tok.bos_id]] * 12, tok.eos_id, config, grammar=(tok, GAME.automaton(game))):
         tokens = tok.decode(seq)
         items = list(parse(tokens))  # raises GrammarError on any grammar violation
         assert items and (tokens[-1] == "EOS" or len(tokens) == 512)

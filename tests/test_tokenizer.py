@@ -6,6 +6,7 @@ from tokenizers import Tokenizer
 
 from gamegrammar.corpus import Corpus
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.games import tokenizer_for
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -21,17 +22,17 @@ def test_hf_tokenizer_from_file_agrees_with_stored_ids(tiny_corpus):
 
 
 def test_round_trip_through_json():
-    tok = GameTokenizer.for_game(SnakeConfig(7, 9))
+    tok = tokenizer_for(SnakeConfig(7, 9))
     again = GameTokenizer.from_json(tok.to_json())
     assert again.tokens == tok.tokens and again.sha256() == tok.sha256()
     assert tok.dtype == np.uint16
 
 
 def test_unknown_tokens_are_a_clear_error():
-    tok = GameTokenizer.for_game(SnakeConfig())
+    tok = tokenizer_for(SnakeConfig())
     with pytest.raises(GameGrammarError, match="unknown token 'X10'"):
         tok.encode(["BOS", "X10"])
 
 
 def test_vocabulary_depends_on_the_board():
-    assert GameTokenizer.for_game(SnakeConfig(10, 10)).sha256() != GameTokenizer.for_game(SnakeConfig(10, 11)).sha256()
+    assert tokenizer_for(SnakeConfig(10, 10)).sha256() != tokenizer_for(SnakeConfig(10, 11)).sha256()

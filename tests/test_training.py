@@ -309,7 +309,8 @@ def test_outcome_weight_weights_the_token_after_each_input(tiny_corpus):
 
 
 def test_model_fields_override_the_preset(tiny_corpus):
-    module = GameGPTModule("gg-cpu", vocab_size=len(Corpus(tiny_corpus).tokenizer), rope=False, n_embd=64, n_head=2)
+    tokenizer = Corpus(tiny_corpus).tokenizer
+    module = GameGPTModule("gg-cpu", vocab_size=len(tokenizer), tick_id=tokenizer.ids["TICK"], rope=False, n_embd=64, n_head=2)
     assert (module.config.rope, module.config.n_embd, module.config.n_head) == (False, 64, 2)
 
 

@@ -36,7 +36,8 @@ def run_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats, indent=2))
         return 0
-    print(f"corpus      {stats['path']}  ({stats['board']} board, max {stats['max_ticks']} ticks, vocab {stats['vocab_size']})")
+    facts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in stats["config"].items())
+    print(f"corpus      {stats['path']}  ({stats['game']}: {facts}, vocab {stats['vocab_size']})")
     print(f"episodes    {stats['episodes']}  (train {stats['train_episodes']}, val {stats['val_episodes']})")
     print(f"tokens      {stats['tokens']}")
     q = stats["length_quantiles"]

@@ -6,21 +6,19 @@ import argparse
 
 from tqdm import tqdm
 
-from gamegrammar.games.snake.agents import parse_agent_mix
-from gamegrammar.games.snake.grammar import CodecConfig
-from gamegrammar.corpus import DEFAULT_ENGINE, CorpusSpec, Part, engines, generate
+from gamegrammar.agents import parse_agent_mix
+from gamegrammar.commands.game_args import add_game_arguments, game_config
+from gamegrammar.corpus import CorpusSpec, Part, engines, generate
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games import game_of
+from gamegrammar.gamespec import CodecConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate a corpus of episodes played by scripted agents")
-    p.add_argument("--agents", default="random=0.4,greedy=0.4,wall_follower=0.2", help="name=weight,... (default: %(default)s)")
+    p.add_argument("--agents", default=None, help="name=weight,... (default: the game's mix; snake: random=0.4,greedy=0.4,wall_follower=0.2)")
     p.add_argument("--episodes", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--width", type=int, default=10)
-    p.add_argument("--height", type=int, default=10)
-    p.add_argument("--max-ticks", type=int, default=200)
     p.add_argument(
         "--keyframe-interval", type=int, default=CodecConfig.keyframe_interval, help="keyframe after every K-th tick; 0 = only at tick 0"
     )
@@ -30,9 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=1, help="worker processes; the output does not depend on it")
     p.add_argument(
         "--engine",
-        default=DEFAULT_ENGINE,
+        default=None,
         choices=list(engines()),
-        help="simulation engine (default: %(default)s); the output does not depend on it",
+        help="simulation engine (default: batch where the game has one); the output does not depend on it",
     )
     p.add_argument("--shard-index", type=int, default=None, help="with --num-shards: write only the shards s with s %% N == I")
     p.add_argument(
@@ -44,14 +42,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="corpus directory")
     p.add_argument("--overwrite", action="store_true", help="replace an existing corpus in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_game_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    config = game_config(args)
+    game = game_of(config)
     spec = CorpusSpec(
-        game=SnakeConfig(args.width, args.height, args.max_ticks),
+        game=config,
         codec=CodecConfig(args.keyframe_interval, args.min_salience),
-        agents=parse_agent_mix(args.agents),
+        agents=None if args.agents is None else parse_agent_mix(args.agents, game.agent_names),
         episodes=args.episodes,
         seed=args.seed,
         val_fraction=args.val_fraction,

@@ -44,8 +44,6 @@ def sampling_config(args: argparse.Namespace, context: int) -> SamplingConfig:
 
 
 def build_prompts(args: argparse.Namespace, loaded: LoadedModel) -> list[list[int]]:
-    from gamegrammar.sampling import episode_prefix
-
     tok = loaded.tokenizer
     if args.prompt_corpus is None:
         return [[tok.bos_id]] * args.num
@@ -57,7 +55,8 @@ def build_prompts(args: argparse.Namespace, loaded: LoadedModel) -> list[list[in
     rows = corpus.split("val")
     if not len(rows):
         raise GameGrammarError(f"{args.prompt_corpus} has no held-out episodes to prompt from")
-    return [tok.encode(episode_prefix(corpus.episode_tokens(int(rows[i % len(rows)])), args.prompt_ticks)) for i in range(args.num)]
+    game = corpus.game_spec
+    return [tok.encode(game.episode_prefix(corpus.episode_tokens(int(rows[i % len(rows)])), args.prompt_ticks)) for i in range(args.num)]
 
 
 def load_model(args: argparse.Namespace) -> LoadedModel:

@@ -8,7 +8,7 @@ Everything LightningCLI offers works; on top of it:
 - `--run_dir DIR` moves a whole run (default_root_dir, every logger's save_dir and
   every ModelCheckpoint's dirpath/checkpoints) to DIR.
 - wandb runs offline unless the config says `offline: false` or WANDB_MODE is set.
-- vocab_size is linked from the corpus (data.vocab_size) into the model.
+- vocab_size and tick_id (the game's tick token) are linked from the corpus (data.*) into the model.
 - a fresh `fit` refuses a checkpoint folder that already holds checkpoints (resume with
   `--ckpt_path last` or choose another `--run_dir`), so last.ckpt is always this run's.
 """
@@ -46,6 +46,7 @@ class GameGrammarCLI(LightningCLI):
 
     def add_arguments_to_parser(self, parser: Any) -> None:
         parser.link_arguments("data.vocab_size", "model.vocab_size", apply_on="instantiate")
+        parser.link_arguments("data.tick_id", "model.tick_id", apply_on="instantiate")
         parser.add_argument("--run_dir", type=str | None, default=None, help="put this run's logs and checkpoints in DIR")
 
     def before_instantiate_classes(self) -> None:

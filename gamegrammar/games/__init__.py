@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gamegrammar.tokenizer import GameTokenizer
 
 BUILTIN = {"snake": "gamegrammar.games.snake:GAME"}
+DEFAULT_GAME = "snake"  # what `generate` plays, and what specs written before games were plug-ins hold
 _registry: dict[str, str] = dict(BUILTIN)
 _loaded: dict[str, GameSpec] = {}
 _plugins_read = False

@@ -38,6 +38,7 @@ class SnakeSpec(GameSpec):
     agent_names = tuple(AGENTS)
     default_agents: ClassVar[dict[str, float]] = {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}
     tick_token = "TICK"
+    keyframe_token = "SNAP"
     rules = _validity.RULES
     teacher_categories = tuple(_fidelity.CATEGORIES)
     statistic_names = ("turn_rate", "wall_rate", "food_distance", "ticks", "score")

@@ -45,6 +45,8 @@ def _turn(name: str, d: Direction, n: int) -> Direction:
 class SymmetryTransform:
     """Per-symmetry id lookup tables for one square board's vocabulary."""
 
+    names = tuple(SYMMETRIES)
+
     def __init__(self, tokenizer: GameTokenizer, config: SnakeConfig) -> None:
         if config.width != config.height:
             raise GameGrammarError(f"symmetry augmentation needs a square board, got {config.width}x{config.height}")

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from gamegrammar.games.snake.agents import AGENTS, agent_for_episode, make_agent, parse_agent_mix
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.games.snake.agents import AGENTS, make_agent
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame
 
 
@@ -42,21 +42,6 @@ def test_agents_are_deterministic_given_seed_and_episode():
         assert run(name, 5) == run(name, 5)
 
 
-def test_agent_mix_parsing_and_errors():
-    assert parse_agent_mix("random=1,greedy=3") == {"random": 0.25, "greedy": 0.75}
-    assert parse_agent_mix("greedy") == {"greedy": 1.0}
-    with pytest.raises(GameGrammarError, match="unknown agent 'smart'"):
-        parse_agent_mix("smart=1")
-    with pytest.raises(GameGrammarError, match="positive"):
-        parse_agent_mix("random=0,greedy=0")
-    with pytest.raises(GameGrammarError, match="not a number"):
-        parse_agent_mix("random=lots")
+def test_unknown_agent_is_refused():
     with pytest.raises(GameGrammarError, match="unknown agent"):
         make_agent("nope", SnakeConfig())
-
-
-def test_agent_mix_is_respected():
-    mix = {"random": 0.5, "greedy": 0.3, "wall_follower": 0.2}
-    picks = [agent_for_episode(mix, 1, ep) for ep in range(5000)]
-    for name, weight in mix.items():
-        assert abs(picks.count(name) / 5000 - weight) < 0.03

@@ -6,19 +6,22 @@ import numpy as np
 import pytest
 
 from gamegrammar import rng
+from gamegrammar.corpus import CorpusSpec, batch_shard, engines, scalar_shard
+from gamegrammar.games import tokenizer_for
+from gamegrammar.games.snake import GAME
+from gamegrammar.games.snake import batch as sb
 from gamegrammar.games.snake.agents import make_agent
-from gamegrammar.games.snake.grammar import CodecConfig
-from gamegrammar.corpus import CorpusSpec, batch_shard, engines, record_episode, scalar_shard
-from gamegrammar.games.snake.rules import batch as sb
+from gamegrammar.games.snake.batch_agents import AGENT_NAMES, agent_actions, scripted_policy
+from gamegrammar.games.snake.rollout import play_batch
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeGame, SnakeState, advance, resolve, spawn_food
-from gamegrammar.tokenizer import GameTokenizer
+from gamegrammar.gamespec import CodecConfig
 
 BOARDS = [SnakeConfig(4, 4, 200), SnakeConfig(5, 7, 120), SnakeConfig(10, 10, 200), SnakeConfig(16, 12, 150)]
 
 
 def scalar_episode(config: SnakeConfig, codec: CodecConfig, seed: int, episode: int, agent_name: str):
     """States after every tick and the tokens of one episode, from SnakeGame and the scalar agent."""
-    record = record_episode(config, codec, agent_name, seed, episode)
+    record = GAME.play_episode(config, codec, agent_name, seed, episode)
     return record.states, record.tokens, record.end
 
 
@@ -32,9 +35,9 @@ def batch_episodes(config: SnakeConfig, codec: CodecConfig, seed: int, episodes:
         for row, game in enumerate(games):
             states[int(episodes[game])].append(batch.state(row))
 
-    codes = np.full(len(episodes), sb.AGENT_NAMES.index(agent_name))
-    result = sb.play_batch(config, codec, seed, episodes, codes, observer=observe)
-    tokenizer = GameTokenizer.for_game(config)
+    codes = np.full(len(episodes), AGENT_NAMES.index(agent_name))
+    result = play_batch(config, codec, seed, episodes, scripted_policy(codes), observer=observe)
+    tokenizer = tokenizer_for(config)
     ends = np.cumsum(result.lengths)
     tokens = [tokenizer.decode(result.tokens[end - n : end]) for end, n in zip(ends, result.lengths)]
     return states, tokens, result
@@ -61,12 +64,12 @@ def test_small_board_reaches_every_end_reason():
     config, codec = SnakeConfig(4, 4, 40), CodecConfig(3)
     episodes = np.arange(60)
     codes = np.arange(60) % 3
-    result = sb.play_batch(config, codec, 1, episodes, codes)
+    result = play_batch(config, codec, 1, episodes, scripted_policy(codes))
     assert set(result.ends.tolist()) == {0, 1, 2, 3}
-    tokenizer = GameTokenizer.for_game(config)
+    tokenizer = tokenizer_for(config)
     ends = np.cumsum(result.lengths)
     for row in np.flatnonzero(result.ends == 2)[:5]:
-        _, want, end = scalar_episode(config, codec, 1, int(row), sb.AGENT_NAMES[codes[row]])
+        _, want, end = scalar_episode(config, codec, 1, int(row), AGENT_NAMES[codes[row]])
         assert end == "WIN"
         assert tokenizer.decode(result.tokens[ends[row] - result.lengths[row] : ends[row]]) == want
 
@@ -157,10 +160,10 @@ def test_agent_actions_match_scalar_agents_on_mid_game_states():
     config = SnakeConfig(6, 5)
     states = random_states(config, 90, seed=13)
     batch = sb.SnakeBatch.from_states(states, config)
-    for code, name in enumerate(sb.AGENT_NAMES):
+    for code, name in enumerate(AGENT_NAMES):
         agent = make_agent(name, config)
         draws = rng.draw_np(13, np.arange(len(states)), batch.tick, rng.Purpose.AGENT)
-        got = sb.agent_actions(batch, np.full(len(states), code), draws)
+        got = agent_actions(batch, np.full(len(states), code), draws)
         for i, state in enumerate(states):
             agent.reset(13, i)
             assert got[i] == agent.act(state), f"{name} on state {i}"

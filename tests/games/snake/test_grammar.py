@@ -2,16 +2,16 @@ from __future__ import annotations
 
 import pytest
 
-from gamegrammar.games.snake.agents import AGENTS
-from gamegrammar.games.snake.grammar import CodecConfig, GrammarError, decode, parse, vocabulary
-from gamegrammar.corpus import record_episode
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Salience
+from gamegrammar.games.snake import GAME
+from gamegrammar.games.snake.agents import AGENTS
+from gamegrammar.games.snake.grammar import CodecConfig, GrammarError, decode, parse, vocabulary
 from gamegrammar.games.snake.rules import SnakeConfig
 
 
 def episode(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, ep: int):
-    record = record_episode(config, codec, agent_name, seed, ep)
+    record = GAME.play_episode(config, codec, agent_name, seed, ep)
     return record.tokens, record.events, {s.tick: s for s in record.states}, record.end
 
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gamegrammar.games.snake.symmetry import SYMMETRIES, SymmetryTransform
-from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake.validity import validate
+from gamegrammar.games import tokenizer_for
+from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.games.snake.rules import SnakeConfig
-from gamegrammar.tokenizer import GameTokenizer
+from gamegrammar.games.snake.symmetry import SYMMETRIES, SymmetryTransform
+from gamegrammar.games.snake.validity import validate
 
 
 @pytest.fixture(scope="module")
@@ -46,4 +46,4 @@ def test_the_group_acts_as_it_should(keyframed_corpus):
 def test_non_square_boards_are_refused():
     config = SnakeConfig(6, 8)
     with pytest.raises(GameGrammarError, match="square"):
-        SymmetryTransform(GameTokenizer.for_game(config), config)
+        SymmetryTransform(tokenizer_for(config), config)

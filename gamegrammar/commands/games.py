@@ -1,0 +1,46 @@
+"""gamegrammar games: the registered games, their vocabulary sizes and their rules."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from gamegrammar.games import game_names, load_game
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("games", help="list the registered games with their vocabulary sizes and rules")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(run=run)
+
+
+def describe(name: str) -> dict:
+    """What `games` shows of one game, at its default config."""
+    game = load_game(name)
+    config = game.make_config()
+    return {
+        "name": name,
+        "description": game.description,
+        "default_config": config.to_dict(),
+        "vocab_size": len(game.vocabulary(config)),
+        "agents": list(game.agent_names),
+        "end_events": list(game.end_events),
+        "rules": {tier: list(rules) for tier, rules in game.rules.items()},
+        "batch_engine": game.play_batch is not None,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    games = [describe(name) for name in game_names()]
+    if args.json:
+        print(json.dumps(games, indent=2))
+        return 0
+    for g in games:
+        config = ", ".join(f"{k}={v}" for k, v in g["default_config"].items())
+        print(f"{g['name']}: {g['description']}")
+        print(f"  default config  {config} (vocabulary {g['vocab_size']} tokens)")
+        print(f"  agents          {', '.join(g['agents'])}; engines: scalar{', batch' if g['batch_engine'] else ''}")
+        print(f"  end events      {', '.join(g['end_events'])}")
+        for tier, rules in g["rules"].items():
+            print(f"  {tier + ' rules':<16}{', '.join(rules)}")
+    return 0
