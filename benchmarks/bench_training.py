@@ -61,7 +61,7 @@ class Result:
 
 def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict, optim: dict) -> Result:
     torch.manual_seed(0)
-    config = preset(name, vocab_size=len(corpus.tokenizer))
+    config = preset(name, vocab_size=len(corpus.tokenizer), tick_id=corpus.tokenizer.ids[corpus.game_spec.tick_token])
     model = GameGPT(config).to(device).train()
     opt_name = optim["name"]
     opt = build_optimizer(model, opt_name, **{k: v for k, v in optim.items() if k != "name"})

@@ -224,9 +224,17 @@ class GameSpec:
     def new_encoder(self, codec: CodecConfig) -> Encoder:
         raise NotImplementedError
 
+    def decode_events(self, tokens: Sequence[str]) -> list[Event]:
+        """The events a full-salience episode's tokens describe (the encoder's inverse; GrammarError-free input)."""
+        raise NotImplementedError
+
     def episode_prefix(self, tokens: Sequence[str], ticks: int) -> list[str]:
         """The first keyframe and the first `ticks` ticks of an episode: a prompt from real play."""
         raise NotImplementedError
+
+    def test_configs(self) -> list[Any]:
+        """Small configs the conformance kit plays (boards where every end reason happens quickly, say)."""
+        return [self.make_config()]
 
     # -- engines
 

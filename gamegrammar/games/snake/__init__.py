@@ -60,8 +60,14 @@ class SnakeSpec(GameSpec):
     def new_encoder(self, codec: CodecConfig) -> _grammar.EpisodeEncoder:
         return _grammar.EpisodeEncoder(codec)
 
+    def decode_events(self, tokens: Sequence[str]) -> list[Any]:
+        return _grammar.decode(tokens).events
+
     def episode_prefix(self, tokens: Sequence[str], ticks: int) -> list[str]:
         return _grammar.episode_prefix(tokens, ticks)
+
+    def test_configs(self) -> list[SnakeConfig]:
+        return [SnakeConfig(4, 4, 40), SnakeConfig(5, 7, 60), SnakeConfig()]
 
     # -- engines
 
