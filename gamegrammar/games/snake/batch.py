@@ -49,10 +49,12 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from gamegrammar import rng
-from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeState
+from gamegrammar.games.snake.rules import END_REASONS, Direction, Outcome, SnakeConfig, SnakeState
 
 MOVE, EAT, DIE_WALL, DIE_SELF = 0, 1, 2, 3
 OUTCOMES = (Outcome.MOVE, Outcome.EAT, Outcome.DIE_WALL, Outcome.DIE_SELF)
+END_WALL, END_SELF, END_WIN, END_TIMEOUT = (END_REASONS.index(e) for e in ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT"))
+GOES_ON = -1
 
 DIRS = np.arange(4)
 DX = np.array([Direction(d).delta[0] for d in range(4)])
@@ -294,3 +296,13 @@ def step(
             eps = np.arange(len(batch)) if episodes is None else np.asarray(episodes)
             batch.food[ate] = spawn_food(batch, ate, rng.draw_np(seed, eps[ate], batch.tick[ate], rng.Purpose.FOOD))
     return res
+
+
+def end_codes(batch: SnakeBatch, res: Resolution) -> np.ndarray:
+    """`rules.end_reason` for every game after `advance` and food: its END_REASONS index, GOES_ON when it goes on."""
+    outcome = res.outcome
+    win = (outcome == EAT) & (batch.food < 0)  # an eat that left no empty cell
+    timeout = batch.tick >= batch.config.max_ticks
+    codes = np.where(timeout, END_TIMEOUT, GOES_ON)
+    codes = np.where(win, END_WIN, codes)
+    return np.where(outcome == DIE_WALL, END_WALL, np.where(outcome == DIE_SELF, END_SELF, codes))

@@ -11,30 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from gamegrammar.events import Event, Salience
-from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState
+from gamegrammar.events import Event
+from gamegrammar.games.snake.rules import END_REASONS, Cell, Direction, SnakeConfig, SnakeState
+from gamegrammar.games.snake.rules import event as _event  # the rules make the events; the parser rebuilds the same ones
 from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig
 
 __all__ = ["SPECIAL_TOKENS", "CodecConfig"]  # re-exported: the codec config every game shares
-END_EVENTS = ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")
+END_EVENTS = END_REASONS  # the grammar writes each as a word of its own
 _WORDS = ["TICK", "SNAP", "PLAYER", "BODY", "FOOD", "SCORE", "MOVE", "EAT", "GROW", "FOOD_SPAWN", *END_EVENTS]
 _DIRS = [d.name for d in Direction]
 _BODY_TOKEN = {d: f"B_{d.name}" for d in Direction}
 _BODY_DIRECTION = {token: d for d, token in _BODY_TOKEN.items()}
-_SALIENCE = {
-    "TICK": Salience.TICK,
-    "INPUT": Salience.MOVEMENT,
-    "MOVE": Salience.MOVEMENT,
-    "DIE_WALL": Salience.COLLISION,
-    "DIE_SELF": Salience.COLLISION,
-    "EAT": Salience.RULE_EFFECT,
-    "GROW": Salience.RULE_EFFECT,
-    "FOOD_SPAWN": Salience.RULE_EFFECT,
-    "SCORE": Salience.RULE_EFFECT,
-    "WIN": Salience.PHASE,
-    "TIMEOUT": Salience.PHASE,
-}
-_ENTITY = {"TICK": "game", "FOOD_SPAWN": "food", "SCORE": "game", "WIN": "game", "TIMEOUT": "game"}
 
 
 def vocabulary(config: SnakeConfig) -> list[str]:
@@ -182,7 +169,7 @@ class Tick:
 
     def events(self) -> list[Event]:
         t = self.number
-        out = [Event("TICK", t, Salience.TICK, "game"), _event("INPUT", t, dir=self.input.name)]
+        out = [_event("TICK", t), _event("INPUT", t, dir=self.input.name)]
         if self.outcome in ("DIE_WALL", "DIE_SELF"):
             return [*out, _event(self.outcome, t)]
         if self.outcome == "EAT":
@@ -198,8 +185,6 @@ class Tick:
         return out
 
 
-def _event(kind: str, tick: int, **payload: object) -> Event:
-    return Event(kind, tick, _SALIENCE[kind], _ENTITY.get(kind, "snake"), payload)
 
 
 # The parser is written as straight-line code over token lookups (no reader object, no method call per

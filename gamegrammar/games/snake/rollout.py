@@ -16,14 +16,27 @@ import numpy as np
 
 from gamegrammar import rng
 from gamegrammar.events import Salience
-from gamegrammar.games.snake.batch import DIE_WALL, EAT, MOVE, Probe, Resolution, SnakeBatch, advance, probe, resolve, spawn_food
-from gamegrammar.games.snake.grammar import END_EVENTS, vocabulary
-from gamegrammar.games.snake.rules import Direction, SnakeConfig
+from gamegrammar.games.snake.batch import (
+    DIE_WALL,
+    EAT,
+    END_TIMEOUT,
+    END_WIN,
+    GOES_ON,
+    MOVE,
+    Probe,
+    Resolution,
+    SnakeBatch,
+    advance,
+    end_codes,
+    probe,
+    resolve,
+    spawn_food,
+)
+from gamegrammar.games.snake.grammar import vocabulary
+from gamegrammar.games.snake.rules import EVENTS, Direction, SnakeConfig
 from gamegrammar.gamespec import BatchResult, CodecConfig
 from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
 from gamegrammar.tokenizer import GameTokenizer
-
-END_WALL, END_SELF, END_WIN, END_TIMEOUT = (END_EVENTS.index(e) for e in ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT"))
 
 # ---------------------------------------------------------------- tokens
 
@@ -46,25 +59,29 @@ class TokenTable:
         self.value = np.array([ids[f"V{s}"] for s in range(config.cells)], dt)
 
 
-# Columns of one tick, in grammar order, with the salience of the event each belongs to.
+# Columns of one tick, in grammar order, each with the event it belongs to (its salience decides whether the
+# codec keeps it; the EOS is structure, never dropped).
 _TICK_COLUMNS = [
-    ("TICK", Salience.TICK),
-    ("INPUT", Salience.MOVEMENT),
-    ("DIE", Salience.COLLISION),
-    ("EAT", Salience.RULE_EFFECT),
-    ("MOVE", Salience.MOVEMENT),
-    ("MOVE_X", Salience.MOVEMENT),
-    ("MOVE_Y", Salience.MOVEMENT),
-    ("GROW", Salience.RULE_EFFECT),
-    ("LEN", Salience.RULE_EFFECT),
-    ("FOOD_SPAWN", Salience.RULE_EFFECT),
-    ("SPAWN_X", Salience.RULE_EFFECT),
-    ("SPAWN_Y", Salience.RULE_EFFECT),
-    ("SCORE", Salience.RULE_EFFECT),
-    ("VALUE", Salience.RULE_EFFECT),
-    ("WIN", Salience.PHASE),
-    ("TIMEOUT", Salience.PHASE),
-    ("EOS", Salience.PHASE + 1),  # structure, never dropped
+    (column, EVENTS[kind][0] if kind else Salience.PHASE + 1)
+    for column, kind in (
+        ("TICK", "TICK"),
+        ("INPUT", "INPUT"),
+        ("DIE", "DIE_WALL"),
+        ("EAT", "EAT"),
+        ("MOVE", "MOVE"),
+        ("MOVE_X", "MOVE"),
+        ("MOVE_Y", "MOVE"),
+        ("GROW", "GROW"),
+        ("LEN", "GROW"),
+        ("FOOD_SPAWN", "FOOD_SPAWN"),
+        ("SPAWN_X", "FOOD_SPAWN"),
+        ("SPAWN_Y", "FOOD_SPAWN"),
+        ("SCORE", "SCORE"),
+        ("VALUE", "SCORE"),
+        ("WIN", "WIN"),
+        ("TIMEOUT", "TIMEOUT"),
+        ("EOS", None),
+    )
 ]
 _COL = {name: i for i, (name, _) in enumerate(_TICK_COLUMNS)}
 
@@ -205,10 +222,9 @@ def play_batch(
         ate = np.flatnonzero(outcome == EAT)
         if ate.size:
             batch.food[ate] = spawn_food(batch, ate, keyed_draw(tick_key[ate], rng.Purpose.FOOD))
-        dead = outcome >= DIE_WALL
-        win = (outcome == EAT) & (batch.food < 0)
-        timeout = ~dead & ~win & (t >= config.max_ticks)
-        done = dead | win | timeout
+        end = end_codes(batch, res)
+        win, timeout = end == END_WIN, end == END_TIMEOUT
+        done = end != GOES_ON
         if observer is not None:
             observer(batch, games, res)
 
@@ -233,8 +249,7 @@ def play_batch(
             g = games[d]
             ticks[g] = t
             scores[g] = batch.score[d]
-            end_of_outcome = np.where(outcome[d] == DIE_WALL, END_WALL, END_SELF)
-            ends[g] = np.where(outcome[d] >= DIE_WALL, end_of_outcome, np.where(win[d], END_WIN, END_TIMEOUT))
+            ends[g] = end[d]
         if codec.keyframe_after(t):
             live = np.flatnonzero(~done)
             _write_keyframes(log, table, batch, live, games[live])

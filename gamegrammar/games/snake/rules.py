@@ -151,33 +151,60 @@ def initial_state(config: SnakeConfig, seed: int, episode: int) -> SnakeState:
     return SnakeState((head,), direction, spawn_food((head,), config, seed, episode, 0))
 
 
+# Why an episode ends: every episode's last event is one of these (their order is the corpus index's end code).
+END_REASONS = ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")
+
+# Every event of a tick: its salience and the entity it concerns. The one table (the grammar and the batch
+# token writer read it too).
+EVENTS: dict[str, tuple[Salience, str]] = {
+    "TICK": (Salience.TICK, "game"),
+    "INPUT": (Salience.MOVEMENT, "snake"),
+    "DIE_WALL": (Salience.COLLISION, "snake"),
+    "DIE_SELF": (Salience.COLLISION, "snake"),
+    "EAT": (Salience.RULE_EFFECT, "snake"),
+    "MOVE": (Salience.MOVEMENT, "snake"),
+    "GROW": (Salience.RULE_EFFECT, "snake"),
+    "FOOD_SPAWN": (Salience.RULE_EFFECT, "food"),
+    "SCORE": (Salience.RULE_EFFECT, "game"),
+    "WIN": (Salience.PHASE, "game"),
+    "TIMEOUT": (Salience.PHASE, "game"),
+}
+
+
+def event(kind: str, tick: int, **payload: object) -> Event:
+    """An event of this game, with its salience and entity from `EVENTS`."""
+    salience, entity = EVENTS[kind]
+    return Event(kind, tick, salience, entity, payload)
+
+
+def end_reason(outcome: Outcome, board_full: bool, tick: int, config: SnakeConfig) -> str | None:
+    """Why the episode ends after this tick, or None: a death, a full board after an eat (WIN), the tick limit."""
+    if outcome in (Outcome.DIE_WALL, Outcome.DIE_SELF):
+        return outcome.value
+    if outcome is Outcome.EAT and board_full:
+        return "WIN"
+    return "TIMEOUT" if tick >= config.max_ticks else None
+
+
 def tick_events(
     before: SnakeState, after: SnakeState, action: Direction, outcome: Outcome, config: SnakeConfig
 ) -> tuple[list[Event], str | None]:
     """The events of one tick, in grammar order, and the end reason if the episode ended."""
     t = after.tick
-    events = [
-        Event("TICK", t, Salience.TICK, "game"),
-        Event("INPUT", t, Salience.MOVEMENT, "snake", {"dir": action.name}),
-    ]
+    end = end_reason(outcome, after.food is None, t, config)
+    events = [event("TICK", t), event("INPUT", t, dir=action.name)]
     if outcome in (Outcome.DIE_WALL, Outcome.DIE_SELF):
-        events.append(Event(outcome.value, t, Salience.COLLISION, "snake"))
-        return events, outcome.value
+        return [*events, event(outcome.value, t)], end
     if outcome is Outcome.EAT:
-        events.append(Event("EAT", t, Salience.RULE_EFFECT, "snake"))
-    events.append(Event("MOVE", t, Salience.MOVEMENT, "snake", {"x": after.head[0], "y": after.head[1]}))
-    end = None
+        events.append(event("EAT", t))
+    events.append(event("MOVE", t, x=after.head[0], y=after.head[1]))
     if outcome is Outcome.EAT:
-        events.append(Event("GROW", t, Salience.RULE_EFFECT, "snake", {"length": after.length}))
+        events.append(event("GROW", t, length=after.length))
         if after.food is not None:
-            events.append(Event("FOOD_SPAWN", t, Salience.RULE_EFFECT, "food", {"x": after.food[0], "y": after.food[1]}))
-        events.append(Event("SCORE", t, Salience.RULE_EFFECT, "game", {"score": after.score}))
-        if after.food is None:
-            events.append(Event("WIN", t, Salience.PHASE, "game"))
-            end = "WIN"
-    if end is None and t >= config.max_ticks:
-        events.append(Event("TIMEOUT", t, Salience.PHASE, "game"))
-        end = "TIMEOUT"
+            events.append(event("FOOD_SPAWN", t, x=after.food[0], y=after.food[1]))
+        events.append(event("SCORE", t, score=after.score))
+    if end is not None:
+        events.append(event(end, t))
     return events, end
 
 
