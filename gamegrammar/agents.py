@@ -6,6 +6,7 @@ game, so an episode is a function of (seed, episode) alone.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,8 +47,8 @@ def parse_agent_mix(spec: str, known: Sequence[str]) -> dict[str, float]:
             value = float(weight) if sep else 1.0
         except ValueError:
             raise GameGrammarError(f"agent weight {weight!r} for {name!r} is not a number") from None
-        if value < 0 or value != value:
-            raise GameGrammarError(f"agent weight for {name!r} must be >= 0, got {weight}")
+        if not 0 <= value < math.inf:  # refuses nan and inf too
+            raise GameGrammarError(f"agent weight for {name!r} must be a finite number >= 0, got {weight}")
         mix[name] = mix.get(name, 0.0) + value
     total = sum(mix.values())
     if not mix or not total > 0:

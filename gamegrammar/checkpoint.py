@@ -30,6 +30,7 @@ from gamegrammar.tokenizer import GameTokenizer
 CHECKPOINT_KEY = "gamegrammar"  # our plain-python section of a Lightning checkpoint
 CHECKPOINT_FORMAT = 1
 EXPORT_FORMAT = 1
+EXPORT_FILES = ("model.safetensors", "config.json", "tokenizer.json")
 MODEL_PREFIX = "model."  # GameGPTModule keeps GameGPT as `self.model`
 
 
@@ -76,15 +77,17 @@ def _build(gpt: dict[str, Any], state: dict[str, torch.Tensor], tokenizer_json: 
     return LoadedModel(model.eval(), tokenizer, corpus_spec, config)
 
 
-def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> LoadedModel:
-    """A Lightning checkpoint written by `gamegrammar train`, read with weights_only=True (no pickled code runs)."""
+def read_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict[str, Any]:
+    """A gamegrammar training checkpoint's contents, read with weights_only=True (no pickled code runs).
+
+    The one reader: sampling, export and a training resume (`train --ckpt_path`) all refuse a missing, truncated,
+    foreign or code-carrying file here, in one line.
+    """
     path = Path(path)
-    if path.is_dir():
-        if (path / "config.json").exists():
-            return load_exported(path, map_location)
-        raise GameGrammarError(f"{path} is a directory without config.json; pass a .ckpt file or an exported model directory")
     if not path.exists():
         raise GameGrammarError(f"checkpoint {path} does not exist")
+    if path.is_dir():
+        raise GameGrammarError(f"checkpoint {path} is a directory; give a .ckpt file")
     if not zipfile.is_zipfile(path):
         raise GameGrammarError(f"{path} is not a checkpoint (not a PyTorch zip archive; truncated or another kind of file)")
     try:
@@ -96,6 +99,17 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
         raise GameGrammarError(f"cannot read checkpoint {path}: {first}") from None
     if not isinstance(ckpt, dict) or CHECKPOINT_KEY not in ckpt or "state_dict" not in ckpt:
         raise GameGrammarError(f"{path} is not a gamegrammar checkpoint (no model config or tokenizer in it)")
+    return ckpt
+
+
+def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> LoadedModel:
+    """A Lightning checkpoint written by `gamegrammar train`, read with weights_only=True (no pickled code runs)."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / "config.json").exists():
+            return load_exported(path, map_location)
+        raise GameGrammarError(f"{path} is a directory without config.json; pass a .ckpt file or an exported model directory")
+    ckpt = read_checkpoint(path, map_location)
     info = ckpt[CHECKPOINT_KEY]
     state = {k[len(MODEL_PREFIX) :]: v for k, v in ckpt["state_dict"].items() if k.startswith(MODEL_PREFIX)}
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -38,11 +39,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return args.run(args) or 0
     except GameGrammarError as err:
-        print(f"gamegrammar: error: {err}", file=sys.stderr)
-        return 2
+        return _fail(str(err))
+    except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as other Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except OSError as err:  # the one path for the operating system's refusals: one line, no traceback
+        return _fail(os_error_message(err))
     except KeyboardInterrupt:
         print("gamegrammar: interrupted", file=sys.stderr)
         return 130
+
+
+def os_error_message(err: OSError) -> str:
+    """'<path>: <reason>' for an operating-system error (the reason alone when it names no file)."""
+    reason = err.strerror or str(err) or type(err).__name__
+    names = [str(n) for n in (err.filename, err.filename2) if n is not None]
+    return f"{' -> '.join(names)}: {reason}" if names else reason
+
+
+def _fail(message: str) -> int:
+    first = message.strip().splitlines()[0] if message.strip() else "failed"
+    print(f"gamegrammar: error: {first}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

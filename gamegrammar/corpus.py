@@ -37,7 +37,7 @@ from gamegrammar.agents import agent_for_episode, unknown_agent
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import DEFAULT_GAME, game_of, load_game, tokenizer_for
 from gamegrammar.gamespec import CodecConfig, GameSpec
-from gamegrammar.io import atomic_write, atomic_write_json
+from gamegrammar.io import atomic_write, atomic_write_json, remove_stale_temporaries
 from gamegrammar.tokenizer import GameTokenizer
 
 FORMAT_VERSION = 1
@@ -279,6 +279,8 @@ def _prepare_out(out: Path, plan: dict[str, Any], overwrite: bool, resume: bool 
             raise GameGrammarError(f"{out} already holds a finished corpus; pass --overwrite to replace it")
         if not resume or not plan_path.exists() or json.loads(plan_path.read_text()) != plan:
             raise GameGrammarError(f"--out {out} is not empty; pass --overwrite to replace its contents")
+        for folder in (out, out / "shards"):  # what the killed run was writing when it died
+            remove_stale_temporaries(folder)
         return  # same plan, interrupted: resume
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_json(plan_path, plan)
@@ -481,21 +483,26 @@ class Corpus:
             self.manifest = json.loads(manifest_path.read_text())
         except ValueError as err:
             raise GameGrammarError(f"{manifest_path} is not valid JSON: {err}") from None
+        version = self.manifest.get("format_version") if isinstance(self.manifest, dict) else None
+        if version != FORMAT_VERSION:
+            raise GameGrammarError(f"{self.path} has corpus format version {version}; this gamegrammar reads version {FORMAT_VERSION}")
+        check_manifest(self.manifest, manifest_path)
         if "part" in self.manifest and not allow_partial:
             p = self.manifest["part"]
             where = f"part {p['shard_index']} of {p['num_shards']}"
             raise GameGrammarError(f"{self.path} is {where} of a corpus; assemble the parts with `gamegrammar corpus merge`")
-        version = self.manifest.get("format_version")
-        if version != FORMAT_VERSION:
-            raise GameGrammarError(f"{self.path} has corpus format version {version}; this gamegrammar reads version {FORMAT_VERSION}")
         try:
-            self.spec = CorpusSpec.from_dict(self.manifest["spec"], game_name=self.manifest.get("game"))
-        except (KeyError, TypeError) as err:
+            self.spec = CorpusSpec.from_dict(self.manifest["spec"], game_name=self.manifest["game"])
+        except (KeyError, TypeError, ValueError) as err:
             raise GameGrammarError(f"{manifest_path} has a malformed spec: {err}") from None
         self.tokenizer = GameTokenizer.from_file(self.path / "tokenizer.json")
         if self.tokenizer.sha256() != self.manifest["tokenizer_sha256"]:
             raise GameGrammarError(f"{self.path}/tokenizer.json does not match the manifest's vocabulary")
+        if self.tokenizer.tokens != self.game_spec.vocabulary(self.game):
+            raise GameGrammarError(f"{self.path}: the tokenizer's vocabulary is not the one of the manifest's game config ({self.game})")
         dtype = np.dtype(self.manifest["dtype"])
+        if dtype != self.tokenizer.dtype:
+            raise GameGrammarError(f"{manifest_path}: dtype {dtype} does not hold this vocabulary's ids ({self.tokenizer.dtype} does)")
         self.shards: list[np.ndarray] = []
         indexes = []
         for number, entry in enumerate(self.manifest["shards"]):
@@ -511,7 +518,12 @@ class Corpus:
                 raise GameGrammarError(f"shard index {index_path} is unreadable: {err}") from None
             if len(index) != entry["episodes"] or int(index["length"].sum()) != entry["tokens"]:
                 raise GameGrammarError(f"shard index {index_path} does not match the manifest")
-            self.shards.append(np.memmap(tokens_path, dtype=dtype, mode="r") if expected else np.zeros(0, dtype))
+            tokens = np.memmap(tokens_path, dtype=dtype, mode="r") if expected else np.zeros(0, dtype)
+            if len(tokens) and int(tokens.max()) >= len(self.tokenizer):  # one pass over the shard, once
+                raise GameGrammarError(f"shard {tokens_path} holds token id {int(tokens.max())}, outside the vocabulary of {len(self.tokenizer)}")
+            if len(index) and (index["offset"].min() < 0 or (index["offset"] + index["length"]).max() > entry["tokens"]):
+                raise GameGrammarError(f"shard index {index_path} points outside its shard")
+            self.shards.append(tokens)
             index = _with_shard(index, number)
             indexes.append(index)
         self.index = np.concatenate(indexes) if indexes else np.zeros(0, _with_shard(np.zeros(0, INDEX_DTYPE), 0).dtype)
@@ -547,6 +559,51 @@ class Corpus:
 
     def agent(self, row: int) -> str:
         return self.game_spec.agent_names[self.index[row]["agent"]]
+
+
+# manifest.json's fields and their types; `check_manifest` reads this once when a corpus opens.
+_NUMBER = (int, float)
+MANIFEST_SCHEMA: dict[str, Any] = {
+    "format_version": int,
+    "game": str,
+    "spec": {"game": dict, "codec": dict, "agents": dict, "episodes": int, "seed": int, "val_fraction": _NUMBER, "shard_episodes": int},
+    "episodes": int,
+    "tokens": int,
+    "dtype": str,
+    "vocab_size": int,
+    "tokenizer_sha256": str,
+    "shards": [{"name": str, "episodes": int, "tokens": int}],
+}
+
+
+def _check(value: Any, schema: Any, where: str) -> None:
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            raise GameGrammarError(f"{where} should be an object")
+        for key, sub in schema.items():
+            if key not in value:
+                raise GameGrammarError(f"{where} lacks the field {key!r}")
+            _check(value[key], sub, f"{where}.{key}")
+    elif isinstance(schema, list):
+        if not isinstance(value, list):
+            raise GameGrammarError(f"{where} should be a list")
+        for i, item in enumerate(value):
+            _check(item, schema[0], f"{where}[{i}]")
+    elif isinstance(value, bool) or not isinstance(value, schema):
+        names = " or ".join(t.__name__ for t in (schema if isinstance(schema, tuple) else (schema,)))
+        raise GameGrammarError(f"{where} should be {names}, got {type(value).__name__} {value!r:.40}")
+    elif isinstance(value, int) and value < 0 and where.rsplit(".", 1)[-1] in ("episodes", "tokens", "vocab_size", "shard_episodes"):
+        raise GameGrammarError(f"{where} should be >= 0, got {value}")
+
+
+def check_manifest(manifest: Any, path: Path) -> None:
+    """Refuse a manifest that misses a field or has one of the wrong type, in one line naming the field."""
+    _check(manifest, MANIFEST_SCHEMA, str(path))
+    if manifest["dtype"] not in ("uint16", "uint32"):
+        raise GameGrammarError(f"{path}.dtype should be uint16 or uint32, got {manifest['dtype']!r}")
+    names = [entry["name"] for entry in manifest["shards"]]
+    if any(not n.isdigit() for n in names) or len(set(names)) != len(names):
+        raise GameGrammarError(f"{path}.shards: shard names must be distinct numbers, got {names[:5]}")
 
 
 def _with_shard(index: np.ndarray, shard: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Atomic file writes: a file either appears complete or not at all."""
+"""Atomic file writes (a file either appears complete or not at all), and outputs checked before the work."""
 
 from __future__ import annotations
 
@@ -30,6 +30,14 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], Any]) -> None:
         raise
 
 
+def remove_stale_temporaries(directory: str | Path) -> int:
+    """Delete the temporary files that a killed `atomic_write` left in a directory; how many there were."""
+    found = list(Path(directory).glob(".*.tmp")) if Path(directory).is_dir() else []
+    for tmp in found:
+        tmp.unlink(missing_ok=True)
+    return len(found)
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     atomic_write(path, lambda f: f.write(data))
 
@@ -40,3 +48,62 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 def atomic_write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+def _inside(path: Path, other: Path) -> bool:
+    return path == other or other in path.parents
+
+
+def check_output_file(
+    path: str | Path, *, what: str, overwrite: bool = False, inputs: tuple[str | Path | None, ...] = ()
+) -> Path:
+    """Refuse, before any work, an output file that could not be written or would destroy something.
+
+    A directory, a path under a file, an input (or a path inside an input directory such as a corpus), and an
+    existing file without `overwrite` are refused with one line naming `what` (the flag, say "--out").
+    """
+    from gamegrammar.errors import GameGrammarError
+
+    path = Path(path)
+    resolved = path.resolve()
+    for given in inputs:
+        if given is not None and _inside(resolved, Path(given).resolve()):
+            raise GameGrammarError(f"{what} {path} is the input {given} (or inside it): choose another output")
+    if path.is_dir():
+        raise GameGrammarError(f"{what} {path} is a directory; give a file name")
+    parent = next((p for p in resolved.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise GameGrammarError(f"{what} {path}: {parent} is a file, not a directory")
+    if path.exists() and not overwrite:
+        raise GameGrammarError(f"{what} {path} already exists; pass --overwrite to replace it")
+    if parent is not None and not os.access(parent, os.W_OK):
+        raise GameGrammarError(f"{what} {path}: {parent} is not writable")
+    return path
+
+
+def check_output_dir(
+    path: str | Path, *, what: str, inputs: tuple[str | Path | None, ...] = (), keep: tuple[str, ...] = (), overwrite: bool = False
+) -> Path:
+    """Refuse, before any work, an output directory that could not be written or would destroy something.
+
+    `keep` names files that must not be replaced without `overwrite` (a model directory's weights, say).
+    """
+    from gamegrammar.errors import GameGrammarError
+
+    path = Path(path)
+    resolved = path.resolve()
+    for given in inputs:
+        if given is not None and (_inside(resolved, Path(given).resolve()) or _inside(Path(given).resolve(), resolved)):
+            raise GameGrammarError(f"{what} {path} overlaps the input {given}: choose another directory")
+    if path.exists() and not path.is_dir():
+        raise GameGrammarError(f"{what} {path} exists and is not a directory")
+    parent = next((p for p in resolved.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise GameGrammarError(f"{what} {path}: {parent} is a file, not a directory")
+    taken = [name for name in keep if (path / name).exists()]
+    if taken and not overwrite:
+        raise GameGrammarError(f"{what} {path} already holds {', '.join(taken)}; pass --overwrite to replace it")
+    writable = path if path.exists() else parent
+    if writable is not None and not os.access(writable, os.W_OK):
+        raise GameGrammarError(f"{what} {path}: {writable} is not writable")
+    return path

@@ -11,6 +11,7 @@ every row. Models whose context covers whole episodes never slide.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -35,11 +36,11 @@ class SamplingConfig:
     constrained: bool = False
 
     def __post_init__(self) -> None:
-        if self.temperature < 0:
-            raise GameGrammarError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 <= self.temperature < math.inf:  # also refuses nan
+            raise GameGrammarError(f"temperature must be a finite number >= 0, got {self.temperature}")
         if self.top_k is not None and self.top_k < 1:
             raise GameGrammarError(f"top_k must be >= 1, got {self.top_k}")
-        if self.top_p is not None and not 0 < self.top_p <= 1:
+        if self.top_p is not None and not 0 < self.top_p <= 1:  # nan fails this too
             raise GameGrammarError(f"top_p must be in (0, 1], got {self.top_p}")
         if self.max_length < 2:
             raise GameGrammarError(f"max_length must be >= 2, got {self.max_length}")

@@ -352,8 +352,17 @@ class GameGPTModule(L.LightningModule):
             raise GameGrammarError(f"--model.outcome_weight must be positive, got {outcome_weight}")
         if optimizer not in get_args(OptimizerName):
             raise GameGrammarError(f"--model.optimizer must be one of {', '.join(get_args(OptimizerName))}, got {optimizer!r}")
-        if muon_lr <= 0:
-            raise GameGrammarError(f"--model.muon_lr must be positive, got {muon_lr}")
+        for flag, value in (("lr", lr), ("muon_lr", muon_lr)):
+            if not 0 < value < math.inf:
+                raise GameGrammarError(f"--model.{flag} must be a positive number, got {value}")
+        if not 0 <= weight_decay < math.inf:
+            raise GameGrammarError(f"--model.weight_decay must be >= 0, got {weight_decay}")
+        if not all(0 <= b < 1 for b in betas):
+            raise GameGrammarError(f"--model.betas must be in [0, 1), got {list(betas)}")
+        if warmup_steps < 0:
+            raise GameGrammarError(f"--model.warmup_steps must be >= 0, got {warmup_steps}")
+        if not 0 <= min_lr_ratio <= 1:
+            raise GameGrammarError(f"--model.min_lr_ratio must be in [0, 1], got {min_lr_ratio}")
         self.model = GameGPT(self.config)
         self._input_ids: torch.Tensor | None = None  # INPUT_d token ids, for outcome_weight
         self.corpus_info: dict[str, Any] | None = None  # filled from the datamodule or a checkpoint

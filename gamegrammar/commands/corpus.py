@@ -8,6 +8,7 @@ import sys
 
 from gamegrammar.corpus import Corpus, corpus_stats, merge
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.io import atomic_write, check_output_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     export.add_argument("--split", choices=["train", "val"], default=None)
     export.add_argument("--limit", type=int, default=None)
     export.add_argument("--out", default="-", help="file to write (default: standard output)")
+    export.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     export.set_defaults(run=run_export)
     join = csub.add_parser("merge", help="assemble the parts written with --shard-index/--num-shards into one corpus")
     join.add_argument("out", help="directory of the merged corpus")
@@ -50,18 +52,23 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    corpus = Corpus(args.path)
     if args.limit is not None and args.limit < 0:
         raise GameGrammarError(f"--limit must be >= 0, got {args.limit}")
+    if args.out != "-":
+        check_output_file(args.out, what="--out", overwrite=args.overwrite, inputs=(args.path,))
+    corpus = Corpus(args.path)
     rows = corpus.split(args.split) if args.split else range(len(corpus))
     rows = rows[: args.limit] if args.limit is not None else rows
-    out = sys.stdout if args.out == "-" else open(args.out, "w")  # noqa: SIM115
-    try:
+
+    def write(out) -> None:
         for row in rows:
-            out.write(" ".join(corpus.episode_tokens(row)) + "\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
+            out.write((" ".join(corpus.episode_tokens(row)) + "\n").encode())
+
+    if args.out == "-":
+        write(sys.stdout.buffer)
+        sys.stdout.flush()
+    else:
+        atomic_write(args.out, write)  # a killed export leaves no half file under the name
     return 0
 
 

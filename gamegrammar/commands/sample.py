@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.io import atomic_write_text
+from gamegrammar.io import atomic_write_text, check_output_file
 
 if TYPE_CHECKING:  # torch loads only when a command runs, so `gamegrammar --help` stays quick
     from gamegrammar.checkpoint import LoadedModel
@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sample", help="sample rollouts from a trained model")
     add_sampling_arguments(p)
     p.add_argument("--out", required=True, help="text file: one space-separated sequence per line")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.set_defaults(run=run)
 
 
@@ -39,7 +40,7 @@ def sampling_config(args: argparse.Namespace, context: int) -> SamplingConfig:
 
     if args.num < 1:
         raise GameGrammarError(f"--num must be at least 1, got {args.num}")
-    max_length = args.max_length or max(2048, context + context // 2)
+    max_length = max(2048, context + context // 2) if args.max_length is None else args.max_length
     return SamplingConfig(args.temperature, args.top_k, args.top_p, max_length, args.batch_size, args.seed)
 
 
@@ -60,11 +61,27 @@ def build_prompts(args: argparse.Namespace, loaded: LoadedModel) -> list[list[in
 
 
 def load_model(args: argparse.Namespace) -> LoadedModel:
-    import torch
-
     from gamegrammar.checkpoint import load_checkpoint
 
-    return load_checkpoint(args.ckpt, map_location=args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    return load_checkpoint(args.ckpt, map_location=device_of(args.device))
+
+
+def device_of(name: str | None):
+    """The torch device `--device` names (default: cuda when available), refused in one line when there is none such."""
+    import torch
+
+    if name is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise GameGrammarError(f"--device {name!r} is not a device torch knows (cpu, cuda, cuda:1, mps, ...)") from None
+    available = {"cpu": True, "cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available()}
+    if not available.get(device.type, False):
+        raise GameGrammarError(f"--device {name}: no {device.type} device on this machine")
+    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+        raise GameGrammarError(f"--device {name}: this machine has {torch.cuda.device_count()} CUDA devices")
+    return device
 
 
 def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: SamplingStats) -> list[list[str]]:
@@ -78,6 +95,8 @@ def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: Sampl
 def run(args: argparse.Namespace) -> int:
     from gamegrammar.sampling import SamplingStats
 
+    check_output_file(args.out, what="--out", overwrite=args.overwrite, inputs=(args.ckpt, args.prompt_corpus))
+    sampling_config(args, context=0)  # bad settings fail now, not after loading the model
     loaded = load_model(args)
     stats = SamplingStats()
     sequences = sample_from_args(args, loaded, stats)

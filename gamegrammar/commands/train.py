@@ -63,8 +63,12 @@ class GameGrammarCLI(LightningCLI):
             for args in checkpoints:
                 if args is not None:
                     args.dirpath = str(Path(run_dir) / "checkpoints")
-        if self.subcommand == "fit" and config.get("ckpt_path") is None:
-            _refuse_stale_checkpoints([args.dirpath for args in checkpoints if args is not None and args.dirpath])
+        dirpaths = [args.dirpath for args in checkpoints if args is not None and args.dirpath]
+        ckpt_path = config.get("ckpt_path")
+        if self.subcommand == "fit" and ckpt_path is None:
+            _refuse_stale_checkpoints(dirpaths)
+        elif ckpt_path is not None:
+            _check_resume(ckpt_path, dirpaths)
         if "WANDB_MODE" not in os.environ:  # an explicit WANDB_MODE always wins
             wandb_offline = [
                 args.offline
@@ -73,6 +77,24 @@ class GameGrammarCLI(LightningCLI):
             ]
             if all(wandb_offline):
                 os.environ["WANDB_MODE"] = "offline"
+
+
+def _check_resume(ckpt_path: str, dirpaths: list[str]) -> None:
+    """Read the checkpoint a run resumes from with our own reader first, so a bad one is refused in one line.
+
+    "last" is Lightning's name for the run's last.ckpt (nothing to check when there is none yet).
+    """
+    from gamegrammar.checkpoint import read_checkpoint
+
+    if ckpt_path in ("best", "hpc", "registry"):
+        return
+    if ckpt_path == "last":
+        for dirpath in dirpaths:
+            last = Path(dirpath) / "last.ckpt"
+            if last.exists():
+                read_checkpoint(last)
+        return
+    read_checkpoint(ckpt_path)
 
 
 def _refuse_stale_checkpoints(dirpaths: list[str]) -> None:

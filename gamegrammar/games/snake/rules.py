@@ -44,6 +44,12 @@ def direction_between(a: Cell, b: Cell) -> Direction:
     raise ValueError(f"cells {a} and {b} are not adjacent")
 
 
+# Limits, so that a typo fails in one line rather than after minutes of allocating: the vocabulary has 2*W*H
+# value tokens (ids must fit uint16), and the batch engine holds a W*H ring per game.
+MAX_SIDE = 64
+MAX_TICKS = 100_000
+
+
 @dataclass(frozen=True)
 class SnakeConfig:
     game: ClassVar[str] = "snake"
@@ -52,10 +58,13 @@ class SnakeConfig:
     max_ticks: int = 200
 
     def __post_init__(self) -> None:
-        if self.width < 4 or self.height < 4:
-            raise GameGrammarError(f"board must be at least 4x4, got {self.width}x{self.height}")
-        if self.max_ticks < 1:
-            raise GameGrammarError(f"max_ticks must be at least 1, got {self.max_ticks}")
+        for name in ("width", "height", "max_ticks"):
+            if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
+                raise GameGrammarError(f"{name} must be an integer, got {getattr(self, name)!r}")
+        if not (4 <= self.width <= MAX_SIDE and 4 <= self.height <= MAX_SIDE):
+            raise GameGrammarError(f"board must be between 4x4 and {MAX_SIDE}x{MAX_SIDE}, got {self.width}x{self.height}")
+        if not 1 <= self.max_ticks <= MAX_TICKS:
+            raise GameGrammarError(f"max_ticks must be between 1 and {MAX_TICKS}, got {self.max_ticks}")
 
     @property
     def cells(self) -> int:

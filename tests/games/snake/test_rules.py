@@ -120,5 +120,11 @@ def test_step_after_the_end_is_refused():
 
 @pytest.mark.parametrize(("w", "h"), [(3, 10), (10, 2), (0, 0)])
 def test_boards_smaller_than_4x4_are_refused(w, h):
-    with pytest.raises(GameGrammarError, match="at least 4x4"):
+    with pytest.raises(GameGrammarError, match="between 4x4"):
         SnakeConfig(w, h)
+
+
+@pytest.mark.parametrize("values", [{"width": 5000, "height": 5000}, {"max_ticks": 100_000_000}, {"width": 10.5}, {"max_ticks": 0}])
+def test_configs_out_of_bounds_are_refused_in_one_line(values):
+    with pytest.raises(GameGrammarError, match="must be"):
+        SnakeConfig(**values)
