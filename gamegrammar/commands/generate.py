@@ -16,7 +16,7 @@ from gamegrammar.gamespec import CodecConfig
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate a corpus of episodes played by scripted agents")
-    p.add_argument("--agents", default=None, help="name=weight,... (default: the game's mix; snake: random=0.4,greedy=0.4,wall_follower=0.2)")
+    p.add_argument("--agents", default=None, help="name=weight,... (default: the game's mix; `gamegrammar games` lists the agents)")
     p.add_argument("--episodes", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
