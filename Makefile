@@ -57,6 +57,7 @@ test: setup
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 bench: setup
 	$(PY) -m benchmarks $(BENCH_ARGS)

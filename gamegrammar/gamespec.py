@@ -255,9 +255,7 @@ class GameSpec:
 
     def validate_many(self, sequences: Sequence[Sequence[str] | Sequence[int] | np.ndarray], config: Any) -> list[Verdict]:
         """`validate` for many sequences (token lists, or token ids); a game may answer faster than one by one."""
-        from gamegrammar.tokenizer import GameTokenizer
-
-        tokens = GameTokenizer(self.vocabulary(config)).tokens
+        tokens = self.vocabulary(config)
         out = []
         for seq in sequences:
             if len(seq) and not isinstance(seq[0], str):

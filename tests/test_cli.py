@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -26,12 +27,21 @@ def test_generate_stats_and_export(tmp_path, capsys):
     assert main(["corpus", "export", str(out), "--split", "val"]) == 0
 
 
+def test_games_lists_snake(capsys):
+    assert main(["games"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("snake: ") and "vocabulary" in printed and "DIE_WALL" in printed
+    assert main(["games", "--json"]) == 0
+    games = {g["name"]: g for g in json.loads(capsys.readouterr().out)}
+    assert games["snake"]["vocab_size"] > 4 and games["snake"]["batch_engine"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["generate", "--agents", "smart=1", "--out", "{tmp}/x"], "unknown agent 'smart'"),
         (["generate", "--agents", "random=0", "--out", "{tmp}/x"], "sum to a positive number"),
-        (["generate", "--width", "3", "--out", "{tmp}/x"], "at least 4x4"),
+        (["generate", "--width", "3", "--out", "{tmp}/x"], "between 4x4"),
         (["generate", "--episodes", "0", "--out", "{tmp}/x"], "--episodes must be at least 1"),
         (["generate", "--out", "{tmp}/full"], "--overwrite"),
         (["corpus", "stats", "{tmp}/nothing"], "does not exist"),

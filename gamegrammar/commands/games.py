@@ -38,9 +38,9 @@ def run(args: argparse.Namespace) -> int:
     for g in games:
         config = ", ".join(f"{k}={v}" for k, v in g["default_config"].items())
         print(f"{g['name']}: {g['description']}")
-        print(f"  default config  {config} (vocabulary {g['vocab_size']} tokens)")
-        print(f"  agents          {', '.join(g['agents'])}; engines: scalar{', batch' if g['batch_engine'] else ''}")
-        print(f"  end events      {', '.join(g['end_events'])}")
+        print(f"  {'default config':<18}{config} (vocabulary {g['vocab_size']} tokens)")
+        print(f"  {'agents':<18}{', '.join(g['agents'])}; engines: scalar{', batch' if g['batch_engine'] else ''}")
+        print(f"  {'end events':<18}{', '.join(g['end_events'])}")
         for tier, rules in g["rules"].items():
-            print(f"  {tier + ' rules':<16}{', '.join(rules)}")
+            print(f"  {tier + ' tier':<18}{', '.join(rules)}")
     return 0

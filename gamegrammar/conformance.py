@@ -1,0 +1,343 @@
+"""The conformance kit: does a game keep the `GameSpec` contract the core relies on?
+
+The core trusts a game's parts to agree with one another: the batch engine with the
+scalar one, the parser with the encoder, the fast evaluator with the reference, the
+trace with the engine's states. The kit plays real episodes with every agent of a
+game, on each of its `test_configs()` and a few codec settings, and checks each such
+promise by name (`CHECKS`). tests/test_conformance.py runs it for every registered
+game, so a game is tested by being registered.
+
+A broken promise raises `ConformanceError`, naming the check, the config, the codec
+and the episode. A part the contract calls optional (`play_batch` None; `symmetries`
+or `automaton` raising `GameGrammarError`) raises `Skipped` instead; a required part
+that is missing (NotImplementedError) is a failure like any other.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.events import Salience
+from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec
+from gamegrammar.tokenizer import GameTokenizer
+
+# Full salience (the strict evaluator and the round trip need every event), with and without keyframes after tick 0.
+CODECS = (CodecConfig(0, Salience.TICK), CodecConfig(3, Salience.TICK))
+EPISODES = 6  # per agent, for each config and codec
+MIN_CALL = 64  # sequences per validate_many call: enough that a game's batch path answers, not its small-call fallback
+MUTATIONS = ("replace", "nudge", "delete", "duplicate", "truncate")
+
+
+class ConformanceError(AssertionError):
+    """A game breaks the contract; the message names the check, the config, the codec and the episode."""
+
+
+class Skipped(Exception):
+    """The check does not apply: the game leaves out an optional part for this config."""
+
+
+@dataclass
+class Played:
+    """Episodes of one game, config and codec through the scalar engine: what every check reads."""
+
+    spec: GameSpec
+    config: Any
+    codec: CodecConfig
+    seed: int
+    tokenizer: GameTokenizer
+    agents: list[str]  # agent of each record
+    episodes: np.ndarray  # episode number of each record
+    records: list[EpisodeRecord]
+
+    def where(self, i: int) -> str:
+        return f"agent {self.agents[i]} episode {int(self.episodes[i])} (seed {self.seed})"
+
+
+def play(spec: GameSpec, config: Any, codec: CodecConfig, *, seed: int = 0, episodes: int = EPISODES) -> Played:
+    """`episodes` episodes per agent; episode e is played by agent e mod (number of agents), as a mixed corpus would."""
+    tokenizer = GameTokenizer(spec.vocabulary(config))
+    numbers = np.arange(episodes * len(spec.agent_names))
+    agents = [spec.agent_names[e % len(spec.agent_names)] for e in numbers.tolist()]
+    records = []
+    for agent, episode in zip(agents, numbers.tolist()):
+        with _about(f"play_episode: agent {agent} episode {episode} (seed {seed})"):
+            records.append(spec.play_episode(config, codec, agent, seed, episode))
+    return Played(spec, config, codec, seed, tokenizer, agents, numbers, records)
+
+
+@contextmanager
+def _about(what: str) -> Iterator[None]:
+    """Any exception inside (NotImplementedError included) becomes a ConformanceError that says where it happened."""
+    try:
+        yield
+    except (ConformanceError, Skipped):
+        raise
+    except Exception as err:
+        raise ConformanceError(f"{what}: {type(err).__name__}: {err}") from err
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise ConformanceError(message)
+
+
+def _first_difference(a: Sequence[Any], b: Sequence[Any]) -> str:
+    n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"first difference at position {n} of {len(a)} vs {len(b)}: {a[n] if n < len(a) else '<end>'!r} vs {b[n] if n < len(b) else '<end>'!r}"
+
+
+# ---------------------------------------------------------------- checks
+
+
+def check_vocabulary(p: Played) -> None:
+    """The vocabulary starts with the special tokens, has no duplicates, and holds every token the spec names."""
+    spec, vocab = p.spec, p.spec.vocabulary(p.config)
+    _require(tuple(vocab[: len(SPECIAL_TOKENS)]) == SPECIAL_TOKENS, f"the vocabulary starts with {vocab[:4]}, not {SPECIAL_TOKENS}")
+    twice = sorted(t for t, n in Counter(vocab).items() if n > 1)
+    _require(not twice, f"the vocabulary has duplicates: {twice[:5]}")
+    named = {"tick_token": [spec.tick_token], "input_tokens": spec.input_tokens(p.config), "end_events": list(spec.end_events)}
+    if spec.keyframe_token is not None:
+        named["keyframe_token"] = [spec.keyframe_token]
+    known = set(vocab)
+    for what, tokens in named.items():
+        missing = [t for t in tokens if t not in known]
+        _require(not missing, f"{what} not in the vocabulary: {missing}")
+    _require(len(named["input_tokens"]) > 0, "input_tokens is empty")
+
+
+def check_batch_engine(p: Played) -> None:
+    """`play_batch` writes byte for byte the tokens of `play_episode`, with the same ticks, scores and ends."""
+    if p.spec.play_batch is None:
+        raise Skipped(f"{p.spec.name} has no batch engine")
+    codes = np.array([p.spec.agent_names.index(a) for a in p.agents])
+    with _about("play_batch"):
+        result = p.spec.play_batch(p.config, p.codec, p.seed, p.episodes, codes)
+    _require(len(result.lengths) == len(p.records), f"play_batch returned {len(result.lengths)} episodes for {len(p.records)}")
+    _require(
+        result.tokens.dtype == p.tokenizer.dtype, f"play_batch writes {result.tokens.dtype}, the tokenizer's ids are {p.tokenizer.dtype}"
+    )
+    ends = np.cumsum(result.lengths)
+    for i, record in enumerate(p.records):
+        got = result.tokens[ends[i] - result.lengths[i] : ends[i]]
+        want = np.asarray(p.tokenizer.encode(record.tokens), p.tokenizer.dtype)
+        if not np.array_equal(got, want):
+            raise ConformanceError(f"{p.where(i)}: batch tokens differ, {_first_difference(p.tokenizer.decode(got), record.tokens)}")
+        batch = (int(result.ticks[i]), int(result.scores[i]), p.spec.end_events[int(result.ends[i])])
+        _require(
+            batch == (record.ticks, record.score, record.end),
+            f"{p.where(i)}: batch (ticks, score, end) {batch}, scalar {(record.ticks, record.score, record.end)}",
+        )
+
+
+def check_round_trip(p: Played) -> None:
+    """`decode_events` reads back exactly the events the engine emitted (full salience)."""
+    for i, record in enumerate(p.records):
+        with _about(f"{p.where(i)}: decode_events"):
+            events = p.spec.decode_events(record.tokens)
+        if events != record.events:
+            raise ConformanceError(f"{p.where(i)}: decoded events differ, {_first_difference(events, record.events)}")
+
+
+def check_endings(p: Played) -> None:
+    """Every episode ends with an end event then EOS, and `summarize_episode` reads the record's ticks, score and end."""
+    for i, record in enumerate(p.records):
+        t = record.tokens
+        _require(t[:1] == ["BOS"], f"{p.where(i)}: does not start with BOS: {t[:3]}")
+        _require(len(t) >= 2 and t[-1] == "EOS" and t[-2] in p.spec.end_events, f"{p.where(i)}: ends with {t[-3:]}, not <end event> EOS")
+        _require(t.count("EOS") == 1 and t.count("BOS") == 1, f"{p.where(i)}: BOS or EOS inside the episode")
+        _require(record.end == t[-2], f"{p.where(i)}: record.end is {record.end!r}, the tokens end with {t[-2]!r}")
+        _require(
+            bool(record.events) and record.events[-1].type == record.end, f"{p.where(i)}: the last event is not the end event {record.end}"
+        )
+        _require(
+            record.states[-1] is not None and len(record.states) == record.ticks + 1,
+            f"{p.where(i)}: {len(record.states)} states for {record.ticks} ticks",
+        )
+        with _about(f"{p.where(i)}: summarize_episode"):
+            summary = p.spec.summarize_episode(t)
+        want = EpisodeSummary(record.ticks, record.score, record.end)
+        _require(summary == want, f"{p.where(i)}: summarize_episode gives {summary}, the record {want}")
+
+
+def check_strict_evaluator(p: Played) -> None:
+    """Every episode the engine plays passes the strict evaluator."""
+    for i, record in enumerate(p.records):
+        with _about(f"{p.where(i)}: validate"):
+            verdict = p.spec.validate(record.tokens, p.config)
+        _require(verdict.valid, f"{p.where(i)}: the strict evaluator rejects a real episode: {verdict.violations} at {verdict.positions}")
+
+
+def mutate(tokens: Sequence[str], vocab: Sequence[str], gen: np.random.Generator, kind: str) -> list[str]:
+    """One deterministic corruption of an episode: replace a token (by any vocabulary token, or by its neighbour in the
+    vocabulary: often a value of the same kind, X3 for X4), delete or duplicate a token, or truncate the episode."""
+    out = list(tokens)
+    if len(out) < 2:
+        return out
+    at = int(gen.integers(1, len(out)))  # never the BOS
+    if kind == "replace":
+        out[at] = vocab[int(gen.integers(len(vocab)))]
+    elif kind == "nudge":
+        k = vocab.index(out[at]) + (1 if gen.integers(2) else -1)
+        out[at] = vocab[k % len(vocab)]
+    elif kind == "delete":
+        del out[at]
+    elif kind == "duplicate":
+        out.insert(at, out[at])
+    else:
+        out = out[:at]
+    return out
+
+
+def check_fast_evaluator(p: Played) -> None:
+    """`validate_many` answers exactly as `validate`, on real and mutated episodes, as token lists and as id arrays."""
+    gen = np.random.default_rng([p.seed, len(p.records), p.codec.keyframe_interval])
+    vocab = p.tokenizer.tokens
+    real = [r.tokens for r in p.records]
+    real = [real[k % len(real)] for k in range(max(MIN_CALL, len(real)))]
+    mutated = []
+    for k in range(2 * MIN_CALL):
+        seq = real[k % len(real)]
+        for _ in range(1 + k % 2):  # one or two corruptions
+            seq = mutate(seq, vocab, gen, MUTATIONS[int(gen.integers(len(MUTATIONS)))])
+        mutated.append(seq)
+    for name, seqs in (("real", real), ("mutated", mutated)):
+        with _about(f"validate ({name})"):
+            want = [p.spec.validate(s, p.config) for s in seqs]
+        as_ids = [np.asarray(p.tokenizer.encode(s), p.tokenizer.dtype) for s in seqs]
+        for form, batch in (("token lists", seqs), ("id arrays", as_ids)):
+            with _about(f"validate_many ({name}, {form})"):
+                got = p.spec.validate_many(batch, p.config)
+            _require(len(got) == len(want), f"validate_many ({name}, {form}) returned {len(got)} verdicts for {len(want)}")
+            for k, (g, w) in enumerate(zip(got, want)):
+                if g != w:
+                    source = p.where(k % len(p.records))
+                    raise ConformanceError(
+                        f"validate_many ({name}, {form}) differs from validate on sequence {k} (from {source}): {g} vs {w}"
+                    )
+        if name == "mutated":
+            _require(not all(v.valid for v in want), "the strict evaluator accepts every mutated episode")
+
+
+def check_symmetries(p: Played) -> None:
+    """Every symmetry of every episode (token ids, as augmentation sees them) passes the strict evaluator."""
+    try:
+        symmetries = p.spec.symmetries(p.tokenizer, p.config)
+    except GameGrammarError as err:
+        raise Skipped(f"no symmetries: {err}") from None
+    for i, record in enumerate(p.records):
+        ids = np.asarray(p.tokenizer.encode(record.tokens), p.tokenizer.dtype)
+        for name in symmetries.names:
+            with _about(f"{p.where(i)}: symmetry {name}"):
+                image = p.tokenizer.decode(symmetries.apply(ids, name))
+                verdict = p.spec.validate(image, p.config)
+            _require(verdict.valid, f"{p.where(i)}: symmetry {name} breaks {verdict.violations} at {verdict.positions}")
+
+
+def check_trace(p: Played) -> None:
+    """`trace` reads from the tokens exactly the states the engine went through."""
+    for i, record in enumerate(p.records):
+        with _about(f"{p.where(i)}: trace"):
+            states = p.spec.trace(record.tokens, p.config)
+        if states != record.states:
+            raise ConformanceError(f"{p.where(i)}: trace differs from the engine's states, {_first_difference(states, record.states)}")
+
+
+def check_automaton(p: Played) -> None:
+    """The grammar automaton allows every token of every real episode, in order."""
+    try:
+        automaton = p.spec.automaton(p.config)
+    except GameGrammarError as err:
+        raise Skipped(f"no automaton: {err}") from None
+    for i, record in enumerate(p.records):
+        with _about(f"{p.where(i)}: automaton"):
+            state = automaton.start()
+            for k, token in enumerate(record.tokens):
+                nxt = automaton.step(state, token) if token in automaton.allowed(state) else None
+                if nxt is None:
+                    raise ConformanceError(
+                        f"{p.where(i)}: the automaton refuses token {k} {token!r} (context {record.tokens[max(0, k - 4) : k]})"
+                    )
+                state = nxt
+
+
+def check_rule_determined(p: Played) -> None:
+    """`rule_determined_positions` points inside the episode, never at an agent's input, with a known category."""
+    inputs = set(p.spec.input_tokens(p.config))
+    categories = set(p.spec.teacher_categories)
+    for i, record in enumerate(p.records):
+        with _about(f"{p.where(i)}: rule_determined_positions"):
+            found = p.spec.rule_determined_positions(record.tokens)
+        _require(bool(found), f"{p.where(i)}: no rule-determined positions")
+        for pos, category, kind in found:
+            _require(0 <= pos < len(record.tokens), f"{p.where(i)}: position {pos} outside the episode (length {len(record.tokens)})")
+            _require(record.tokens[pos] not in inputs, f"{p.where(i)}: position {pos} is the input {record.tokens[pos]!r}")
+            _require(category in categories, f"{p.where(i)}: category {category!r} is not in teacher_categories")
+            _require(isinstance(kind, str), f"{p.where(i)}: kind {kind!r} at {pos} is not a string")
+        positions = [pos for pos, _, _ in found]
+        _require(len(set(positions)) == len(positions), f"{p.where(i)}: a position is listed twice")
+
+
+CHECKS: dict[str, Callable[[Played], None]] = {
+    "vocabulary": check_vocabulary,
+    "batch_engine": check_batch_engine,
+    "round_trip": check_round_trip,
+    "endings": check_endings,
+    "strict_evaluator": check_strict_evaluator,
+    "fast_evaluator": check_fast_evaluator,
+    "symmetries": check_symmetries,
+    "trace": check_trace,
+    "automaton": check_automaton,
+    "rule_determined": check_rule_determined,
+}
+
+
+def describe(spec: GameSpec, config: Any, codec: CodecConfig) -> str:
+    facts = " ".join(f"{k}={v}" for k, v in spec.describe_config(config).items())
+    return f"{spec.name} [{facts}; keyframe_interval={codec.keyframe_interval}]"
+
+
+def run_check(name: str, played: Played) -> None:
+    """One named check; a failure's message starts with the check, the game, its config and the codec."""
+    try:
+        CHECKS[name](played)
+    except ConformanceError as err:
+        raise ConformanceError(
+            f"conformance check {name!r} failed for {describe(played.spec, played.config, played.codec)}: {err}"
+        ) from err
+    except Skipped:
+        raise
+    except Exception as err:
+        raise ConformanceError(
+            f"conformance check {name!r} crashed for {describe(played.spec, played.config, played.codec)}: {type(err).__name__}: {err}"
+        ) from err
+
+
+@functools.lru_cache(maxsize=32)
+def played(game: str, config_index: int, codec_index: int, *, seed: int = 0, episodes: int = EPISODES) -> Played:
+    """The episodes of a registered game's `test_configs()[config_index]` and `CODECS[codec_index]`, played once per process."""
+    from gamegrammar.games import load_game
+
+    spec = load_game(game)
+    return play(spec, spec.test_configs()[config_index], CODECS[codec_index], seed=seed, episodes=episodes)
+
+
+def check_game(spec: GameSpec, *, episodes: int = EPISODES, seed: int = 0) -> dict[str, list[str]]:
+    """Every check on every test config and codec; raises at the first failure, returns the reasons of skipped checks."""
+    skipped: dict[str, list[str]] = {}
+    for config in spec.test_configs():
+        for codec in CODECS:
+            p = play(spec, config, codec, seed=seed, episodes=episodes)
+            for name in CHECKS:
+                try:
+                    run_check(name, p)
+                except Skipped as why:
+                    skipped.setdefault(name, []).append(f"{describe(spec, config, codec)}: {why}")
+    return skipped

@@ -1,0 +1,110 @@
+"""The conformance kit on every registered game (a game is tested by being registered), and the kit on broken games."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from gamegrammar import conformance
+from gamegrammar.conformance import CHECKS, CODECS, ConformanceError, Skipped, play, run_check
+from gamegrammar.games import game_names, load_game
+from gamegrammar.games.snake import SnakeSpec
+from gamegrammar.games.snake.rules import SnakeConfig
+
+
+def _cases() -> list:
+    cases = []
+    for game in game_names():
+        spec = load_game(game)
+        for ci, config in enumerate(spec.test_configs()):
+            facts = "-".join(str(v) for v in spec.describe_config(config).values())
+            for ki, codec in enumerate(CODECS):
+                for check in CHECKS:
+                    cases.append(pytest.param(game, ci, ki, check, id=f"{game}-{facts}-K{codec.keyframe_interval}-{check}"))
+    return cases
+
+
+@pytest.mark.parametrize(("game", "config_index", "codec_index", "check"), _cases())
+def test_registered_game_conforms(game, config_index, codec_index, check):
+    played = conformance.played(game, config_index, codec_index)
+    try:
+        run_check(check, played)
+    except Skipped as why:
+        pytest.skip(str(why))
+
+
+# ---------------------------------------------------------------- the kit catches what it should
+
+
+@pytest.fixture(scope="module")
+def small():
+    return SnakeConfig(5, 5, 40)
+
+
+def _check(spec, config, name):
+    run_check(name, play(spec, config, CODECS[1], seed=3, episodes=2))
+
+
+class _ShortTrace(SnakeSpec):
+    def trace(self, tokens, config):
+        return super().trace(tokens, config)[:-1]
+
+
+class _LenientFast(SnakeSpec):
+    def validate_many(self, sequences, config):
+        verdicts = super().validate_many(sequences, config)
+        return [verdicts[0]] * len(verdicts)
+
+
+class _NoTrace(SnakeSpec):
+    def trace(self, tokens, config):
+        raise NotImplementedError
+
+
+class _NoBatch(SnakeSpec):
+    play_batch = None
+
+
+class _MiscountedScore(SnakeSpec):
+    def summarize_episode(self, tokens):
+        return dataclasses.replace(super().summarize_episode(tokens), score=-1)
+
+
+@pytest.mark.parametrize(
+    ("spec", "check", "message"),
+    [
+        (_ShortTrace(), "trace", "conformance check 'trace' failed for snake .* agent random episode 0"),
+        (_LenientFast(), "fast_evaluator", "validate_many .* differs from validate"),
+        (_NoTrace(), "trace", "trace: NotImplementedError"),
+        (_MiscountedScore(), "endings", "summarize_episode gives"),
+    ],
+    ids=["short-trace", "lenient-fast", "no-trace", "miscounted-score"],
+)
+def test_the_kit_fails_loudly_naming_check_and_episode(small, spec, check, message):
+    with pytest.raises(ConformanceError, match=message):
+        _check(spec, small, check)
+
+
+def test_optional_parts_skip(small):
+    with pytest.raises(Skipped, match="no batch engine"):
+        _check(_NoBatch(), small, "batch_engine")
+    with pytest.raises(Skipped, match="square"):
+        _check(SnakeSpec(), SnakeConfig(5, 6, 40), "symmetries")
+
+
+def test_mutations_are_deterministic(small):
+    tokens = SnakeSpec().play_episode(small, CODECS[0], "greedy", 0, 0).tokens
+    vocab = SnakeSpec().vocabulary(small)
+    for kind in conformance.MUTATIONS:
+        a = conformance.mutate(tokens, vocab, np.random.default_rng(5), kind)
+        assert a == conformance.mutate(tokens, vocab, np.random.default_rng(5), kind)
+        assert a[0] == "BOS" and len(a) >= 1
+    assert conformance.mutate(["BOS"], vocab, np.random.default_rng(0), "delete") == ["BOS"]
+
+
+def test_check_game_runs_everything_and_reports_skips():
+    skipped = conformance.check_game(load_game("snake"), episodes=1, seed=1)
+    assert set(skipped) == {"symmetries"}  # the 5x7 test board is not square
+    assert all("5x7" in why for why in skipped["symmetries"])
