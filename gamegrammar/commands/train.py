@@ -15,6 +15,7 @@ Everything LightningCLI offers works; on top of it:
 
 from __future__ import annotations
 
+import logging
 import os
 import warnings
 from collections.abc import Sequence
@@ -79,6 +80,16 @@ class GameGrammarCLI(LightningCLI):
                 os.environ["WANDB_MODE"] = "offline"
 
 
+def _ckpt_path_of(argv: Sequence[str]) -> str | None:
+    """The value of --ckpt_path on a command line, if given there."""
+    for i, arg in enumerate(argv):
+        if arg == "--ckpt_path" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--ckpt_path="):
+            return arg.split("=", 1)[1]
+    return None
+
+
 def _check_resume(ckpt_path: str, dirpaths: list[str]) -> None:
     """Read the checkpoint a run resumes from with our own reader first, so a bad one is refused in one line.
 
@@ -116,6 +127,10 @@ def main(argv: Sequence[str]) -> int:
     """Run the Lightning CLI on argv; GameGrammarErrors propagate to the one-line handler in cli.py."""
     # We pass argv on purpose (it is sys.argv minus "train"); Lightning warns when both are set.
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
+    logging.getLogger("lightning.fabric.utilities.seed").setLevel(logging.WARNING)  # the seed is in the saved config
+    given = _ckpt_path_of(argv)
+    if given is not None:  # LightningCLI reads the checkpoint's hparams while parsing: refuse a bad file before that
+        _check_resume(given, [])
     try:
         GameGrammarCLI(
             GameGPTModule,
