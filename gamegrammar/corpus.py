@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from gamegrammar import __version__, rng
-from gamegrammar.agents import agent_for_episode, unknown_agent
+from gamegrammar.agents import unknown_agent
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import DEFAULT_GAME, game_of, load_game, tokenizer_for
 from gamegrammar.gamespec import CodecConfig, GameSpec
@@ -78,6 +78,8 @@ class CorpusSpec:
         spec = game_of(self.game)
         if self.agents is None:
             object.__setattr__(self, "agents", dict(spec.default_agents))
+        if not isinstance(self.codec, spec.codec_type):  # the game's own grammar options, at their defaults
+            object.__setattr__(self, "codec", spec.codec_type(**self.codec.to_dict()))
         for name in self.agents:
             if name not in spec.agent_names:
                 raise unknown_agent(name, spec.agent_names)
@@ -118,7 +120,8 @@ class CorpusSpec:
         name = d.pop("game_name", None) or game_name or DEFAULT_GAME
         if game_name is not None and name != game_name:
             raise GameGrammarError(f"the spec is for the game {name!r}, not {game_name!r}")
-        return cls(**{**d, "game": load_game(name).config_from_dict(d["game"]), "codec": CodecConfig(**d["codec"])})
+        game = load_game(name)
+        return cls(**{**d, "game": game.config_from_dict(d["game"]), "codec": game.codec_type(**d["codec"])})
 
 
 def split_of(seed: int, episode: int, val_fraction: float) -> int:
@@ -138,8 +141,8 @@ def scalar_shard(spec: CorpusSpec, shard: int) -> tuple[np.ndarray, np.ndarray]:
     chunks = []
     offset = 0
     for row, episode in enumerate(episodes):
-        agent = agent_for_episode(spec.agents, spec.seed, episode)
-        record = game.play_episode(spec.game, spec.codec, agent, spec.seed, episode)
+        agents = game.episode_agents(spec.agents, spec.seed, episode, spec.game)  # one per player; the first is indexed
+        record = game.play_episode(spec.game, spec.codec, ",".join(agents), spec.seed, episode)
         ids = tokenizer.encode(record.tokens)
         chunks.append(ids)
         index[row] = (
@@ -148,7 +151,7 @@ def scalar_shard(spec: CorpusSpec, shard: int) -> tuple[np.ndarray, np.ndarray]:
             len(ids),
             record.ticks,
             record.score,
-            game.agent_names.index(agent),
+            game.agent_names.index(agents[0]),
             game.end_events.index(record.end),
             split_of(spec.seed, episode, spec.val_fraction),
         )
@@ -520,7 +523,9 @@ class Corpus:
                 raise GameGrammarError(f"shard index {index_path} does not match the manifest")
             tokens = np.memmap(tokens_path, dtype=dtype, mode="r") if expected else np.zeros(0, dtype)
             if len(tokens) and int(tokens.max()) >= len(self.tokenizer):  # one pass over the shard, once
-                raise GameGrammarError(f"shard {tokens_path} holds token id {int(tokens.max())}, outside the vocabulary of {len(self.tokenizer)}")
+                raise GameGrammarError(
+                    f"shard {tokens_path} holds token id {int(tokens.max())}, outside the vocabulary of {len(self.tokenizer)}"
+                )
             if len(index) and (index["offset"].min() < 0 or (index["offset"] + index["length"]).max() > entry["tokens"]):
                 raise GameGrammarError(f"shard index {index_path} points outside its shard")
             self.shards.append(tokens)

@@ -169,6 +169,15 @@ class ConfigFlag:
         return "--" + self.name.replace("_", "-")
 
 
+def _flags(cls: type) -> list[ConfigFlag]:
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.default is dataclasses.MISSING or not isinstance(f.default, (int, float, bool)):
+            continue
+        out.append(ConfigFlag(f.name, type(f.default), f.default))
+    return out
+
+
 class GameSpec:
     """Base class of every game's plug-in object. Subclasses set the class attributes and implement the methods.
 
@@ -182,6 +191,7 @@ class GameSpec:
     end_events: ClassVar[tuple[str, ...]]  # every episode's last event is one of these; their order is the index's `end` code
     agent_names: ClassVar[tuple[str, ...]]  # their order is the index's `agent` code
     default_agents: ClassVar[dict[str, float]]  # the agent mix `generate` uses by default
+    codec_type: ClassVar[type] = CodecConfig  # a game's grammar options extend CodecConfig with fields of their own
     tick_token: ClassVar[str] = "TICK"  # starts every tick: the model's game clock counts these
     keyframe_token: ClassVar[str | None] = None  # starts every keyframe (a complete state): training's keyframe windows start there
     rules: ClassVar[dict[str, tuple[str, ...]]]  # the strict evaluator's rule names by tier (structural, physical, rules)
@@ -198,12 +208,12 @@ class GameSpec:
 
     def config_flags(self) -> list[ConfigFlag]:
         """The config's plain fields, as `generate` (and friends) offer them on the command line."""
-        out = []
-        for f in dataclasses.fields(self.config_type):
-            if f.default is dataclasses.MISSING or not isinstance(f.default, (int, float, bool)):
-                continue
-            out.append(ConfigFlag(f.name, type(f.default), f.default))
-        return out
+        return _flags(self.config_type)
+
+    def codec_flags(self) -> list[ConfigFlag]:
+        """The game's own grammar options (fields of `codec_type` beyond CodecConfig's), as `generate` offers them."""
+        base = {f.name for f in dataclasses.fields(CodecConfig)}
+        return [flag for flag in _flags(self.codec_type) if flag.name not in base]
 
     def describe_config(self, config: Any) -> dict[str, Any]:
         """A few facts of a config for people (corpus stats, reports): {"board": "10x10", "max_ticks": 200}, say."""
@@ -240,6 +250,13 @@ class GameSpec:
 
     def new_agent(self, name: str, config: Any) -> Agent:
         raise NotImplementedError
+
+    def episode_agents(self, mix: dict[str, float], seed: int, episode: int, config: Any) -> tuple[str, ...]:
+        """The agents that play episode `episode` of a corpus with this mix, one per player; the first one's code is the
+        corpus index's `agent`. One player: the core's per-episode draw."""
+        from gamegrammar.agents import agent_for_episode
+
+        return (agent_for_episode(mix, seed, episode),)
 
     def play_episode(self, config: Any, codec: CodecConfig, agent: str, seed: int, episode: int) -> EpisodeRecord:
         """Episode `episode` of `seed` through the scalar reference engine and agent, encoded as it goes."""

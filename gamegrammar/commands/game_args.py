@@ -57,3 +57,38 @@ def game_config(args: argparse.Namespace, corpus_config: Any | None = None) -> A
     if unknown:
         raise GameGrammarError(f"{', '.join('--' + k.replace('_', '-') for k in unknown)} is not an option of the game {spec.name}")
     return spec.make_config(**flags)
+
+
+def _codec_flags() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in game_names():
+        for flag in load_game(name).codec_flags():
+            out.setdefault(flag.option, flag)
+    return out
+
+
+def add_codec_arguments(p: argparse.ArgumentParser) -> None:
+    """The games' own grammar options (beyond --keyframe-interval and --min-salience), default None (the game's default)."""
+    flags = _codec_flags()
+    if not flags:
+        return
+    group = p.add_argument_group("grammar options of a game")
+    for option, flag in flags.items():
+        if flag.type is bool:
+            group.add_argument(option, dest=f"codec_{flag.name}", action="store_const", const=True, default=None, help="default: off")
+        else:
+            group.add_argument(option, dest=f"codec_{flag.name}", type=flag.type, default=None, help=f"default: {flag.default}")
+
+
+def codec_options(args: argparse.Namespace, game: Any) -> dict[str, Any]:
+    """The grammar options given for `game` (refusing those of other games)."""
+    given = {
+        flag.name: getattr(args, f"codec_{flag.name}")
+        for flag in _codec_flags().values()
+        if getattr(args, f"codec_{flag.name}", None) is not None
+    }
+    known = {flag.name for flag in game.codec_flags()}
+    unknown = [k for k in given if k not in known]
+    if unknown:
+        raise GameGrammarError(f"{', '.join('--' + k.replace('_', '-') for k in unknown)} is not a grammar option of the game {game.name}")
+    return given

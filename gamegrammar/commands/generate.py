@@ -7,7 +7,7 @@ import argparse
 from tqdm import tqdm
 
 from gamegrammar.agents import parse_agent_mix
-from gamegrammar.commands.game_args import add_game_arguments, game_config
+from gamegrammar.commands.game_args import add_codec_arguments, add_game_arguments, codec_options, game_config
 from gamegrammar.corpus import CorpusSpec, Part, engines, generate
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import game_of
@@ -43,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overwrite", action="store_true", help="replace an existing corpus in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_game_arguments(p)
+    add_codec_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     game = game_of(config)
     spec = CorpusSpec(
         game=config,
-        codec=CodecConfig(args.keyframe_interval, args.min_salience),
+        codec=game.codec_type(args.keyframe_interval, args.min_salience, **codec_options(args, game)),
         agents=None if args.agents is None else parse_agent_mix(args.agents, game.agent_names),
         episodes=args.episodes,
         seed=args.seed,

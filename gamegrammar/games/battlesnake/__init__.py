@@ -1,0 +1,131 @@
+"""Battlesnake (standard rules, ../shared/BATTLESNAKE.md): the second game, up to 8 snakes moving at once.
+
+Modules, lowest layer first:
+  rules          the rules: one reference implementation (scalar simulator, start placement, food)
+  api            the board in the API's JSON shape both ways, and `step_board` (one turn on an API board)
+  agents         random, safe, greedy, space: one agent per snake; `lineup` mixes them per snake
+  grammar        the token grammar: vocabulary, encoder, parser, automaton (two designs: tails or not)
+  validity       the strict evaluator
+  fidelity       what fidelity and teacher forcing read of a sequence
+  trace, planes  the states a sequence describes; the feature planes and probe targets of a state
+
+`GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("battlesnake")`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from gamegrammar.games.battlesnake import fidelity as _fidelity
+from gamegrammar.games.battlesnake import grammar as _grammar
+from gamegrammar.games.battlesnake import validity as _validity
+from gamegrammar.games.battlesnake.agents import AGENTS, lineup, make_agent, parse_lineup
+from gamegrammar.games.battlesnake.api import board_from_state, state_from_board, step_board
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeGame, BattlesnakeState, final_length
+from gamegrammar.gamespec import CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, ProbeTargets
+
+__all__ = ["GAME", "BattlesnakeConfig", "BattlesnakeSpec", "board_from_state", "state_from_board", "step_board"]
+
+
+class BattlesnakeSpec(GameSpec):
+    name = "battlesnake"
+    description = "Battlesnake standard rules: up to 8 snakes move at once, health runs down, food restores it, heads collide by length"
+    config_type = BattlesnakeConfig
+    codec_type = _grammar.BattlesnakeCodec
+    end_events = _grammar.END_EVENTS  # WIN, DRAW (two or more snakes), DEATH (one snake), TIMEOUT
+    agent_names = tuple(AGENTS)
+    default_agents: ClassVar[dict[str, float]] = {"random": 0.1, "safe": 0.3, "greedy": 0.3, "space": 0.3}
+    tick_token = "TICK"
+    keyframe_token = "SNAP"
+    rules = _validity.RULES
+    teacher_categories = _fidelity.CATEGORIES
+
+    def describe_config(self, config: BattlesnakeConfig) -> dict[str, Any]:
+        return {"board": f"{config.width}x{config.height}", "snakes": config.num_snakes, "max_ticks": config.max_ticks}
+
+    # -- grammar
+
+    def vocabulary(self, config: BattlesnakeConfig) -> list[str]:
+        return _grammar.vocabulary(config)
+
+    def input_tokens(self, config: BattlesnakeConfig) -> list[str]:
+        return _grammar.input_tokens()
+
+    def automaton(self, config: BattlesnakeConfig) -> _grammar.GrammarAutomaton:
+        return _grammar.GrammarAutomaton(config)
+
+    def new_encoder(self, codec: CodecConfig) -> _grammar.EpisodeEncoder:
+        return _grammar.EpisodeEncoder(codec)
+
+    def decode_events(self, tokens: Sequence[str]) -> list[Any]:
+        return _grammar.decode(tokens).events
+
+    def episode_prefix(self, tokens: Sequence[str], ticks: int) -> list[str]:
+        return _grammar.episode_prefix(tokens, ticks)
+
+    def test_configs(self) -> list[BattlesnakeConfig]:
+        return [
+            BattlesnakeConfig(7, 7, 2, max_ticks=60),
+            BattlesnakeConfig(5, 6, 1, minimum_food=2, max_ticks=40),
+            BattlesnakeConfig(11, 11, 4, max_ticks=80),
+        ]
+
+    # -- engines
+
+    def new_agent(self, name: str, config: BattlesnakeConfig) -> Any:
+        """Snake 0's agent (`agents.make_agent(name, config, snake)` for any other)."""
+        return make_agent(name, config, 0)
+
+    def episode_agents(self, mix: dict[str, float], seed: int, episode: int, config: BattlesnakeConfig) -> tuple[str, ...]:
+        """Each snake's agent in a corpus with this agent mix (snake 0's is the core's per-episode draw)."""
+        return lineup(mix, seed, episode, config.num_snakes)
+
+    def play_episode(self, config: BattlesnakeConfig, codec: CodecConfig, agent: str, seed: int, episode: int) -> EpisodeRecord:
+        """`agent` is one agent name (every snake plays it) or a lineup "safe,greedy,space,random" (one per snake)."""
+        sim = BattlesnakeGame(config)
+        state = sim.reset(seed, episode)
+        players = [make_agent(name, config, k) for k, name in enumerate(parse_lineup(agent, config))]
+        for player in players:
+            player.reset(seed, episode)
+        encoder = self.new_encoder(codec)
+        encoder.start(state)
+        events, states, done = [], [state], False
+        while not done:
+            actions = [player.act(state) if state.snakes[k].alive else None for k, player in enumerate(players)]
+            state, tick_events, done = sim.step(actions)
+            encoder.tick(tick_events, state, done)
+            events += tick_events
+            states.append(state)
+        assert sim.last_turn is not None
+        score = final_length(state, sim.last_turn.eliminated)
+        return EpisodeRecord(encoder.tokens, events, states, sim.end_reason or "", state.tick, score)
+
+    # -- evaluation
+
+    def validate(self, tokens: Sequence[str], config: BattlesnakeConfig) -> Any:
+        return _validity.validate(tokens, config)
+
+    def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
+        return _fidelity.summarize_episode(tokens)
+
+    def rule_determined_positions(self, tokens: Sequence[str]) -> list[tuple[int, str, str]]:
+        return _fidelity.rule_determined_positions(tokens)
+
+    # -- states
+
+    def trace(self, tokens: Sequence[str], config: BattlesnakeConfig) -> list[BattlesnakeState]:
+        from gamegrammar.games.battlesnake.trace import trace
+
+        return trace(tokens, config)
+
+    def probe_targets(self, state: BattlesnakeState, config: BattlesnakeConfig) -> ProbeTargets:
+        from gamegrammar.games.battlesnake.planes import probe_targets
+
+        return probe_targets(state, config)
+
+    def board_shape(self, config: BattlesnakeConfig) -> tuple[int, int]:
+        return config.height, config.width
+
+
+GAME = BattlesnakeSpec()

@@ -1,0 +1,750 @@
+"""Battlesnake's token grammar: the one place that knows how events and states are written as tokens.
+
+```
+episode  := BOS keyframe tick* EOS
+keyframe := SNAP snake+ FOOD cell*                    every live snake (by index), then all food (row-major)
+snake    := Sk cell LENn Hh b{n-1}                    head, length, health, then each segment's step from the one before
+b        := B_U | B_D | B_L | B_R | B_S               B_S: the same cell (a stacked tail)
+tick     := TICK move+ death* spawn* [end] [keyframe]
+move     := Sk d [FREE cell] (cell [EAT LENn H100] | OUT)
+                                                      one per snake alive before the tick, by index: its input d,
+                                                      [the cell its tail left: the tails design], its new head (or
+                                                      OUT: off the board), [it ate: its new length, health reset]
+death    := Sk DIE_HEALTH | DIE_WALL | DIE_SELF | DIE_BODY | DIE_HEAD     by index, each a snake that moved this tick
+spawn    := SPAWN cell                                in the order food spawned
+end      := WIN | DRAW | DEATH | TIMEOUT
+cell     := Xx Yy                                     d := UP | DOWN | LEFT | RIGHT
+```
+
+Decisions, and why:
+- Causal: the phases of a turn are written in the order they happen. A snake's input, head and
+  eating depend on nothing another snake does this turn, so each snake's are written together;
+  eliminations depend on every snake's move, so they come after all the moves; spawns depend on
+  the eliminations (a dead snake's head blocks nothing), so they come after them; the end is the
+  next turn's game-over check, so it comes last. A keyframe shows the state after its tick, after
+  the tick's events, and never after the end.
+- Exact: the vocabulary comes from the config (X0..X{W-1}, Y0..Y{H-1}, S0..S{n-1}, LEN3 up to the
+  longest possible snake, H1..H100); nothing is capped.
+- Entities: every per-snake element starts with its snake's token Sk, so the model can attend by snake.
+- Health is written only where it is not the plain countdown: in keyframes, and as H100 after EAT.
+  Between keyframes the model must count ticks since a snake last ate, as it must track bodies from moves.
+- Complete keyframes (every live snake's body and health, all food) rebuild the state alone: the
+  evaluator and a sliding-window sampler can start from any of them.
+- Two designs, one vocabulary (the learnability comparison of the issue): by default a move writes
+  the new head only, and the model must remember where each body ends; with `tails=True`
+  (`BattlesnakeCodec(tails=True)`, or `EpisodeEncoder(codec, tails=True)`) it also writes
+  `FREE cell`, the cell the snake's tail left (none when the tail stays: the turn after it ate, or
+  at the start), before the new head, so "is this cell occupied" is "was it last written as a head
+  or as a FREE". The parser reads both; the strict evaluator checks FREE cells whenever a sequence
+  has any.
+- Salience (`EVENTS` in rules.py): inputs, heads and FREE are MOVEMENT, eliminations COLLISION, EAT
+  and SPAWN RULE_EFFECT, ends PHASE. A codec's min_salience drops events; a snake token Sk is kept
+  before the first kept element of its move. The strict evaluator needs full salience.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from gamegrammar.events import Event
+from gamegrammar.games.battlesnake.rules import (
+    CAUSES,
+    END_REASONS,
+    MAX_HEALTH,
+    START_LENGTH,
+    BattlesnakeConfig,
+    BattlesnakeState,
+    Cell,
+    Move,
+    Snake,
+    event,
+    move_between,
+    snake_id,
+    sorted_food,
+    step,
+)
+from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig
+
+END_EVENTS = END_REASONS
+INPUT_TOKEN = {Move.U: "UP", Move.D: "DOWN", Move.L: "LEFT", Move.R: "RIGHT"}
+INPUT_OF = {t: m for m, t in INPUT_TOKEN.items()}
+DIE_TOKEN = dict(zip(CAUSES, ("DIE_HEALTH", "DIE_WALL", "DIE_SELF", "DIE_BODY", "DIE_HEAD")))
+CAUSE_OF = {t: c for c, t in DIE_TOKEN.items()}
+STEP_TOKEN: dict[Move | None, str] = {Move.U: "B_U", Move.D: "B_D", Move.L: "B_L", Move.R: "B_R", None: "B_S"}
+STEP_OF = {t: m for m, t in STEP_TOKEN.items()}
+_WORDS = ["TICK", "SNAP", "FOOD", "EAT", "OUT", "SPAWN", "FREE", *END_EVENTS]
+
+
+@dataclass(frozen=True)
+class BattlesnakeCodec(CodecConfig):
+    """A codec with this game's grammar option: `tails` writes the cell each tail leaves (the second design)."""
+
+    tails: bool = False
+
+    def to_dict(self) -> dict[str, int]:
+        return {**super().to_dict(), "tails": int(self.tails)}
+
+
+def vocabulary(config: BattlesnakeConfig) -> list[str]:
+    """Every token of the grammar for this config; values are exact, never capped."""
+    return [
+        *SPECIAL_TOKENS,
+        *_WORDS,
+        *INPUT_TOKEN.values(),
+        *DIE_TOKEN.values(),
+        *STEP_TOKEN.values(),
+        *(snake_id(k) for k in range(config.num_snakes)),
+        *(f"X{x}" for x in range(config.width)),
+        *(f"Y{y}" for y in range(config.height)),
+        *(f"LEN{n}" for n in range(START_LENGTH, config.max_length + 1)),
+        *(f"H{h}" for h in range(1, MAX_HEALTH + 1)),
+    ]
+
+
+def input_tokens() -> list[str]:
+    """The tokens an agent's input is written as."""
+    return list(INPUT_TOKEN.values())
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def cell_tokens(cell: Cell) -> list[str]:
+    return [f"X{cell[0]}", f"Y{cell[1]}"]
+
+
+def keyframe_tokens(state: BattlesnakeState) -> list[str]:
+    tokens = ["SNAP"]
+    for k, s in enumerate(state.snakes):
+        if not s.alive:
+            continue
+        tokens += [snake_id(k), *cell_tokens(s.head), f"LEN{s.length}", f"H{s.health}"]
+        for a, b in zip(s.body, s.body[1:]):
+            tokens.append(STEP_TOKEN[None if a == b else move_between(a, b)])
+    tokens.append("FOOD")
+    for cell in state.food:
+        tokens += cell_tokens(cell)
+    return tokens
+
+
+class EpisodeEncoder:
+    """Streams one episode into tokens: `start(state)`, then `tick(events, state_after, done)`.
+
+    With `tails` (from a `BattlesnakeCodec`, or given) each move also writes the cell the tail left,
+    worked out from the state before and after the tick.
+    """
+
+    def __init__(self, codec: CodecConfig | None = None, *, tails: bool | None = None) -> None:
+        self.codec = codec or CodecConfig()
+        self.tails = bool(getattr(self.codec, "tails", False)) if tails is None else tails
+        self.tokens: list[str] = []
+        self.state: BattlesnakeState | None = None
+
+    def start(self, state: BattlesnakeState) -> None:
+        self.tokens = ["BOS", *keyframe_tokens(state)]
+        self.state = state
+
+    def tick(self, events: Sequence[Event], state: BattlesnakeState, done: bool) -> None:
+        before = self.state
+        out = self.tokens
+        floor = self.codec.min_salience
+        named = -1  # the snake whose move is being written (its Sk is out)
+        for ev in events:
+            kind = ev.type
+            if ev.salience < floor:
+                continue
+            p = ev.payload
+            if kind in ("INPUT", "MOVE", "OUT", "EAT"):
+                k = p["snake"]
+                if named != k:
+                    out.append(snake_id(k))
+                    named = k
+                if kind == "INPUT":
+                    out.append(INPUT_TOKEN[Move[p["move"]]])
+                    continue
+                if kind == "EAT":
+                    out += ["EAT", f"LEN{p['length']}", f"H{p['health']}"]
+                    continue
+                if self.tails and before is not None:
+                    freed = tail_left(before.snakes[k].body)
+                    if freed is not None:
+                        out += ["FREE", *cell_tokens(freed)]
+                if kind == "MOVE":
+                    out += [f"X{p['x']}", f"Y{p['y']}"]
+                else:
+                    out.append("OUT")
+                continue
+            named = -1
+            if kind == "DIE":
+                out += [snake_id(p["snake"]), DIE_TOKEN[p["cause"]]]
+            elif kind == "SPAWN":
+                out += ["SPAWN", f"X{p['x']}", f"Y{p['y']}"]
+            else:  # TICK and the end events are one word each
+                out.append(kind)
+        self.state = state
+        if done:
+            out.append("EOS")
+        elif self.codec.keyframe_after(state.tick):
+            out += keyframe_tokens(state)
+
+
+def tail_left(body: Sequence[Cell]) -> Cell | None:
+    """The cell a body's tail leaves when it moves: None when the tail is stacked (it stays)."""
+    if len(body) >= 2 and body[-1] == body[-2]:
+        return None
+    return body[-1]
+
+
+# ---------------------------------------------------------------- parsing
+
+
+class GrammarError(ValueError):
+    """The token at `index` is not allowed by the grammar."""
+
+    def __init__(self, index: int, message: str, at_end: bool = False) -> None:
+        super().__init__(f"token {index}: {message}")
+        self.index = index
+        self.message = message
+        self.at_end = at_end  # the sequence stopped mid-element: cut off, not malformed
+
+
+@dataclass(slots=True)
+class SnakeFrame:
+    """One snake of a keyframe; `at` is the index of its Sk token (head X at +1, LEN at +3, H at +4, step j at +5+j)."""
+
+    snake: int
+    head: Cell
+    length: int
+    health: int
+    steps: list[Move | None]
+    at: int
+
+    def body(self) -> tuple[Cell, ...]:
+        cells = [self.head]
+        for move in self.steps:
+            cells.append(cells[-1] if move is None else step(cells[-1], move))
+        return tuple(cells)
+
+
+@dataclass(slots=True)
+class Keyframe:
+    """A parsed keyframe; `food_at` is the index of the FOOD word (food j's X at food_at + 1 + 2j)."""
+
+    start: int
+    end: int
+    snakes: list[SnakeFrame]
+    food: list[Cell]
+    food_at: int
+
+    @property
+    def alive(self) -> list[int]:
+        return [s.snake for s in self.snakes]
+
+    def state(self, tick: int, num_snakes: int) -> BattlesnakeState:
+        """The state the keyframe shows; snakes it does not list are eliminated, their bodies unknown (empty)."""
+        shown = {s.snake: s for s in self.snakes}
+        snakes = []
+        for k in range(max(num_snakes, max(shown, default=-1) + 1)):
+            frame = shown.get(k)
+            if frame is None:
+                snakes.append(Snake((), 0, "unknown", snake_id(k)))
+            else:
+                snakes.append(Snake(frame.body(), frame.health, "", snake_id(k)))
+        return BattlesnakeState(tuple(snakes), sorted_food(self.food), tick)
+
+
+@dataclass(slots=True)
+class MoveEntry:
+    """One snake's move in a tick. positions: snake (Sk), input, free (X of the FREE cell), head (X, or OUT),
+    after (the token after the head: EAT or the next element), length (LEN), health (H)."""
+
+    snake: int
+    input: Move
+    head: Cell | None  # None: OUT, off the board
+    free: Cell | None = None
+    eat: bool = False
+    length: int | None = None
+    health: int | None = None
+    positions: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Death:
+    snake: int
+    cause: str  # the official cause name
+    at: int  # index of the Sk token (the DIE word is at + 1)
+
+
+@dataclass(slots=True)
+class Tick:
+    """A parsed tick. positions: deaths (where the death section starts), spawns (where the spawn section
+    starts), end (the end word, or where it would be: after the spawns)."""
+
+    start: int
+    end: int
+    number: int
+    moves: list[MoveEntry]
+    deaths: list[Death]
+    spawns: list[Cell]
+    spawn_at: list[int]  # X of each spawn's cell
+    end_event: str | None
+    positions: dict[str, int]
+    keyframe: Keyframe | None = None
+
+    @property
+    def movers(self) -> list[int]:
+        return [m.snake for m in self.moves]
+
+    @property
+    def alive_after(self) -> list[int]:
+        """The snakes left after this tick as written (the keyframe's, if it has one)."""
+        if self.keyframe is not None:
+            return self.keyframe.alive
+        dead = {d.snake for d in self.deaths}
+        return [k for k in self.movers if k not in dead]
+
+    def events(self) -> list[Event]:
+        t = self.number
+        out = [event("TICK", t)]
+        for m in self.moves:
+            out.append(event("INPUT", t, snake=m.snake, move=m.input.name))
+            if m.head is None:
+                out.append(event("OUT", t, snake=m.snake))
+            else:
+                out.append(event("MOVE", t, snake=m.snake, x=m.head[0], y=m.head[1]))
+            if m.eat:
+                out.append(event("EAT", t, snake=m.snake, length=m.length, health=m.health))
+        out += [event("DIE", t, snake=d.snake, cause=d.cause) for d in self.deaths]
+        out += [event("SPAWN", t, x=x, y=y) for x, y in self.spawns]
+        if self.end_event is not None:
+            out.append(event(self.end_event, t))
+        return out
+
+
+def _at(tokens: Sequence[str], i: int) -> str | None:
+    return tokens[i] if i < len(tokens) else None
+
+
+def _fail(tokens: Sequence[str], i: int, message: str) -> GrammarError:
+    found = _at(tokens, i)
+    where = "end of sequence" if found is None else repr(found)
+    return GrammarError(i, f"{message}, found {where}", at_end=found is None)
+
+
+_PREFIXES = ("X", "Y", "S", "LEN", "H")
+_VALUE_OF = {p: {f"{p}{v}": v for v in range(1024)} for p in _PREFIXES}  # fast lookup of the usual values
+
+
+def _value(token: str | None, prefix: str) -> int | None:
+    """The value of a <prefix><digits> token (any value: bounds are the evaluator's question), or None."""
+    if token is None:
+        return None
+    value = _VALUE_OF[prefix].get(token)
+    if value is not None:
+        return value
+    if not token.startswith(prefix):
+        return None
+    digits = token[len(prefix) :]
+    return int(digits) if digits.isascii() and digits.isdigit() else None
+
+
+def _number(tokens: Sequence[str], i: int, prefix: str) -> int:
+    value = _value(_at(tokens, i), prefix)
+    if value is None:
+        raise _fail(tokens, i, f"expected {prefix}<n>")
+    return value
+
+
+def _cell(tokens: Sequence[str], i: int) -> Cell:
+    return _number(tokens, i, "X"), _number(tokens, i + 1, "Y")
+
+
+def read_cell(tokens: Sequence[str], i: int) -> Cell:
+    """The cell written as `Xx Yy` at token i; GrammarError if those two tokens are not one."""
+    return _cell(tokens, i)
+
+
+def _snake(token: str | None) -> int | None:
+    return _value(token, "S")
+
+
+def _word(tokens: Sequence[str], i: int, expected: str) -> int:
+    if _at(tokens, i) != expected:
+        raise _fail(tokens, i, f"expected {expected}")
+    return i + 1
+
+
+def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
+    """SNAP (Sk Xx Yy LENn Hh b*)+ FOOD (Xx Yy)*, starting at i."""
+    start = i
+    i = _word(tokens, i, "SNAP")
+    snakes: list[SnakeFrame] = []
+    n = len(tokens)
+    while True:
+        k = _snake(_at(tokens, i))
+        if k is None:
+            if not snakes:
+                raise _fail(tokens, i, "expected a snake S<k>")
+            break
+        if snakes and k <= snakes[-1].snake:
+            raise _fail(tokens, i, f"expected a snake after S{snakes[-1].snake} (by index) or FOOD")
+        head = _cell(tokens, i + 1)
+        length = _number(tokens, i + 3, "LEN")
+        health = _number(tokens, i + 4, "H")
+        j = i + 5
+        steps: list[Move | None] = []
+        while j < n and tokens[j] in STEP_OF:
+            steps.append(STEP_OF[tokens[j]])
+            j += 1
+        snakes.append(SnakeFrame(k, head, length, health, steps, i))
+        i = j
+    food_at = i
+    i = _word(tokens, i, "FOOD")
+    food = []
+    while _value(_at(tokens, i), "X") is not None:
+        food.append(_cell(tokens, i))
+        i += 2
+    return Keyframe(start, i, snakes, food, food_at)
+
+
+def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int]) -> Tick:
+    """TICK move+ death* spawn* [end], starting at i (which holds TICK), for the snakes `movers`."""
+    start = i
+    i += 1
+    moves = []
+    for k in movers:
+        name = snake_id(k)
+        if _at(tokens, i) != name:
+            raise _fail(tokens, i, f"expected {name}, the next snake to move")
+        move = INPUT_OF.get(_at(tokens, i + 1))  # type: ignore[arg-type]
+        if move is None:
+            raise _fail(tokens, i + 1, "expected a move (UP, DOWN, LEFT or RIGHT)")
+        entry = MoveEntry(k, move, None, positions={"snake": i, "input": i + 1})
+        i += 2
+        if _at(tokens, i) == "FREE":
+            entry.positions["free"] = i + 1
+            entry.free = _cell(tokens, i + 1)
+            i += 3
+        entry.positions["head"] = i
+        if _at(tokens, i) == "OUT":
+            i += 1
+        else:
+            if _value(_at(tokens, i), "X") is None:
+                raise _fail(tokens, i, "expected a head cell X<n> Y<n>, OUT" + ("" if "free" in entry.positions else " or FREE"))
+            entry.head = _cell(tokens, i)
+            i += 2
+            if _at(tokens, i) == "EAT":
+                entry.eat = True
+                entry.positions["length"] = i + 1
+                entry.length = _number(tokens, i + 1, "LEN")
+                entry.positions["health"] = i + 2
+                entry.health = _number(tokens, i + 2, "H")
+                entry.positions["after"] = i
+                i += 3
+        entry.positions.setdefault("after", i)
+        moves.append(entry)
+    positions = {"deaths": i}
+    deaths: list[Death] = []
+    moved = set(movers)
+    while (k := _snake(_at(tokens, i))) is not None:
+        if k not in moved or (deaths and k <= deaths[-1].snake):
+            raise _fail(tokens, i, "expected the death of a snake that moved this tick, by index")
+        cause = CAUSE_OF.get(_at(tokens, i + 1))  # type: ignore[arg-type]
+        if cause is None:
+            raise _fail(tokens, i + 1, "expected DIE_<cause>")
+        deaths.append(Death(k, cause, i))
+        i += 2
+    positions["spawns"] = i
+    spawns, spawn_at = [], []
+    while _at(tokens, i) == "SPAWN":
+        spawns.append(_cell(tokens, i + 1))
+        spawn_at.append(i + 1)
+        i += 3
+    positions["end"] = i
+    end_event = None
+    if _at(tokens, i) in END_EVENTS:
+        end_event = tokens[i]
+        i += 1
+    return Tick(start, i, number, moves, deaths, spawns, spawn_at, end_event, positions)
+
+
+def parse(tokens: Sequence[str], *, to_eos: bool = False) -> Iterator[Keyframe | Tick]:
+    """Yield the first keyframe, then each tick, as far as the grammar allows; then check EOS.
+
+    Raises GrammarError at the first token the grammar does not allow. A prefix that simply stops
+    is not a grammar error here (whether the sequence is complete is the caller's question); its
+    error says `at_end`. The snakes that must move in a tick are those left after the tick before
+    (as written: its movers less its deaths), or those of the keyframe before it.
+
+    By default the episode must also end properly: nothing but EOS after an end event, no EOS
+    before one, nothing after EOS. With `to_eos=True` only the bare grammar is enforced and parsing
+    stops at the first EOS: the strict evaluator reads ticks written after an end event and reports
+    them as its own rule. A tick whose keyframe breaks the grammar is yielded (without it) before
+    the error is raised.
+    """
+    n = len(tokens)
+    i = _word(tokens, 0, "BOS")
+    first = _keyframe(tokens, i)
+    yield first
+    i = first.end
+    alive = first.alive
+    number = 0
+    while i < n and tokens[i] == "TICK":
+        number += 1
+        tick = _tick(tokens, i, number, alive)
+        i = tick.end
+        if i < n and tokens[i] == "SNAP" and (tick.end_event is None or to_eos):
+            try:
+                tick.keyframe = _keyframe(tokens, i)
+            except GrammarError:
+                yield tick
+                raise
+            tick.end = i = tick.keyframe.end
+        alive = tick.alive_after
+        yield tick
+        if tick.end_event is not None and not to_eos:
+            if i < n:
+                i = _word(tokens, i, "EOS")
+            break
+    if i < n and not (to_eos and tokens[i] == "EOS"):
+        if i > 0 and tokens[i - 1] == "EOS":
+            raise _fail(tokens, i, "expected nothing after EOS")
+        raise _fail(tokens, i, "expected TICK or EOS" if tokens[i] != "EOS" else "EOS before an end event")
+
+
+@dataclass
+class DecodedEpisode:
+    initial: BattlesnakeState
+    events: list[Event]
+    keyframes: dict[int, Keyframe]
+    end_reason: str | None
+
+
+def decode(tokens: Sequence[str] | str, num_snakes: int | None = None) -> DecodedEpisode:
+    """The events and keyframes of a full-salience episode (FREE cells, a derived annotation, are not events)."""
+    if isinstance(tokens, str):
+        tokens = tokens.split()
+    items = parse(tokens)
+    first = next(items)
+    assert isinstance(first, Keyframe)
+    initial = first.state(0, num_snakes if num_snakes is not None else len(first.snakes))
+    events: list[Event] = []
+    keyframes = {0: first}
+    end = None
+    for tick in items:
+        assert isinstance(tick, Tick)
+        events += tick.events()
+        end = tick.end_event
+        if tick.keyframe is not None:
+            keyframes[tick.number] = tick.keyframe
+    return DecodedEpisode(initial, events, keyframes, end)
+
+
+def episode_prefix(tokens: Sequence[str], ticks: int) -> list[str]:
+    """The first keyframe and the first `ticks` ticks of an episode: a prompt from real play."""
+    end = 0
+    for item in parse(tokens):
+        if isinstance(item, Tick) and item.number > ticks:
+            break
+        end = item.end
+    return list(tokens[:end])
+
+
+# ---------------------------------------------------------------- constrained decoding
+
+
+class GrammarAutomaton:
+    """Which tokens the grammar allows next: an action mask for sampling, never a rules check.
+
+    It knows the grammar (word order, value kinds, which snakes must move: those left after the tick
+    before, a body chain as long as its LEN), not the rules: a constrained model can still move the
+    wrong way, or write a death the rules do not allow. A state is a small tuple of ints;
+    `allowed(state)` is the set of next tokens and `step(state, token)` the next state (None where the
+    grammar says no). Snake sets are bit masks.
+    """
+
+    def __init__(self, config: BattlesnakeConfig) -> None:
+        vocab = vocabulary(config)
+        self.n = config.num_snakes
+        self.xs = frozenset(t for t in vocab if _value(t, "X") is not None)
+        self.ys = frozenset(t for t in vocab if _value(t, "Y") is not None)
+        self.lens = frozenset(t for t in vocab if _value(t, "LEN") is not None)
+        self.hs = frozenset(t for t in vocab if _value(t, "H") is not None)
+        self.inputs = frozenset(INPUT_TOKEN.values())
+        self.dies = frozenset(DIE_TOKEN.values())
+        self.steps = frozenset(STEP_TOKEN.values())
+        self.ends = frozenset(END_EVENTS)
+        self.snakes = [snake_id(k) for k in range(self.n)]
+        self._cache: dict[tuple, frozenset[str]] = {}
+
+    # States (phase, ...):
+    #   ("bos",) ("snap",) ("kf_sk", prev, listed) ("kf_x"|"kf_y", k, listed) ("kf_len", k, listed) ("kf_h", k, listed, steps)
+    #   ("kf_step", k, listed, left) ("kf_food", listed) ("kf_food_y", listed)
+    #   ("mv_sk", movers, left) ("mv_in", movers, left) ("mv_free_or_head", movers, left) ("mv_free_x"|"mv_free_y", movers, left)
+    #   ("mv_head", movers, left) ("mv_y", movers, left) ("mv_after", movers, left) ("eat_len"|"eat_h", movers, left)
+    #   ("post", movers, dead, prev, spawned) ("die", movers, dead, k) ("sp_x"|"sp_y", movers, dead) ("eos",) ("done",)
+    # `left` is the mask of movers still to write, lowest first; the current mover is its lowest bit.
+
+    def start(self) -> tuple:
+        return ("bos",)
+
+    def allowed(self, state: tuple) -> frozenset[str]:
+        found = self._cache.get(state)
+        if found is None:
+            found = self._cache[state] = frozenset(self._allowed(state))
+        return found
+
+    def _after_move(self, movers: int, left: int) -> set[str]:
+        """What may follow a finished move: the next mover's Sk, or the post-move section."""
+        rest = left & (left - 1)
+        if rest:
+            return {self.snakes[(rest & -rest).bit_length() - 1]}
+        return self._allowed(("post", movers, 0, -1, 0))
+
+    def _allowed(self, state: tuple) -> set[str]:
+        phase = state[0]
+        if phase == "bos":
+            return {"BOS"}
+        if phase == "snap":
+            return {"SNAP"}
+        if phase == "kf_sk":
+            prev, listed = state[1], state[2]
+            out = {self.snakes[k] for k in range(prev + 1, self.n)}
+            return out | {"FOOD"} if listed else out
+        if phase == "kf_x":
+            return set(self.xs)
+        if phase == "kf_y":
+            return set(self.ys)
+        if phase == "kf_len":
+            return set(self.lens)
+        if phase == "kf_h":
+            return set(self.hs)
+        if phase == "kf_step":
+            return set(self.steps)
+        if phase == "kf_food":
+            return set(self.xs) | {"TICK"}
+        if phase == "kf_food_y":
+            return set(self.ys)
+        if phase == "mv_sk":
+            left = state[2]
+            if not left:
+                return self._allowed(("post", state[1], 0, -1, 0))
+            return {self.snakes[(left & -left).bit_length() - 1]}
+        if phase == "mv_in":
+            return set(self.inputs)
+        if phase == "mv_free_or_head":
+            return set(self.xs) | {"OUT", "FREE"}
+        if phase == "mv_free_x":
+            return set(self.xs)
+        if phase in ("mv_free_y", "mv_y"):
+            return set(self.ys)
+        if phase == "mv_head":
+            return set(self.xs) | {"OUT"}
+        if phase == "mv_after":
+            return {"EAT"} | self._after_move(state[1], state[2])
+        if phase == "eat_len":
+            return set(self.lens)
+        if phase == "eat_h":
+            return set(self.hs)
+        if phase == "post":
+            movers, _, prev, spawned = state[1:]
+            out = {"SPAWN", "TICK", "SNAP"} | self.ends
+            if not spawned:
+                out |= {self.snakes[k] for k in range(prev + 1, self.n) if movers >> k & 1}
+            return out
+        if phase == "die":
+            return set(self.dies)
+        if phase == "sp_x":
+            return set(self.xs)
+        if phase == "sp_y":
+            return set(self.ys)
+        if phase == "eos":
+            return {"EOS"}
+        return set()
+
+    def _finish_move(self, movers: int, left: int) -> tuple:
+        rest = left & (left - 1)
+        return ("mv_sk", movers, rest) if rest else ("post", movers, 0, -1, 0)
+
+    def step(self, state: tuple, token: str) -> tuple | None:
+        if token not in self.allowed(state):
+            return None
+        phase = state[0]
+        if phase == "bos":
+            return ("snap",)
+        if phase == "snap":
+            return ("kf_sk", -1, 0)
+        if phase == "kf_sk":
+            if token == "FOOD":
+                return ("kf_food", state[2])
+            k = int(token[1:])
+            return ("kf_x", k, state[2] | 1 << k)
+        if phase == "kf_x":
+            return ("kf_y", state[1], state[2])
+        if phase == "kf_y":
+            return ("kf_len", state[1], state[2])
+        if phase == "kf_len":
+            return ("kf_h", state[1], state[2], int(token[3:]) - 1)
+        if phase == "kf_h":
+            k, listed, left = state[1:]
+            return ("kf_step", k, listed, left) if left > 0 else ("kf_sk", k, listed)
+        if phase == "kf_step":
+            k, listed, left = state[1:]
+            return ("kf_step", k, listed, left - 1) if left > 1 else ("kf_sk", k, listed)
+        if phase == "kf_food":
+            if token == "TICK":
+                return self._tick(state[1])
+            return ("kf_food_y", state[1])
+        if phase == "kf_food_y":
+            return ("kf_food", state[1])
+        if phase == "mv_sk":
+            if not state[2]:  # no snake left to move: the post-move section
+                return self.step(("post", state[1], 0, -1, 0), token)
+            return ("mv_in", state[1], state[2])
+        if phase == "mv_in":
+            return ("mv_free_or_head", state[1], state[2])
+        if phase in ("mv_free_or_head", "mv_head"):
+            if token == "FREE":
+                return ("mv_free_x", state[1], state[2])
+            if token == "OUT":
+                return self._finish_move(state[1], state[2])
+            return ("mv_y", state[1], state[2])
+        if phase == "mv_free_x":
+            return ("mv_free_y", state[1], state[2])
+        if phase == "mv_free_y":
+            return ("mv_head", state[1], state[2])
+        if phase == "mv_y":
+            return ("mv_after", state[1], state[2])
+        if phase == "mv_after":
+            if token == "EAT":
+                return ("eat_len", state[1], state[2])
+            return self.step(self._finish_move(state[1], state[2]), token)
+        if phase == "eat_len":
+            return ("eat_h", state[1], state[2])
+        if phase == "eat_h":
+            return self._finish_move(state[1], state[2])
+        if phase == "post":
+            movers, dead = state[1:3]
+            if token == "SPAWN":
+                return ("sp_x", movers, dead)
+            if token == "TICK":
+                return self._tick(movers & ~dead)
+            if token == "SNAP":
+                return ("kf_sk", -1, 0)
+            if token in self.ends:
+                return ("eos",)
+            k = int(token[1:])
+            return ("die", movers, dead | 1 << k, k)
+        if phase == "die":
+            return ("post", state[1], state[2], state[3], 0)
+        if phase == "sp_x":
+            return ("sp_y", state[1], state[2])
+        if phase == "sp_y":
+            return ("post", state[1], state[2], self.n, 1)
+        if phase == "eos":
+            return ("done",)
+        return None
+
+    def _tick(self, alive: int) -> tuple:
+        return ("mv_sk", alive, alive)

@@ -1,0 +1,439 @@
+"""The strict replay evaluator: does a token sequence obey Battlesnake's grammar, physics and rules?
+
+A sequence is parsed with the grammar (`grammar.parse`) and replayed through the one rules
+implementation (`rules.advance`, `rules.spawn_cells`, `rules.spawn_range`) from its first keyframe,
+which is tick 0; each TICK is the next tick. Every written element is checked against what the
+rules allow. Rule names are stable (reports and tests use them), grouped by tier in `RULES`:
+
+structural
+  grammar                 parses (a sequence that simply stops is not a grammar error)
+  complete                BOS keyframe ... end event EOS, and nothing after the EOS
+physical
+  in_bounds               every cell written (heads, FREE cells, spawns, keyframe bodies and food) is on the board
+  move_follows_input      each head is the snake's head moved by its input (OUT iff that cell is off the board)
+  tail_freed              in the tails design (a sequence with any FREE), FREE names the cell the tail left, and
+                          is there exactly when the tail moves
+  wall_collision          DIE_WALL exactly for the snakes the rules eliminate for leaving the board
+  self_collision          DIE_SELF exactly for those whose head hits their own body
+  body_collision          DIE_BODY exactly for those whose head hits another snake's body
+  head_collision          DIE_HEAD exactly for those that meet a head at least as long
+  starvation              DIE_HEALTH exactly for those whose health runs out
+rules
+  start_position          the first keyframe is a start: every snake, three stacked segments, health 100, start
+                          cells of the placement rules, the start food they place
+  eat_iff_food            EAT exactly when the written head is on food
+  grow_after_eat          EAT's LEN is the length before the tick + 1
+  health_reset            EAT's health is 100
+  spawn_allowed           each SPAWN is on a cell open to food (not a live snake, not food, not next to a live head)
+  minimum_food            as many spawns as the standard map makes: the shortfall below minimum_food (as far as
+                          open cells allow), else at most one (none with a spawn chance of 0, one with 100)
+  keyframe_matches_state  every later keyframe equals the replayed state; every keyframe is itself a possible state
+                          (LEN = chain length, health 1..100, no cell twice but a stacked tail, no two snakes on one
+                          cell, food distinct and off the snakes, snake numbers of this config)
+  end_when_decided        WIN/DRAW (two or more snakes) or DEATH (one) exactly when the written eliminations leave
+                          at most one snake (none)
+  timeout_at_limit        TIMEOUT exactly when an undecided episode reaches max_ticks
+  end_is_final            nothing but EOS after an end event (no keyframe, no tick)
+
+A tier passes when none of its rules is broken; `full` is all three. A verdict lists every broken
+rule with the token index where it is first broken; a missing element is reported where it should
+have been (not at all when the sequence is cut off right there).
+
+After a divergence (a head, an eat, a death or a spawn the rules do not produce) the world the
+sequence describes is no longer the rules' world, so the state becomes unknown until the next
+keyframe, a complete state, re-establishes it; rules that need no state (in_bounds, an OUT without a
+wall or health death, the end rules) are always checked. Wrong LEN or H values after EAT and wrong
+FREE cells do not change the replayed state (the rules decide them), so one wrong belief is reported
+where it is written. A keyframe that disagrees with the replay but is itself possible is followed
+from then on. Nothing after an end event is checked but the grammar.
+
+Lenient tiers (kept beside the strict ones, in the spirit of Snake's original checker): structural
+= starts with BOS and has an EOS; physical = every written head is on the board and next to that
+snake's previous head (inputs and collisions ignored); rules = every EAT is on a cell the sequence
+shows food on. They are read on whatever parses.
+
+The strict evaluator needs full-salience sequences (codec min_salience 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, parse
+from gamegrammar.games.battlesnake.rules import (
+    BODY_COLLISION,
+    HEAD_COLLISION,
+    MAX_HEALTH,
+    OUT_OF_HEALTH,
+    SELF_COLLISION,
+    WALL_COLLISION,
+    BattlesnakeConfig,
+    BattlesnakeState,
+    Cell,
+    Move,
+    advance,
+    bad_start_head,
+    decided,
+    spawn_cells,
+    spawn_range,
+    start_food_possible,
+    with_food,
+)
+from gamegrammar.verdict import Findings, Verdict, make_verdict, rule_names, tiers_of
+
+RULES: dict[str, tuple[str, ...]] = {
+    "structural": ("grammar", "complete"),
+    "physical": (
+        "in_bounds",
+        "move_follows_input",
+        "tail_freed",
+        "wall_collision",
+        "self_collision",
+        "body_collision",
+        "head_collision",
+        "starvation",
+    ),
+    "rules": (
+        "start_position",
+        "eat_iff_food",
+        "grow_after_eat",
+        "health_reset",
+        "spawn_allowed",
+        "minimum_food",
+        "keyframe_matches_state",
+        "end_when_decided",
+        "timeout_at_limit",
+        "end_is_final",
+    ),
+}
+TIERS: tuple[str, ...] = tiers_of(RULES)
+RULE_NAMES: tuple[str, ...] = rule_names(RULES)
+CAUSE_RULE = {
+    OUT_OF_HEALTH: "starvation",
+    WALL_COLLISION: "wall_collision",
+    SELF_COLLISION: "self_collision",
+    BODY_COLLISION: "body_collision",
+    HEAD_COLLISION: "head_collision",
+}
+
+
+# ---------------------------------------------------------------- keyframes
+
+
+def keyframe_state(kf: Keyframe, tick: int, config: BattlesnakeConfig, found: Findings) -> BattlesnakeState | None:
+    """The state a keyframe shows, or None (after noting why) when it is off the board or not a possible state."""
+    ok = True
+    occupied: dict[Cell, int] = {}
+    for s in kf.snakes:
+        if s.snake >= config.num_snakes:
+            found.note("keyframe_matches_state", s.at)
+            ok = False
+        body = s.body()
+        for j, cell in enumerate(body):
+            if not config.in_bounds(cell):
+                found.note("in_bounds", s.at + 1 if j == 0 else s.at + 4 + j)
+                ok = False
+                break
+        if s.length != len(body):
+            found.note("keyframe_matches_state", s.at + 3)
+            ok = False
+        if not 1 <= s.health <= MAX_HEALTH:
+            found.note("keyframe_matches_state", s.at + 4)
+            ok = False
+        distinct = len(body)
+        while distinct > 1 and body[distinct - 1] == body[distinct - 2]:
+            distinct -= 1
+        seen: set[Cell] = set()
+        for j, cell in enumerate(body[:distinct]):
+            if cell in seen or occupied.get(cell, s.snake) != s.snake:
+                found.note("keyframe_matches_state", s.at + 1 if j == 0 else s.at + 4 + j)
+                ok = False
+                break
+            seen.add(cell)
+        for cell in seen:
+            occupied.setdefault(cell, s.snake)
+    food_seen: set[Cell] = set()
+    for j, cell in enumerate(kf.food):
+        at = kf.food_at + 1 + 2 * j
+        if not config.in_bounds(cell):
+            found.note("in_bounds", at)
+            ok = False
+        elif cell in food_seen or cell in occupied:
+            found.note("keyframe_matches_state", at)
+            ok = False
+        food_seen.add(cell)
+    return kf.state(tick, config.num_snakes) if ok else None
+
+
+def _mismatch(kf: Keyframe, state: BattlesnakeState) -> int | None:
+    """Token index of the first keyframe field that differs from the replayed state; None if it matches."""
+    alive = list(state.alive)
+    listed = kf.alive
+    if listed != alive:
+        for s in kf.snakes:  # a listed snake that is not alive, or listed where a live one should come first
+            missing = [k for k in alive if k < s.snake and k not in listed]
+            if s.snake not in alive or missing:
+                return s.at
+        return kf.food_at  # a live snake missing at the end
+    for s in kf.snakes:
+        live = state.snakes[s.snake]
+        if s.head != live.head:
+            return s.at + 1
+        if s.length != live.length:
+            return s.at + 3
+        if s.health != live.health:
+            return s.at + 4
+        body = s.body()
+        if body != live.body:
+            j = next((j for j, (a, b) in enumerate(zip(body, live.body)) if a != b), min(len(body), live.length))
+            return s.at + 4 + max(j, 1)
+    food = list(state.food)
+    if kf.food != food:
+        j = next((j for j, (a, b) in enumerate(zip(kf.food, food)) if a != b), min(len(kf.food), len(food)))
+        return kf.food_at + 1 + 2 * j if j < len(kf.food) else kf.end
+    return None
+
+
+def check_keyframe(
+    kf: Keyframe, state: BattlesnakeState | None, tick: int, config: BattlesnakeConfig, found: Findings
+) -> BattlesnakeState | None:
+    """Check a keyframe written after `tick` against the replayed state; return the state to go on from."""
+    if state is not None:
+        at = _mismatch(kf, state)
+        if at is None:
+            return state
+        found.note("keyframe_matches_state", at)
+    shown = keyframe_state(kf, tick, config, found)
+    return shown if shown is not None else state
+
+
+def check_start(kf: Keyframe, config: BattlesnakeConfig, found: Findings) -> BattlesnakeState | None:
+    """The first keyframe: a possible state, and a start of this config; the state to replay from."""
+    state = keyframe_state(kf, 0, config, found)
+    if kf.alive != list(range(config.num_snakes)):
+        wrong = next((s.at for k, s in enumerate(kf.snakes) if s.snake != k), kf.food_at)
+        found.note("start_position", wrong)
+        return state
+    for s in kf.snakes:
+        if s.length != 3 or s.steps != [None, None]:
+            found.note("start_position", s.at + 3)
+        if s.health != MAX_HEALTH:
+            found.note("start_position", s.at + 4)
+    bad = bad_start_head([s.head for s in kf.snakes], config)
+    if bad is not None:
+        found.note("start_position", kf.snakes[bad].at + 1)
+    elif not start_food_possible([s.head for s in kf.snakes], kf.food, config):
+        found.note("start_position", kf.food_at)
+    return state
+
+
+# ---------------------------------------------------------------- ticks
+
+
+def _death_slot(tick: Tick, k: int) -> int:
+    """Where snake k's death belongs: before the first written death of a later snake, else at the section's end."""
+    return next((d.at for d in tick.deaths if d.snake > k), tick.positions["spawns"])
+
+
+def _note_missing(found: Findings, rule: str, at: int) -> None:
+    """A missing element: reported where it belongs, unless the sequence is cut off right there."""
+    if at < found.length:
+        found.note(rule, at)
+
+
+def _check_written_world(tick: Tick, config: BattlesnakeConfig, found: Findings) -> None:
+    """What needs no replayed state: every written cell on the board; a head OUT dies of the wall or of hunger,
+    and a wall death is a head OUT."""
+    written = {d.snake: d for d in tick.deaths}
+    for m in tick.moves:
+        p = m.positions
+        if m.free is not None and not config.in_bounds(m.free):
+            found.note("in_bounds", p["free"])
+        if m.head is not None and not config.in_bounds(m.head):
+            found.note("in_bounds", p["head"])
+        death = written.get(m.snake)
+        if m.head is None and (death is None or death.cause not in (WALL_COLLISION, OUT_OF_HEALTH)):
+            if death is None:
+                _note_missing(found, "wall_collision", _death_slot(tick, m.snake))
+            else:
+                found.note("wall_collision", death.at + 1)
+        elif m.head is not None and death is not None and death.cause == WALL_COLLISION:
+            found.note("wall_collision", death.at + 1)
+    for cell, at in zip(tick.spawns, tick.spawn_at):
+        if not config.in_bounds(cell):
+            found.note("in_bounds", at)
+
+
+def _check_turn(state: BattlesnakeState, tick: Tick, config: BattlesnakeConfig, found: Findings, tails: bool) -> BattlesnakeState | None:
+    """Replay the tick's inputs from `state`; check heads, FREE cells, eats, deaths and spawns. The state after,
+    or None when the tick departs from the rules."""
+    inputs: list[Move | None] = [None] * len(state.snakes)
+    for m in tick.moves:
+        inputs[m.snake] = m.input
+    after, turn = advance(state, inputs, config)
+    ok = True
+    for j, m in enumerate(tick.moves):
+        p = m.positions
+        before = state.snakes[m.snake]
+        if tails and m.free != turn.freed[j]:
+            found.note("tail_freed", p["free"] if m.free is not None else p["head"])
+        head = turn.heads[j]
+        if m.head is None:
+            if config.in_bounds(head):
+                found.note("move_follows_input", p["head"])
+                ok = False
+        elif m.head != head:
+            found.note("move_follows_input", p["head"])
+            ok = False
+        on_food = m.head is not None and m.head in state.food
+        if m.eat != on_food:
+            found.note("eat_iff_food", p["after"])
+            ok = False
+        if m.eat:
+            if m.length != before.length + 1:
+                found.note("grow_after_eat", p["length"])
+            if m.health != MAX_HEALTH:
+                found.note("health_reset", p["health"])
+    if not ok:
+        return None
+    written = {d.snake: d for d in tick.deaths}
+    for k in sorted(set(written) | set(turn.eliminated)):
+        want = turn.eliminated.get(k)
+        got = written[k].cause if k in written else None
+        if want == got:
+            continue
+        ok = False
+        if got is not None:
+            found.note(CAUSE_RULE[got], written[k].at + 1)
+        if want is not None:
+            _note_missing(found, CAUSE_RULE[want], written[k].at + 1 if k in written else _death_slot(tick, k))
+    if not ok:
+        return None
+    if not tick.spawns and len(after.food) >= config.minimum_food and config.food_spawn_chance < 100:
+        return after  # no spawn written, none owed: nothing to check (the common case, without the open cells)
+    open_cells = spawn_cells(after, config)
+    fewest, most = spawn_range(after, config, len(open_cells))
+    allowed = set(open_cells)
+    spawned: set[Cell] = set()
+    for cell, at in zip(tick.spawns, tick.spawn_at):
+        if cell not in allowed or cell in spawned:
+            if config.in_bounds(cell):
+                found.note("spawn_allowed", at)
+            ok = False
+        spawned.add(cell)
+    count = len(tick.spawns)
+    if count < fewest:
+        _note_missing(found, "minimum_food", tick.positions["end"])
+        ok = False
+    elif count > most:
+        found.note("minimum_food", tick.spawn_at[most] - 1)
+        ok = False
+    return with_food(after, tick.spawns) if ok else None
+
+
+def _check_end(tick: Tick, config: BattlesnakeConfig, found: Findings) -> None:
+    """The end rules, on the sequence's own eliminations (no replayed state needed)."""
+    want = decided(len(tick.movers) - len(tick.deaths), config)
+    written = tick.end_event
+    at = tick.positions["end"]
+    if want is not None:
+        if written != want:
+            if written is None:
+                _note_missing(found, "end_when_decided", at)
+            else:
+                found.note("end_when_decided", at)
+    elif written in ("WIN", "DRAW", "DEATH"):
+        found.note("end_when_decided", at)
+    elif written == "TIMEOUT":
+        if tick.number != config.max_ticks:
+            found.note("timeout_at_limit", at)
+    elif tick.number == config.max_ticks:
+        _note_missing(found, "timeout_at_limit", at)
+
+
+def check_tick(
+    state: BattlesnakeState | None, tick: Tick, config: BattlesnakeConfig, found: Findings, tails: bool = False
+) -> BattlesnakeState | None:
+    """Check one tick from the state before it (None = unknown); return the state after it (None = unknown)."""
+    if state is not None and list(state.alive) != tick.movers:
+        state = None  # cannot happen after a replayed tick or keyframe; kept for safety
+    _check_written_world(tick, config, found)
+    after = _check_turn(state, tick, config, found, tails) if state is not None else None
+    _check_end(tick, config, found)
+    if tick.keyframe is not None:
+        if tick.end_event is not None:
+            found.note("end_is_final", tick.keyframe.start)
+            return None
+        after = check_keyframe(tick.keyframe, after, tick.number, config, found)
+    return after
+
+
+# ---------------------------------------------------------------- sequences
+
+
+def validate(tokens: Sequence[str] | str, config: BattlesnakeConfig) -> Verdict:
+    """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`."""
+    if isinstance(tokens, str):
+        tokens = tokens.split()
+    n = len(tokens)
+    found = Findings(n)
+    tails = "FREE" in tokens
+    items: list[Keyframe | Tick] = []
+    stop = 0  # where the parse stopped: the EOS, or n
+    ended = False
+    try:
+        parsed = parse(tokens, to_eos=True)
+        first = next(parsed)
+        assert isinstance(first, Keyframe)
+        items.append(first)
+        stop = first.end
+        state = check_start(first, config, found)
+        for tick in parsed:
+            assert isinstance(tick, Tick)
+            items.append(tick)
+            stop = tick.end
+            if ended:
+                found.note("end_is_final", tick.start)  # only the first such tick counts
+                continue
+            state = check_tick(state, tick, config, found, tails)
+            ended = tick.end_event is not None
+    except GrammarError as err:
+        found.note("complete" if err.at_end else "grammar", err.index)
+        if ended and stop < n:  # whatever follows the end event, it is not the EOS
+            found.note("end_is_final", stop)
+    else:
+        if stop >= n:
+            found.note("complete", n)  # cut off
+        elif not ended:
+            found.note("complete", stop)  # EOS before any end event
+        elif stop + 1 < n:
+            found.note("complete", stop + 1)  # something after the EOS
+    return make_verdict(found.first, lenient_tiers(tokens, items, config), RULES)
+
+
+def lenient_tiers(tokens: Sequence[str], items: Sequence[Keyframe | Tick], config: BattlesnakeConfig) -> dict[str, bool]:
+    """The lenient tiers, on the parsed part of a sequence."""
+    structural = bool(tokens) and tokens[0] == "BOS" and "EOS" in tokens
+    physical = rules = True
+    heads: dict[int, Cell] = {}
+    food: set[Cell] = set()
+    for item in items:
+        if isinstance(item, Keyframe):
+            heads = {s.snake: s.head for s in item.snakes}
+            food = set(item.food)
+            continue
+        for m in item.moves:
+            if m.head is None:
+                continue
+            prev = heads.get(m.snake)
+            if not config.in_bounds(m.head) or (prev is not None and abs(prev[0] - m.head[0]) + abs(prev[1] - m.head[1]) != 1):
+                physical = False
+            heads[m.snake] = m.head
+            if m.eat and m.head not in food:
+                rules = False
+        food -= {m.head for m in item.moves if m.eat}
+        food |= set(item.spawns)
+        if item.keyframe is not None:
+            heads = {s.snake: s.head for s in item.keyframe.snakes}
+            food = set(item.keyframe.food)
+    return {"structural": structural, "physical": physical, "rules": rules, "full": structural and physical and rules}

@@ -1,0 +1,203 @@
+"""Battlesnake's token grammar: vocabulary, encoder and parser round trips, both designs, errors, the automaton."""
+
+from __future__ import annotations
+
+import pytest
+
+from gamegrammar.events import Salience
+from gamegrammar.games.battlesnake import GAME
+from gamegrammar.games.battlesnake.grammar import (
+    BattlesnakeCodec,
+    GrammarAutomaton,
+    GrammarError,
+    Keyframe,
+    decode,
+    episode_prefix,
+    parse,
+    tail_left,
+    vocabulary,
+)
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
+from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig
+
+SMALL = BattlesnakeConfig(7, 7, 2, max_ticks=30)
+# Episode 25 of seed 0 with greedy snakes on SMALL: both eat on tick 2, the longer S1 wins a head-to-head on tick 8.
+EXAMPLE = (
+    "BOS SNAP S0 X5 Y3 LEN3 H100 B_S B_S S1 X1 Y3 LEN3 H100 B_S B_S FOOD X0 Y2 X3 Y3 X6 Y4 "
+    "TICK S0 UP X5 Y4 S1 RIGHT X2 Y3 "
+    "TICK S0 RIGHT X6 Y4 EAT LEN4 H100 S1 RIGHT X3 Y3 EAT LEN4 H100 SPAWN X5 Y1 "
+    "TICK S0 DOWN X6 Y3 S1 DOWN X3 Y2 TICK S0 LEFT X5 Y3 S1 RIGHT X4 Y2 TICK S0 UP X5 Y4 S1 DOWN X4 Y1 "
+    "TICK S0 RIGHT X6 Y4 S1 RIGHT X5 Y1 EAT LEN5 H100 TICK S0 DOWN X6 Y3 S1 UP X5 Y2 "
+    "TICK S0 LEFT X5 Y3 S1 UP X5 Y3 S0 DIE_HEAD SPAWN X5 Y6 WIN EOS"
+)
+CONFIGS = [SMALL, BattlesnakeConfig(5, 6, 1, minimum_food=2, max_ticks=40), BattlesnakeConfig(11, 11, 4, max_ticks=50)]
+
+
+def test_the_vocabulary_is_exact_and_starts_with_the_special_tokens():
+    vocab = vocabulary(BattlesnakeConfig(11, 11, 4))
+    assert tuple(vocab[:4]) == SPECIAL_TOKENS and len(set(vocab)) == len(vocab)
+    assert {"S0", "S3", "X10", "Y10", "LEN3", "LEN123", "H1", "H100"} <= set(vocab)
+    assert not {"S4", "X11", "Y11", "LEN2", "LEN124", "H0", "H101"} & set(vocab)
+    assert set(GAME.end_events) | {"UP", "DOWN", "LEFT", "RIGHT", "FREE", "B_S"} <= set(vocab)
+    assert len(vocab) == 4 + 7 + 4 + 4 + 5 + 5 + 4 + 11 + 11 + 121 + 100
+
+
+def test_the_example_is_what_the_engine_plays():
+    assert GAME.play_episode(SMALL, CodecConfig(), "greedy", 0, 25).tokens == EXAMPLE.split()
+    decoded = decode(EXAMPLE)
+    assert decoded.end_reason == "WIN"
+    tick2 = [(e.type, dict(e.payload)) for e in decoded.events if e.tick == 2]
+    assert [t for t, _ in tick2] == ["TICK", "INPUT", "MOVE", "EAT", "INPUT", "MOVE", "EAT", "SPAWN"]
+    assert tick2[3][1] == {"snake": 0, "length": 4, "health": 100}
+    assert [(e.type, dict(e.payload)) for e in decoded.events if e.tick == 8][-3:] == [
+        ("DIE", {"snake": 0, "cause": "head-collision"}),
+        ("SPAWN", {"x": 5, "y": 6}),
+        ("WIN", {}),
+    ]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.width}x{c.height}x{c.num_snakes}")
+@pytest.mark.parametrize("interval", [0, 1, 7])
+def test_round_trip_rebuilds_events_and_keyframe_states(config, interval):
+    codec = CodecConfig(keyframe_interval=interval)
+    vocab = set(vocabulary(config))
+    for episode, agent in enumerate(["random", "safe", "greedy", "space", "safe", "greedy"]):
+        record = GAME.play_episode(config, codec, agent, 2, episode)
+        assert set(record.tokens) <= vocab
+        decoded = decode(record.tokens, config.num_snakes)
+        assert decoded.events == record.events
+        assert decoded.initial == record.states[0]
+        assert decoded.end_reason == record.end
+        expected = {0} | {t for t in range(1, record.ticks) if interval and t % interval == 0}
+        assert set(decoded.keyframes) == expected
+        for tick, kf in decoded.keyframes.items():
+            state = record.states[tick]
+            assert kf.alive == list(state.alive)
+            assert all(s.body() == state.snakes[s.snake].body and s.health == state.snakes[s.snake].health for s in kf.snakes)
+            assert kf.food == list(state.food)
+
+
+def test_keyframes_come_after_their_tick_and_never_after_the_end():
+    record = GAME.play_episode(SMALL, CodecConfig(keyframe_interval=1), "safe", 0, 3)
+    tokens = record.tokens
+    snaps = [i for i, t in enumerate(tokens) if t == "SNAP"]
+    assert snaps[0] == 1 and len(snaps) == record.ticks  # tick 0 and after every tick but the last
+    assert all(tokens[i - 1] not in ("TICK", "BOS", "EAT") for i in snaps[1:])
+    assert tokens[-2] in GAME.end_events and "SNAP" not in tokens[tokens.index(tokens[-2]) :]
+
+
+def test_the_tails_design_writes_the_cell_each_tail_leaves():
+    plain = GAME.play_episode(SMALL, CodecConfig(), "greedy", 0, 25)
+    tails = GAME.play_episode(SMALL, BattlesnakeCodec(tails=True), "greedy", 0, 25)
+    assert tails.events == plain.events and "FREE" in tails.tokens
+    assert [t for i, t in enumerate(tails.tokens) if not _in_free(tails.tokens, i)] == plain.tokens
+    assert decode(tails.tokens).events == plain.events
+    # tick 1: both tails are stacked, nothing is left; tick 3: S0 (which ate on tick 2) keeps its tail
+    text = " ".join(tails.tokens)
+    assert "TICK S0 UP X5 Y4 S1 RIGHT X2 Y3 TICK" in text
+    assert "TICK S0 DOWN X6 Y3 S1 DOWN X3 Y2 TICK S0 LEFT FREE X5 Y3 X5 Y3" in text  # following its own tail
+    assert tail_left([(1, 1), (1, 2), (1, 2)]) is None and tail_left([(1, 1), (1, 2)]) == (1, 2)
+    assert BattlesnakeCodec(tails=True).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 1}
+
+
+def _in_free(tokens, i):
+    return tokens[i] == "FREE" or (i >= 1 and tokens[i - 1] == "FREE") or (i >= 2 and tokens[i - 2] == "FREE")
+
+
+def test_salience_threshold_drops_events_but_keeps_the_snake_named():
+    record = GAME.play_episode(SMALL, CodecConfig(min_salience=Salience.COLLISION), "greedy", 0, 25)
+    assert "TICK" not in record.tokens and "UP" not in record.tokens and "X6" not in record.tokens[23:]
+    text = " ".join(record.tokens)
+    assert text.endswith("S0 EAT LEN4 H100 S1 EAT LEN4 H100 SPAWN X5 Y1 S1 EAT LEN5 H100 S0 DIE_HEAD SPAWN X5 Y6 WIN EOS")
+    phase = GAME.play_episode(SMALL, CodecConfig(min_salience=Salience.PHASE), "greedy", 0, 25).tokens
+    assert phase[-2:] == ["WIN", "EOS"] and "EAT" not in phase
+
+
+def _error(text):
+    with pytest.raises(GrammarError) as err:
+        list(parse(text.split()))
+    return err.value
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("TICK S0 UP X5 Y4 S1 RIGHT", "TICK S1 RIGHT X5 Y4 S1 RIGHT"), "expected S0, the next snake to move"),
+        (("TICK S0 UP X5 Y4", "TICK S0 X5 Y4"), "expected a move"),
+        (("S0 UP X5 Y4 S1", "S0 UP Y4 S1"), "expected a head cell"),
+        (("S0 DIE_HEAD", "S2 DIE_HEAD"), "expected the death of a snake that moved"),
+        (("S0 DIE_HEAD", "S0 DIE_HARD"), "expected DIE_<cause>"),
+        (("EAT LEN4 H100 S1", "EAT H100 LEN4 S1"), "expected LEN<n>"),
+        (("SNAP S0 X5", "SNAP X5"), "expected a snake S<k>"),
+        (("S1 X1 Y3 LEN3 H100 B_S B_S FOOD", "S0 X1 Y3 LEN3 H100 B_S B_S FOOD"), "expected a snake after S0"),
+        (("WIN EOS", "WIN TICK"), "expected EOS"),
+        (("SPAWN X5 Y6 WIN EOS", "SPAWN X5 Y6 EOS"), "EOS before an end event"),
+        (("WIN EOS", "WIN EOS EOS"), "expected nothing after EOS"),
+        (("BOS SNAP", "SNAP SNAP"), "expected BOS"),
+    ],
+)
+def test_parse_errors_point_at_the_first_bad_token(change, message):
+    text = EXAMPLE.replace(*change, 1).split()
+    err = _error(" ".join(text))
+    assert message in err.message and not err.at_end
+    assert err.index == next(i for i, (a, b) in enumerate(zip(text, [*EXAMPLE.split(), None])) if a != b)
+
+
+def test_a_cut_off_sequence_is_an_error_at_its_end():
+    tokens = EXAMPLE.split()[:30]
+    err = _error(" ".join(tokens))
+    assert err.at_end and err.index == 30
+
+
+def test_a_snake_eliminated_no_longer_moves():
+    text = EXAMPLE.replace("WIN EOS", "TICK S1 UP X5 Y4 TIMEOUT EOS")
+    ticks = [item for item in parse(text.split(), to_eos=True) if not isinstance(item, Keyframe)]
+    assert ticks[-1].movers == [1]
+    assert _error(EXAMPLE.replace("WIN EOS", "TICK S0 UP X5 Y4 S1 UP X5 Y4 TIMEOUT EOS")).message.startswith("expected S1")
+
+
+def test_episode_prefix_keeps_the_first_keyframe_and_ticks():
+    tokens = EXAMPLE.split()
+    assert episode_prefix(tokens, 0) == tokens[: tokens.index("TICK")]
+    two = episode_prefix(tokens, 2)
+    assert two[-3:] == ["SPAWN", "X5", "Y1"] and two.count("TICK") == 2
+    assert GAME.episode_prefix(tokens, 100) == tokens[:-1]  # everything but the EOS
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.width}x{c.height}x{c.num_snakes}")
+def test_the_automaton_allows_every_real_episode(config):
+    automaton = GrammarAutomaton(config)
+    for codec in (CodecConfig(keyframe_interval=3), BattlesnakeCodec(tails=True)):
+        for episode, agent in enumerate(["random", "safe", "greedy", "space"]):
+            tokens = GAME.play_episode(config, codec, agent, 4, episode).tokens
+            state = automaton.start()
+            for token in tokens:
+                state = automaton.step(state, token)
+                assert state is not None
+            assert automaton.allowed(state) == frozenset()
+
+
+def test_the_automaton_knows_who_moves_and_how_long_a_body_is():
+    automaton = GrammarAutomaton(SMALL)
+    state = automaton.start()
+    tokens = EXAMPLE.split()
+    seen = []
+    for token in tokens:
+        seen.append(automaton.allowed(state))
+        assert automaton.step(state, "PAD") is None
+        state = automaton.step(state, token)
+    assert seen[0] == {"BOS"} and seen[2] == {"S0", "S1"}
+    assert seen[7] == {"B_U", "B_D", "B_L", "B_R", "B_S"} and seen[9] == {"S1", "FOOD"}  # after LEN3 H100: two steps
+    tick = tokens.index("TICK")
+    assert seen[tick + 1] == {"S0"} and seen[tick + 2] == {"UP", "DOWN", "LEFT", "RIGHT"}
+    assert seen[tick + 3] == {f"X{x}" for x in range(7)} | {"OUT", "FREE"}
+    assert seen[tick + 5] == {"EAT", "S1"}
+    after_moves = seen[tick + 9]  # after the last mover: deaths of movers, spawns, the end, the next tick or a keyframe
+    assert after_moves == {"EAT", "S0", "S1", "SPAWN", "TICK", "SNAP", *GAME.end_events}
+    last = len(tokens) - 1 - tokens[::-1].index("DIE_HEAD")
+    assert seen[last + 1] == {"S1", "SPAWN", "TICK", "SNAP", *GAME.end_events}  # deaths go by index: S1's may follow S0's
+
+
+def test_decode_events_is_the_specs_round_trip():
+    record = GAME.play_episode(SMALL, CodecConfig(keyframe_interval=2), "space", 1, 1)
+    assert GAME.decode_events(record.tokens) == record.events
