@@ -1,5 +1,8 @@
 """Hidden states and next-token log-probabilities of a GameGPT over whole episodes, for the analyses.
 
+Game-agnostic: it reads token ids and the model, never a game. Every analysis reads
+its numbers against `random_like(model)`, an untrained twin of the same shape.
+
 The model is not changed for this: per-layer states come from forward hooks on
 `model.blocks[i]` (and a pre-hook on the first block for the embeddings, a hook
 on `model.ln_f` for the final normalised state that the output head reads), so
@@ -23,6 +26,14 @@ import torch
 from torch import Tensor
 
 from gamegrammar.model import GameGPT, KVCache
+
+
+def random_like(model: GameGPT, seed: int = 0) -> GameGPT:
+    """A randomly initialised model of the same shape: the floor every learned number is read against."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        fresh = GameGPT(model.config)
+    return fresh.to(next(model.parameters()).device).eval()
 
 
 def layer_names(model: GameGPT) -> list[str]:

@@ -38,7 +38,7 @@ import sys
 from pathlib import Path
 
 from gamegrammar.corpus import Corpus
-from gamegrammar.replay import replay
+from gamegrammar.games.snake.replay import replay
 
 work = Path(sys.argv[1])
 corpus = Corpus(work / "corpus")

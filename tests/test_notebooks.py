@@ -18,6 +18,7 @@ from nbclient import NotebookClient
 
 from gamegrammar.checkpoint import EXPORT_FORMAT
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.games import game_of
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import GameGPT, preset
 from gamegrammar.training import EpisodeWindows, collate_windows
@@ -31,7 +32,8 @@ def train_tiny(corpus: Corpus, out: Path, steps: int = 120) -> Path:
     from safetensors.torch import save_file
 
     torch.manual_seed(0)
-    model = GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=128))
+    tick_id = corpus.tokenizer.ids[game_of(corpus.game).tick_token]
+    model = GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=128, tick_id=tick_id))
     data = EpisodeWindows(corpus, corpus.split("train"), block_size=64, windows="random")
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
     model.train()

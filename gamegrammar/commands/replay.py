@@ -1,18 +1,26 @@
-"""gamegrammar replay: show a token sequence as an ASCII animation, an animated GIF or an HTML player."""
+"""gamegrammar replay: show a token sequence as an ASCII animation, an animated GIF or an HTML player.
+
+The sequence comes from a token file's line or a corpus episode; the game from the
+corpus (or --game and its config flags); the drawing from the game's renderer
+(`GameSpec.renderer()`).
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import Any
 
+from gamegrammar.commands.game_args import add_game_arguments, game_config
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games import game_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "replay",
         help="replay a token sequence (a token-file line or a corpus episode) as ASCII, a GIF or an HTML player",
-        description="Replay one token sequence through the Snake rules, marking the first rule violation. "
+        description="Replay one token sequence through the game's rules, marking the first rule violation. "
         "Give --tokens FILE [--line N] or --corpus DIR [--episode ROW]; with no --gif/--html the replay is printed as ASCII.",
     )
     src = p.add_argument_group("input")
@@ -20,9 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--line", type=int, default=1, help="with --tokens: the line to replay, 1-based (default: %(default)s)")
     src.add_argument("--corpus", default=None, help="corpus directory: the episode source (without --tokens) and the game config")
     src.add_argument("--episode", type=int, default=None, help="with --corpus: the episode's row, 0-based (default: 0)")
-    src.add_argument("--width", type=int, default=None, help="board width without --corpus (default: 10)")
-    src.add_argument("--height", type=int, default=None, help="board height without --corpus (default: 10)")
-    src.add_argument("--max-ticks", type=int, default=None, help="tick limit without --corpus (default: 200)")
+    add_game_arguments(p, what="without --corpus")
     out = p.add_argument_group("output")
     out.add_argument("--gif", default=None, metavar="OUT.gif", help="write an animated GIF, one frame per tick")
     out.add_argument("--html", default=None, metavar="OUT.html", help="write a self-contained HTML player")
@@ -35,20 +41,45 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _game_config(args: argparse.Namespace, corpus_game: SnakeConfig | None) -> SnakeConfig:
-    flags = {"width": args.width, "height": args.height, "max_ticks": args.max_ticks}
-    if corpus_game is not None:
-        clash = [k for k, v in flags.items() if v is not None and v != getattr(corpus_game, k)]
-        if clash:
-            raise GameGrammarError(f"{', '.join('--' + k.replace('_', '-') for k in clash)} disagree with the corpus's game config")
-        return corpus_game
-    return SnakeConfig(**{k: v for k, v in flags.items() if v is not None})
+def token_file_line(path: str | Path, line: int, config: Any) -> list[str]:
+    """The tokens on line `line` (1-based) of a text file with one space-separated sequence per line.
+
+    Only that line is checked against the game's vocabulary: a file of model
+    samples may hold a bad line elsewhere, and one replay should not depend on it.
+    An unknown token is refused rather than replayed, because it usually means
+    the wrong game config (its flags, or --corpus).
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise GameGrammarError(f"cannot read token file {path}: {err}") from None
+    if line < 1 or line > len(lines):
+        raise GameGrammarError(f"--line {line} is out of range: {path} has {len(lines)} line{'s' * (len(lines) != 1)}")
+    tokens = lines[line - 1].split()
+    if not tokens:
+        raise GameGrammarError(f"{path} line {line} is blank")
+    game = game_of(config)
+    vocab = set(game.vocabulary(config))
+    unknown = next((t for t in tokens if t not in vocab), None)
+    if unknown is not None:
+        which = game.describe_config(config).get("board", game.name)
+        raise GameGrammarError(f"{path} line {line}: token {unknown!r} is not in the vocabulary of the {which} game")
+    return tokens
 
 
-def load_sequence(args: argparse.Namespace) -> tuple[list[str], SnakeConfig, str]:
+def corpus_episode(path: str | Path, row: int) -> tuple[list[str], Any]:
+    """The tokens of episode `row` (0-based, in corpus order) and the corpus's game config."""
+    from gamegrammar.corpus import Corpus  # numpy-backed; only needed for this source
+
+    corpus = Corpus(path)
+    if not 0 <= row < len(corpus):
+        raise GameGrammarError(f"--episode {row} is out of range: {path} has {len(corpus)} episodes (0..{len(corpus) - 1})")
+    return corpus.episode_tokens(row), corpus.game
+
+
+def load_sequence(args: argparse.Namespace) -> tuple[list[str], Any, str]:
     """The tokens to replay, the game config, and a title naming where they came from."""
-    from gamegrammar.replay.sources import corpus_episode, token_file_line
-
     if args.tokens is None and args.corpus is None:
         raise GameGrammarError("give --tokens FILE [--line N] or --corpus DIR [--episode ROW]")
     if args.tokens is not None and args.episode is not None:
@@ -59,16 +90,14 @@ def load_sequence(args: argparse.Namespace) -> tuple[list[str], SnakeConfig, str
             from gamegrammar.corpus import Corpus
 
             corpus_game = Corpus(args.corpus).game
-        config = _game_config(args, corpus_game)
+        config = game_config(args, corpus_game)
         return token_file_line(args.tokens, args.line, config), config, f"{args.tokens} line {args.line}"
     row = 0 if args.episode is None else args.episode
     tokens, corpus_game = corpus_episode(args.corpus, row)
-    return tokens, _game_config(args, corpus_game), f"{args.corpus} episode {row}"
+    return tokens, game_config(args, corpus_game), f"{args.corpus} episode {row}"
 
 
 def run(args: argparse.Namespace) -> int:
-    from gamegrammar.replay import play, render_frame, replay, write_gif, write_html
-
     if args.cell < 2:
         raise GameGrammarError(f"--cell must be at least 2 pixels, got {args.cell}")
     if args.fps <= 0:
@@ -76,24 +105,25 @@ def run(args: argparse.Namespace) -> int:
     if args.delay < 0:
         raise GameGrammarError(f"--delay must be >= 0, got {args.delay}")
     tokens, config, title = load_sequence(args)
-    rp = replay(tokens, config)
+    renderer = game_of(config).renderer()
+    rp = renderer.replay(tokens, config)
     last = len(rp.frames) - 1
     for flag, tick in (("--frame", args.frame), ("--start-tick", args.start_tick)):
         if tick is not None and not 0 <= tick <= max(0, last):
             raise GameGrammarError(f"{flag} {tick} is out of range: the replay has ticks 0..{max(0, last)}")
     wrote = []
     if args.gif:
-        images = write_gif(rp, args.gif, cell=args.cell, frame_ms=max(20, round(1000 / args.fps)))
+        images = renderer.write_gif(rp, args.gif, cell=args.cell, frame_ms=max(20, round(1000 / args.fps)))
         wrote.append(f"{args.gif} ({images} frames)")
     if args.html:
-        write_html(rp, args.html, start_tick=args.start_tick, title=f"gamegrammar replay: {title}")
+        renderer.write_html(rp, args.html, start_tick=args.start_tick, title=f"gamegrammar replay: {title}")
         wrote.append(args.html)
     if args.ascii or args.frame is not None or not wrote:
         if args.frame is not None:
-            print(render_frame(rp, args.frame))
+            print(renderer.render_frame(rp, args.frame))
             print(rp.summary())
         else:
-            play(rp, delay=args.delay)
+            renderer.play(rp, delay=args.delay)
     if wrote:
         print(f"wrote {', '.join(wrote)}: {rp.summary()}")
     return 0

@@ -1,6 +1,10 @@
 """Tiers 2-3 and world-state probes as one analysis: run, render and write them.
 
-Shared by `gamegrammar analyze` and `gamegrammar evaluate --tiers`.
+Shared by `gamegrammar analyze` and `gamegrammar evaluate --tiers`. Tier 3 and the
+probes are game-agnostic (`archetypes`, `probes`); tier 2 is the game's own
+(`GameSpec.emergence()`: what its rules are, and how to test each), so its section
+remembers which game wrote it (`tier2["game"]`, kept in memory for rendering and
+left out of the JSON, like tier 3's arrays).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ if TYPE_CHECKING:
     from gamegrammar.checkpoint import LoadedModel
     from gamegrammar.corpus import Corpus
 
+IN_MEMORY = {"tier2": "game", "tier3": "arrays"}  # section -> key that renders need and JSON leaves out
+
 
 def run_analysis(
     loaded: LoadedModel,
@@ -28,8 +34,10 @@ def run_analysis(
     seed: int = 0,
 ) -> dict[str, Any]:
     """{"tier2": ..., "tier3": ..., "probes": ..., "analysis_seconds": {...}} for the requested parts (tier 1 is evaluate's)."""
-    from gamegrammar.evaluation import archetypes, emergence
-    from gamegrammar.evaluation import probes as probes_mod
+    from gamegrammar.games import game_of
+    from gamegrammar.hidden import random_like
+    from gamegrammar.interpret import archetypes
+    from gamegrammar.interpret import probes as probes_mod
 
     if corpus.tokenizer.sha256() != loaded.tokenizer.sha256():
         raise GameGrammarError(f"the checkpoint was trained for another game config than the corpus {corpus.path}")
@@ -41,11 +49,14 @@ def run_analysis(
     ids = [corpus.episode_ids(int(r)) for r in rows]
     tokens = [corpus.episode_tokens(int(r)) for r in rows]
     model, config = loaded.model, corpus.game
-    baseline = emergence.random_like(model, seed)
+    game = game_of(config)
+    baseline = random_like(model, seed)
     out: dict[str, Any] = {"analysis_seconds": {}}
     if "2" in tiers:
+        emergence = game.emergence()
         start = time.perf_counter()
         out["tier2"] = emergence.tier2(model, ids, tokens, loaded.tokenizer, config, seed=seed, baseline=baseline)
+        out["tier2"]["game"] = game.name
         out["analysis_seconds"]["tier2"] = round(time.perf_counter() - start, 1)
     if "3" in tiers:
         start = time.perf_counter()
@@ -61,32 +72,42 @@ def run_analysis(
     return out
 
 
+def _renderers(analysis: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(section, module with markdown() and plot()) for each of tier2 / tier3 / probes the dict holds."""
+    from gamegrammar.games import load_game
+    from gamegrammar.interpret import archetypes, probes
+
+    out: list[tuple[str, Any]] = []
+    if analysis.get("tier2"):
+        name = analysis["tier2"].get("game")
+        if name is None:
+            raise GameGrammarError("the tier-2 section does not say which game wrote it (tier2['game']); cannot render it")
+        out.append(("tier2", load_game(name).emergence()))
+    out += [(key, module) for key, module in (("tier3", archetypes), ("probes", probes)) if analysis.get(key)]
+    return out
+
+
 def markdown_sections(analysis: dict[str, Any]) -> list[str]:
     """The markdown of whichever of tier2 / tier3 / probes the dict holds (also used by report.render_markdown)."""
-    from gamegrammar.evaluation import archetypes, emergence, probes
-
     lines: list[str] = []
-    for key, module in (("tier2", emergence), ("tier3", archetypes), ("probes", probes)):
-        if analysis.get(key):
-            lines += ["", *module.markdown(analysis[key])]
+    for key, module in _renderers(analysis):
+        lines += ["", *module.markdown(analysis[key])]
     return lines
 
 
 def write_plots(analysis: dict[str, Any], out: Path) -> list[str]:
-    from gamegrammar.evaluation import archetypes, emergence, probes
-
     names: list[str] = []
-    for key, module in (("tier2", emergence), ("tier3", archetypes), ("probes", probes)):
-        if analysis.get(key):
-            names += module.plot(analysis[key], out)
+    for key, module in _renderers(analysis):
+        names += module.plot(analysis[key], out)
     return names
 
 
 def json_ready(analysis: dict[str, Any]) -> dict[str, Any]:
-    """The analysis without the tier-3 arrays (kept in memory for plots and notebooks, not for JSON)."""
+    """The analysis without what is kept in memory only (tier 2's game, tier 3's arrays: for plots and notebooks)."""
     clean = dict(analysis)
-    if "tier3" in clean:
-        clean["tier3"] = {k: v for k, v in clean["tier3"].items() if k != "arrays"}
+    for section, key in IN_MEMORY.items():
+        if isinstance(clean.get(section), dict):
+            clean[section] = {k: v for k, v in clean[section].items() if k != key}
     return clean
 
 

@@ -5,44 +5,26 @@ over the episode, and the state at its last token, EOS), then clustered without
 labels (KMeans with k = number of agents; a diagonal GMM as a second opinion).
 NMI and ARI against the agent that actually played say how much of the play style
 the embedding carries. They are read against two baselines: the same clustering on
-hand-made statistics of each episode (turn rate, wall-adjacency rate, mean distance
-to the food, length, score; from the replay frames), and on the embeddings of an
-untrained model of the same shape. A cross-validated logistic regression from the
-embedding to the agent gives the supervised ceiling of "linearly present".
+hand-made statistics of each episode (the game's `episode_statistics`, named by its
+`statistic_names`: turn rate, episode length, score and the like), and on the embeddings
+of an untrained model of the same shape. A cross-validated logistic regression from the embedding to the agent gives the
+supervised ceiling of "linearly present".
 
 Uses scikit-learn (clustering, metrics, logistic regression).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from gamegrammar.hidden import iter_outputs
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games import game_of
+from gamegrammar.hidden import iter_outputs, random_like
+from gamegrammar.io import atomic_write
 from gamegrammar.model import GameGPT
-from gamegrammar.replay import replay
-
-STAT_NAMES = ("turn_rate", "wall_rate", "food_distance", "ticks", "score")
-
-
-def episode_statistics(tokens: Sequence[str], config: SnakeConfig) -> np.ndarray:
-    """STAT_NAMES of one episode, from its replay frames (the states the rules produce)."""
-    frames = replay(tokens, config).frames
-    states = [f.state for f in frames]
-    ticks = len(frames) - 1
-    turns = sum(a.direction != b.direction for a, b in itertools.pairwise(states))
-    alive = [s for f, s in zip(frames, states) if not f.dead]
-    wall = sum(config.next_to_wall(s.head) for s in alive)
-    dists = [abs(s.head[0] - s.food[0]) + abs(s.head[1] - s.food[1]) for s in alive if s.food is not None]
-    return np.array(
-        [turns / max(1, ticks), wall / max(1, len(alive)), float(np.mean(dists)) if dists else 0.0, ticks, states[-1].score],
-        dtype=np.float64,
-    )
 
 
 def episode_embeddings(
@@ -107,7 +89,7 @@ def archetypes(
     episodes: Sequence[Sequence[int]],
     tokens: Sequence[Sequence[str]],
     agents: Sequence[str],
-    config: SnakeConfig,
+    config: Any,
     *,
     baseline: GameGPT | None = None,
     seed: int = 0,
@@ -117,14 +99,13 @@ def archetypes(
     The arrays (embeddings, statistics, labels) come back under "arrays" for plotting; they are
     not JSON and `analyze` drops them from analysis.json.
     """
-    from gamegrammar.games.snake.emergence import random_like
-
+    game = game_of(config)
     baseline = baseline if baseline is not None else random_like(model, seed)
     names = sorted(set(agents))
     labels = np.array([names.index(a) for a in agents])
     features = {f"model_{k}": v for k, v in episode_embeddings(model, episodes).items()}
     features |= {f"untrained_{k}": v for k, v in episode_embeddings(baseline, episodes).items()}
-    features["statistics"] = np.stack([episode_statistics(t, config) for t in tokens])
+    features["statistics"] = np.stack([game.episode_statistics(t, config) for t in tokens])
     result: dict[str, Any] = {
         "episodes": len(labels),
         "agents": {n: int((labels == i).sum()) for i, n in enumerate(names)},
@@ -133,7 +114,9 @@ def archetypes(
     for key, x in features.items():
         result["features"][key] = {**cluster_scores(x, labels, seed=seed), "probe": agent_probe(x, labels, seed=seed)}
     stats = features["statistics"]
-    result["statistics_by_agent"] = {n: dict(zip(STAT_NAMES, stats[labels == i].mean(0).round(3).tolist())) for i, n in enumerate(names)}
+    result["statistics_by_agent"] = {
+        n: dict(zip(game.statistic_names, stats[labels == i].mean(0).round(3).tolist())) for i, n in enumerate(names)
+    }
     result["arrays"] = {"labels": labels, "names": names, **features}
     return result
 
@@ -162,10 +145,12 @@ def markdown(result: dict[str, Any]) -> list[str]:
             f"| {key} | {_f(e['kmeans']['nmi'])} | {_f(e['kmeans']['ari'])} | {_f(e['gmm']['nmi'])} | {_f(e['gmm']['ari'])} "
             f"| {_f(p['accuracy'])} ± {_f(p['std'])} | {_f(p['majority'])} |"
         )
-    lines += ["", "Episode statistics by agent (means):", "", "| agent | " + " | ".join(STAT_NAMES) + " |"]
-    lines.append("| --- |" + " --- |" * len(STAT_NAMES))
-    for name, s in result["statistics_by_agent"].items():
-        lines.append(f"| {name} | " + " | ".join(_f(s[k], 2) for k in STAT_NAMES) + " |")
+    by_agent = result["statistics_by_agent"]
+    stats = list(next(iter(by_agent.values()), {}))  # the game's statistic names, in its order
+    lines += ["", "Episode statistics by agent (means):", "", "| agent | " + " | ".join(stats) + " |"]
+    lines.append("| --- |" + " --- |" * len(stats))
+    for name, s in by_agent.items():
+        lines.append(f"| {name} | " + " | ".join(_f(s[k], 2) for k in stats) + " |")
     return lines
 
 
@@ -176,8 +161,6 @@ def plot(result: dict[str, Any], out: Any) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from sklearn.decomposition import PCA
-
-    from gamegrammar.evaluation.report import _save_figure
 
     arrays = result["arrays"]
     labels, names = arrays["labels"], arrays["names"]
@@ -194,6 +177,6 @@ def plot(result: dict[str, Any], out: Any) -> list[str]:
         ax.set_xticks([])
         ax.set_yticks([])
     axes[0].legend(fontsize=7)
-    _save_figure(fig, out / "archetypes.png")
+    atomic_write(out / "archetypes.png", lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
     plt.close(fig)
     return ["archetypes.png"]

@@ -1,10 +1,12 @@
-"""World-state probes: is the board linearly readable from the model's hidden states?
+"""World-state probes: is the game's state linearly readable from the model's hidden states?
 
-At each TICK token the model has read everything up to the previous tick, so the
+At each tick token (`GameSpec.tick_token`) the model has read everything up to the previous tick, so the
 state it would need to predict the coming outcome is the state after that tick.
-That state comes from replaying the episode through the rules (`gamegrammar.replay`),
-and becomes targets: four binary planes per cell (head, body, food, empty), the
-snake's length and score (regression) and its direction (4 classes).
+That state comes from the game's trace of the episode (`GameSpec.trace`, the states
+its rules give), and becomes targets through `GameSpec.probe_targets`: binary cell
+planes (one binary probe per cell of each plane), scalars (regression) and class
+targets (a game might give planes for its pieces, its score as a scalar, a heading
+as a class).
 
 Probes are trained on some episodes and tested on others (split by episode, so a
 probe cannot memorise an episode's states), linear (logistic / softmax regression,
@@ -28,104 +30,82 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from gamegrammar.games.snake.grammar import Tick, parse
-from gamegrammar.hidden import iter_outputs, layer_names
-from gamegrammar.games.snake.rules import SnakeConfig, SnakeState
+from gamegrammar.games import game_of
+from gamegrammar.hidden import iter_outputs, layer_names, random_like
+from gamegrammar.io import atomic_write
 from gamegrammar.model import GameGPT
-from gamegrammar.replay import replay
-
-PLANES = ("head", "body", "food", "empty")
-COORDS = ("head_x", "head_y", "food_x", "food_y")
 
 
 @dataclass
 class ProbeData:
-    """Features per layer and world-state targets, one row per TICK token."""
+    """Features per layer and world-state targets, one row per TICK token (names in the game's order)."""
 
     features: dict[str, np.ndarray]  # layer -> [N, C] float32
-    planes: np.ndarray  # [N, len(PLANES), H * W] uint8 (row-major cells)
-    length: np.ndarray  # [N]
-    score: np.ndarray  # [N]
-    direction: np.ndarray  # [N] Direction values 0..3
+    planes: dict[str, np.ndarray]  # plane -> [N, cells] 0/1 (row-major cells)
+    scalars: dict[str, np.ndarray]  # name -> [N] values
+    classes: dict[str, tuple[np.ndarray, int]]  # name -> ([N] class ids, number of classes)
     episode: np.ndarray  # [N] the episode each row comes from: the unit of the train/test split
-    # Optional [N, 4] head x, head y, food x, food y as classes (food x = width, y = height when there is no food),
-    # for a board `width` cells wide: a linear code of coordinates need not be a linear code of 100 one-hot cells.
-    coords: np.ndarray | None = None
-    width: int = 0
 
     def __len__(self) -> int:
         return len(self.episode)
 
-    def categorical(self) -> dict[str, tuple[np.ndarray, int]]:
-        """Class targets and their number of classes: the direction, and the coordinates when known."""
-        out = {"direction": (self.direction, 4)}
-        if self.coords is not None and self.width:
-            height = self.planes.shape[2] // self.width
-            sizes = (self.width, height, self.width + 1, height + 1)
-            for j, name in enumerate(COORDS):
-                out[name] = (self.coords[:, j], sizes[j])
-        return out
 
-
-def state_planes(state: SnakeState, config: SnakeConfig) -> np.ndarray:
-    """[4, H*W] binary planes (head, body without the head, food, empty) of a state."""
-    planes = np.zeros((len(PLANES), config.height, config.width), dtype=np.uint8)
-    x, y = state.head
-    if config.in_bounds(state.head):
-        planes[0, y, x] = 1
-    for bx, by in state.body[1:]:
-        if config.in_bounds((bx, by)):
-            planes[1, by, bx] = 1
-    if state.food is not None:
-        planes[2, state.food[1], state.food[0]] = 1
-    planes[3] = 1 - planes[:3].max(0)
-    return planes.reshape(len(PLANES), -1)
+def tick_positions(tokens: Sequence[str], tick_token: str) -> list[int]:
+    """Where each tick starts: the positions of the tick token, tick 1 first."""
+    return [i for i, t in enumerate(tokens) if t == tick_token]
 
 
 def collect(
     model: GameGPT,
     episodes: Sequence[Sequence[int]],
     tokens: Sequence[Sequence[str]],
-    config: SnakeConfig,
+    config: Any,
     layers: Sequence[str] = ("final",),
     max_ticks_per_episode: int | None = None,
     seed: int = 0,
     batch_size: int = 16,
 ) -> ProbeData:
-    """Hidden states at each TICK token and the state before that tick (after the previous one)."""
+    """Hidden states at each TICK token and the targets of the state before that tick (after the previous one).
+
+    Ticks past the end of the episode's trace (where the rules cannot follow it) have no state and are left out.
+    """
+    game = game_of(config)
     rng = np.random.default_rng(seed)
     feats: dict[str, list[np.ndarray]] = {name: [] for name in layers}
-    planes, length, score, direction, episode, coords = [], [], [], [], [], []
+    planes: dict[str, list[np.ndarray]] = {}
+    scalars: dict[str, list[float]] = {}
+    classes: dict[str, list[int]] = {}
+    sizes: dict[str, int] = {}
+    episode: list[int] = []
     for e, (toks, out) in enumerate(zip(tokens, iter_outputs(model, episodes, layers, batch_size))):
-        frames = replay(toks, config).frames
-        ticks = [t for t in parse(toks) if isinstance(t, Tick) and t.number < len(frames) + 1]
+        states = game.trace(toks, config)
+        starts = tick_positions(toks, game.tick_token)[: len(states)]  # tick k starts from states[k - 1]
+        ticks = list(enumerate(starts))
         if max_ticks_per_episode is not None and len(ticks) > max_ticks_per_episode:
             keep = np.sort(rng.choice(len(ticks), max_ticks_per_episode, replace=False))
             ticks = [ticks[int(i)] for i in keep]
         if not ticks:
             continue
-        where = torch.tensor([t.start for t in ticks])
+        where = torch.tensor([start for _, start in ticks])
         for name in layers:
             feats[name].append(out.hidden[name][where].numpy())
-        for t in ticks:
-            state = frames[t.number - 1].state
-            planes.append(state_planes(state, config))
-            length.append(state.length)
-            score.append(state.score)
-            direction.append(int(state.direction))
+        for k, _ in ticks:
+            targets = game.probe_targets(states[k], config)
+            for name, plane in targets.planes.items():
+                planes.setdefault(name, []).append(plane)
+            for name, value in targets.scalars.items():
+                scalars.setdefault(name, []).append(value)
+            for name, (value, size) in targets.classes.items():
+                classes.setdefault(name, []).append(value)
+                sizes[name] = size
             episode.append(e)
-            food = state.food if state.food is not None else (config.width, config.height)
-            coords.append((state.head[0], state.head[1], food[0], food[1]))
     width = model.config.n_embd
     return ProbeData(
         {name: np.concatenate(f) if f else np.zeros((0, width), np.float32) for name, f in feats.items()},
-        np.stack(planes) if planes else np.zeros((0, len(PLANES), config.cells), np.uint8),
-        np.array(length),
-        np.array(score),
-        np.array(direction),
+        {name: np.stack(rows) for name, rows in planes.items()},
+        {name: np.array(values) for name, values in scalars.items()},
+        {name: (np.array(values, dtype=np.int64), sizes[name]) for name, values in classes.items()},
         np.array(episode),
-        np.array(coords, dtype=np.int64).reshape(-1, 4),
-        config.width,
     )
 
 
@@ -265,51 +245,58 @@ def evaluate_probes(
     min_steps: int = 300,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Per-plane cell accuracy and F1, direction and coordinate accuracy, length/score R² of one probe type on features x.
+    """Per-plane cell accuracy and F1, class-target accuracy and scalar R² of one probe type on features x.
 
-    The majority baselines (per cell, and for each class target) come from the training rows.
+    One probe reads every plane (a binary output per cell), one every class target (a softmax head
+    each), and one every scalar. The majority baselines (per cell, and for each class target) come
+    from the training rows.
     """
     mu, sd = x[train].mean(0), x[train].std(0) + 1e-6
     xs = ((x - mu) / sd).astype(np.float32)
-    n_planes, n_cells = data.planes.shape[1:]
-    y = data.planes.reshape(len(data), -1).astype(np.float32)
     out: dict[str, Any] = {"train_rows": int(train.sum()), "test_rows": int(test.sum()), "planes": {}}
-    net = fit_probe(xs[train], y[train], "bce", hidden=hidden, epochs=epochs, min_steps=min_steps, seed=seed)
-    pred = (_predict(net, xs[test]) > 0).reshape(-1, n_planes, n_cells)
-    true = data.planes[test].astype(bool)
-    majority = data.planes[train].mean(0) > 0.5  # [planes, cells]
-    for i, name in enumerate(PLANES):
-        out["planes"][name] = {
-            "cell_accuracy": float((pred[:, i] == true[:, i]).mean()),
-            "f1": f1(pred[:, i], true[:, i]),
-            "majority_accuracy": float((majority[i][None] == true[:, i]).mean()),
-            "majority_f1": f1(np.broadcast_to(majority[i][None], true[:, i].shape), true[:, i]),
-            "positive_rate": float(true[:, i].mean()),
-        }
-    categorical = data.categorical()
-    names = list(categorical)
-    y_cls = np.stack([categorical[n][0] for n in names], 1)
-    sizes = [categorical[n][1] for n in names]
-    net = fit_probe(xs[train], y_cls[train], "ce", hidden=hidden, epochs=epochs, min_steps=min_steps, classes=sizes, seed=seed)
-    logits = _predict(net, xs[test])
-    for j, (name, (a, b)) in enumerate(zip(names, itertools.pairwise(np.cumsum([0, *sizes]).tolist()))):
-        counts = np.bincount(y_cls[train, j], minlength=sizes[j])
-        out[name] = {
-            "accuracy": float((logits[:, a:b].argmax(1) == y_cls[test, j]).mean()),
-            "majority_accuracy": float((y_cls[test, j] == counts.argmax()).mean()),
-        }
-    t = np.stack([data.length, data.score], 1).astype(np.float64)
-    if hidden <= 0:
-        w, b, _ = ridge_cv(xs[train].astype(np.float64), t[train], data.episode[train], seed)
-        p = xs[test] @ w + b
-    else:
-        m, s = t[train].mean(0), t[train].std(0) + 1e-6
-        net = fit_probe(
-            xs[train], ((t[train] - m) / s).astype(np.float32), "mse", hidden=hidden, epochs=epochs, min_steps=min_steps, seed=seed
-        )
-        p = _predict(net, xs[test]) * s + m
-    for j, name in enumerate(("length", "score")):
-        out[name] = {"r2": r2(p[:, j], t[test, j]), "mae": float(np.abs(p[:, j] - t[test, j]).mean())}
+    if data.planes:
+        names = list(data.planes)
+        planes = np.stack([data.planes[n] for n in names], 1)  # [N, planes, cells]
+        n_planes, n_cells = planes.shape[1:]
+        y = planes.reshape(len(data), -1).astype(np.float32)
+        net = fit_probe(xs[train], y[train], "bce", hidden=hidden, epochs=epochs, min_steps=min_steps, seed=seed)
+        pred = (_predict(net, xs[test]) > 0).reshape(-1, n_planes, n_cells)
+        true = planes[test].astype(bool)
+        majority = planes[train].mean(0) > 0.5  # [planes, cells]
+        for i, name in enumerate(names):
+            out["planes"][name] = {
+                "cell_accuracy": float((pred[:, i] == true[:, i]).mean()),
+                "f1": f1(pred[:, i], true[:, i]),
+                "majority_accuracy": float((majority[i][None] == true[:, i]).mean()),
+                "majority_f1": f1(np.broadcast_to(majority[i][None], true[:, i].shape), true[:, i]),
+                "positive_rate": float(true[:, i].mean()),
+            }
+    if data.classes:
+        names = list(data.classes)
+        y_cls = np.stack([data.classes[n][0] for n in names], 1)
+        sizes = [data.classes[n][1] for n in names]
+        net = fit_probe(xs[train], y_cls[train], "ce", hidden=hidden, epochs=epochs, min_steps=min_steps, classes=sizes, seed=seed)
+        logits = _predict(net, xs[test])
+        for j, (name, (a, b)) in enumerate(zip(names, itertools.pairwise(np.cumsum([0, *sizes]).tolist()))):
+            counts = np.bincount(y_cls[train, j], minlength=sizes[j])
+            out[name] = {
+                "accuracy": float((logits[:, a:b].argmax(1) == y_cls[test, j]).mean()),
+                "majority_accuracy": float((y_cls[test, j] == counts.argmax()).mean()),
+            }
+    if data.scalars:
+        names = list(data.scalars)
+        t = np.stack([data.scalars[n] for n in names], 1).astype(np.float64)
+        if hidden <= 0:
+            w, b, _ = ridge_cv(xs[train].astype(np.float64), t[train], data.episode[train], seed)
+            p = xs[test] @ w + b
+        else:
+            m, s = t[train].mean(0), t[train].std(0) + 1e-6
+            net = fit_probe(
+                xs[train], ((t[train] - m) / s).astype(np.float32), "mse", hidden=hidden, epochs=epochs, min_steps=min_steps, seed=seed
+            )
+            p = _predict(net, xs[test]) * s + m
+        for j, name in enumerate(names):
+            out[name] = {"r2": r2(p[:, j], t[test, j]), "mae": float(np.abs(p[:, j] - t[test, j]).mean())}
     return out
 
 
@@ -317,7 +304,7 @@ def world_state_probes(
     model: GameGPT,
     episodes: Sequence[Sequence[int]],
     tokens: Sequence[Sequence[str]],
-    config: SnakeConfig,
+    config: Any,
     *,
     baseline: GameGPT | None = None,
     all_layers: bool = True,
@@ -329,14 +316,13 @@ def world_state_probes(
     seed: int = 0,
 ) -> dict[str, Any]:
     """Linear and MLP probes on the final state (and linear probes on every layer) of the model and an untrained twin."""
-    from gamegrammar.games.snake.emergence import random_like
-
     baseline = baseline if baseline is not None else random_like(model, seed)
     layers = layer_names(model) if all_layers else ["final"]
-    result: dict[str, Any] = {"episodes": len(episodes), "planes": list(PLANES), "layers": layers}
+    result: dict[str, Any] = {"episodes": len(episodes), "planes": [], "layers": layers}
     for label, m in (("model", model), ("untrained", baseline)):
         data = collect(m, episodes, tokens, config, layers, max_ticks_per_episode, seed)
         train, test = split_by_episode(data.episode, test_fraction, seed)
+        result["planes"] = list(data.planes)
         result["rows"] = len(data)
         result["train_episodes"] = len(np.unique(data.episode[train]))
         result["test_episodes"] = len(np.unique(data.episode[test]))
@@ -364,43 +350,44 @@ def _f(x: float | None, digits: int = 3) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
+def _names(entry: dict[str, Any], metric: str) -> list[str]:
+    """The targets of one evaluate_probes() entry scored by `metric`: "accuracy" for class targets, "r2" for scalars."""
+    return [name for name, value in entry.items() if isinstance(value, dict) and metric in value]
+
+
 def markdown(result: dict[str, Any]) -> list[str]:
     """Markdown lines for a world_state_probes() result."""
+    m, u = result["model"], result["untrained"]
+    planes, classes, scalars = result["planes"], _names(m["linear"], "accuracy"), _names(m["linear"], "r2")
     lines = [
         f"## World-state probes ({result['episodes']} held-out episodes, {result['rows']} TICK positions; "
         f"train/test split by episode: {result['train_episodes']} / {result['test_episodes']})",
         "",
-        "Targets: the state before each tick (after the previous one), from replaying the episode through the rules. "
-        "In Snake length = score + 1, so their R² coincide.",
+        "Targets: the state before each tick (after the previous one), from the game's trace of the episode through its rules.",
         "",
         "| target | metric | model linear | model MLP | untrained linear | untrained MLP | per-cell majority |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    m, u = result["model"], result["untrained"]
-    for plane in PLANES:
+    for plane in planes:
         for metric in ("f1", "cell_accuracy"):
             base = _f(m["linear"]["planes"][plane]["majority_accuracy" if metric == "cell_accuracy" else "majority_f1"])
             vals = [src[kind]["planes"][plane][metric] for src in (m, u) for kind in ("linear", "mlp")]
             lines.append(f"| {plane} cells | {metric} | " + " | ".join(_f(v) for v in vals) + f" | {base} |")
-    for name in ("direction", *COORDS):
-        if name not in m["linear"]:
-            continue
+    for name in classes:
         vals = [src[kind][name]["accuracy"] for src in (m, u) for kind in ("linear", "mlp")]
         lines.append(f"| {name} | accuracy | " + " | ".join(_f(v) for v in vals) + f" | {_f(m['linear'][name]['majority_accuracy'])} |")
-    for name in ("length", "score"):
+    for name in scalars:
         vals = [src[kind][name]["r2"] for src in (m, u) for kind in ("linear", "mlp")]
         lines.append(f"| {name} | R² | " + " | ".join(_f(v) for v in vals) + " | 0 |")
     if "by_layer" in m:
+        headers = [f"{p} F1" for p in planes] + [f"{n.replace('_', ' ')} acc" for n in classes] + [f"{n} R²" for n in scalars]
         lines += ["", "### Linear probes by layer (model / untrained)", ""]
-        lines += [
-            "| layer | head F1 | body F1 | food F1 | direction acc | head x acc | head y acc | length R² |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |",
-        ]
+        lines += ["| layer | " + " | ".join(headers) + " |", "| --- |" + " --- |" * len(headers)]
         for layer in result["layers"]:
             a, b = m["by_layer"][layer], u["by_layer"][layer]
-            cells = [f"{_f(a['planes'][p]['f1'], 2)} / {_f(b['planes'][p]['f1'], 2)}" for p in ("head", "body", "food")]
-            cells += [f"{_f(a[n]['accuracy'], 2)} / {_f(b[n]['accuracy'], 2)}" if n in a else "" for n in ("direction", "head_x", "head_y")]
-            cells.append(f"{_f(a['length']['r2'], 2)} / {_f(b['length']['r2'], 2)}")
+            cells = [f"{_f(a['planes'][p]['f1'], 2)} / {_f(b['planes'][p]['f1'], 2)}" for p in planes]
+            cells += [f"{_f(a[n]['accuracy'], 2)} / {_f(b[n]['accuracy'], 2)}" for n in classes]
+            cells += [f"{_f(a[n]['r2'], 2)} / {_f(b[n]['r2'], 2)}" for n in scalars]
             lines.append(f"| {layer} | " + " | ".join(cells) + " |")
     return lines
 
@@ -412,20 +399,18 @@ def plot(result: dict[str, Any], out: Any) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from gamegrammar.evaluation.report import _save_figure
-
+    planes, classes = result["planes"], _names(result["model"]["linear"], "accuracy")
     fig, ax = plt.subplots(figsize=(8, 3.2))
-    classes = [n for n in ("direction", *COORDS) if n in result["model"]["linear"]]
-    x = np.arange(len(PLANES) + len(classes))
+    x = np.arange(len(planes) + len(classes))
     series = [("model", "linear"), ("model", "mlp"), ("untrained", "linear"), ("untrained", "mlp")]
     for j, (src, kind) in enumerate(series):
         e = result[src][kind]
-        ys = [e["planes"][p]["f1"] for p in PLANES] + [e[n]["accuracy"] for n in classes]
+        ys = [e["planes"][p]["f1"] for p in planes] + [e[n]["accuracy"] for n in classes]
         ax.bar(x + (j - 1.5) * 0.2, ys, width=0.2, label=f"{src} {kind}", color=f"C{j}")
-    ax.set_xticks(x, [f"{p}\nF1" for p in PLANES] + [f"{n}\nacc" for n in classes], fontsize=7)
+    ax.set_xticks(x, [f"{p}\nF1" for p in planes] + [f"{n}\nacc" for n in classes], fontsize=7)
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=7)
     ax.set_title(f"World-state probes (test: {result['test_episodes']} episodes)")
-    _save_figure(fig, out / "probes.png")
+    atomic_write(out / "probes.png", lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
     plt.close(fig)
     return ["probes.png"]

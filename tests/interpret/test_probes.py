@@ -1,4 +1,4 @@
-"""World-state probes: targets from the rules, hooks that read the real hidden states, and probes that find a planted signal."""
+"""World-state probes: targets through the game's trace, rows at the tick tokens, probes that find a planted signal."""
 
 from __future__ import annotations
 
@@ -6,13 +6,17 @@ import numpy as np
 import pytest
 import torch
 
-from gamegrammar.games.snake.grammar import Tick, parse
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
-from gamegrammar.evaluation import probes as pr
-from gamegrammar.hidden import capture, layer_names, run_episodes
+from gamegrammar.games import game_of
+from gamegrammar.games.snake.grammar import Tick, parse
+from gamegrammar.games.snake.planes import PLANES, state_planes
 from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games.snake.trace import trace
+from gamegrammar.hidden import layer_names, run_episodes
+from gamegrammar.interpret import probes as pr
 from gamegrammar.model import GameGPT, preset
-from gamegrammar.replay import replay
+
+COORDS = ("head_x", "head_y", "food_x", "food_y")
 
 
 @pytest.fixture(scope="module")
@@ -25,31 +29,21 @@ def small_corpus(tmp_path_factory) -> Corpus:
 
 def model_for(corpus: Corpus, seed: int = 0) -> GameGPT:
     torch.manual_seed(seed)
-    return GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=64)).eval()
+    tick_id = corpus.tokenizer.ids[game_of(corpus.game).tick_token]
+    return GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=64, tick_id=tick_id)).eval()
 
 
 def real_states(corpus: Corpus, episodes: int):
-    """(states before each tick, episode of each) from the rules' replay."""
+    """(states before each tick, episode of each) from the rules' trace."""
     states, groups = [], []
     for row in range(episodes):
         tokens = corpus.episode_tokens(row)
-        frames = replay(tokens, corpus.game).frames
+        traced = trace(tokens, corpus.game)
         for t in parse(tokens):
             if isinstance(t, Tick):
-                states.append(frames[t.number - 1].state)
+                states.append(traced[t.number - 1])
                 groups.append(row)
     return states, np.array(groups)
-
-
-def test_planes_partition_the_board(small_corpus):
-    states, _ = real_states(small_corpus, 10)
-    for s in states[:200]:
-        planes = pr.state_planes(s, small_corpus.game)
-        assert planes.shape == (4, 36)
-        assert (planes.sum(0) == 1).all()  # each cell is exactly one of head, body, food, empty
-        assert planes[0].sum() == 1 and planes[1].sum() == s.length - 1 and planes[2].sum() == (s.food is not None)
-        x, y = s.head
-        assert planes[0, y * 6 + x] == 1
 
 
 def test_split_by_episode_keeps_episodes_whole():
@@ -57,24 +51,6 @@ def test_split_by_episode_keeps_episodes_whole():
     train, test = pr.split_by_episode(groups, 0.3, seed=2)
     assert not set(groups[train]) & set(groups[test])
     assert len(set(groups[test])) == 6 and train.sum() + test.sum() == len(groups)
-
-
-def test_hooks_read_the_states_the_model_computes(small_corpus):
-    model = model_for(small_corpus)
-    ids = [int(t) for t in small_corpus.episode_ids(0)][:60]
-    idx = torch.tensor([ids])
-    with capture(model, layer_names(model)) as store:
-        logits = model(idx)[0]
-    assert set(store) == set(layer_names(model))
-    assert torch.allclose(model.head(store["final"]), logits, atol=1e-5)
-    assert torch.allclose(model.ln_f(store[f"block{len(model.blocks)}"]), store["final"], atol=1e-5)
-    clock = model.tick_clock(idx)
-    embed = model.wte(idx) + model.wtick(clock)
-    if model.wpe is not None:  # rotary presets have no position table: positions act inside attention
-        embed = embed + model.wpe(torch.arange(len(ids)))
-    assert torch.allclose(store["embed"], embed, atol=1e-6)
-    with pytest.raises(ValueError, match="unknown layer"), capture(model, ["block99"]):
-        pass
 
 
 def test_collect_has_one_row_per_tick(small_corpus):
@@ -89,16 +65,26 @@ def test_collect_has_one_row_per_tick(small_corpus):
     out = run_episodes(model, ids[:1], ["final"])[0]
     starts = [t.start for t in parse(tokens[0]) if isinstance(t, Tick)]
     assert np.allclose(data.features["final"][: len(starts)], out.hidden["final"][starts].numpy(), atol=1e-5)
-    assert (data.length == data.score + 1).all()  # Snake: one segment per food eaten
-    head_cell = data.planes[:, 0].argmax(1)
-    assert (data.coords[:, 0] == head_cell % 6).all() and (data.coords[:, 1] == head_cell // 6).all()
-    assert set(data.categorical()) == {"direction", *pr.COORDS} and data.categorical()["food_x"][1] == 7
-    assert data.length[0] == 1 and data.score[0] == 0
+    assert list(data.planes) == list(PLANES) and list(data.scalars) == ["length", "score"]
+    assert list(data.classes) == ["direction", *COORDS] and data.classes["food_x"][1] == 7
+    assert (data.scalars["length"] == data.scalars["score"] + 1).all()  # Snake: one segment per food eaten
+    head_cell = data.planes["head"].argmax(1)
+    assert (data.classes["head_x"][0] == head_cell % 6).all() and (data.classes["head_y"][0] == head_cell // 6).all()
+    assert data.scalars["length"][0] == 1 and data.scalars["score"][0] == 0
+
+
+def test_collect_leaves_out_ticks_the_trace_cannot_follow(small_corpus):
+    model = model_for(small_corpus)
+    tokens = small_corpus.episode_tokens(0)
+    move = tokens.index("MOVE", tokens.index("TICK") + 20)  # a move past tick 5 goes somewhere the rules never would
+    bad = [*tokens[: move + 1], "X0" if tokens[move + 1] != "X0" else "X5", *tokens[move + 2 :]]
+    data = pr.collect(model, [small_corpus.tokenizer.encode(bad)], [bad], small_corpus.game)
+    assert len(data) == len(trace(bad, small_corpus.game)) < int(small_corpus.index["ticks"][0])
 
 
 def planted(corpus: Corpus, noise: float, signal: bool, seed: int = 0) -> pr.ProbeData:
     states, groups = real_states(corpus, 40)
-    planes = np.stack([pr.state_planes(s, corpus.game) for s in states])
+    planes = np.stack([state_planes(s, corpus.game) for s in states])
     direction = np.array([int(s.direction) for s in states])
     length = np.array([s.length for s in states])
     rng = np.random.default_rng(seed)
@@ -106,14 +92,20 @@ def planted(corpus: Corpus, noise: float, signal: bool, seed: int = 0) -> pr.Pro
     mix = rng.normal(size=(code.shape[1], 200))
     x = code @ mix if signal else rng.normal(size=(len(states), 200))
     x = x + noise * rng.normal(size=x.shape)
-    return pr.ProbeData({"final": x.astype(np.float32)}, planes, length, length - 1, direction, groups)
+    return pr.ProbeData(
+        {"final": x.astype(np.float32)},
+        dict(zip(PLANES, planes.transpose(1, 0, 2))),
+        {"length": length, "score": length - 1},
+        {"direction": (direction, 4)},
+        groups,
+    )
 
 
 def test_linear_probe_recovers_a_planted_code_and_not_noise(small_corpus):
     data = planted(small_corpus, noise=0.1, signal=True)
     train, test = pr.split_by_episode(data.episode, 0.3, seed=0)
     good = pr.evaluate_probes(data.features["final"], data, train, test, epochs=30)
-    for plane in pr.PLANES:
+    for plane in PLANES:
         assert good["planes"][plane]["f1"] > 0.9, (plane, good["planes"][plane])
     assert good["direction"]["accuracy"] > 0.9
     assert good["length"]["r2"] > 0.9 and good["score"]["r2"] > 0.9
@@ -152,5 +144,9 @@ def test_world_state_probes_report(small_corpus):
     for src in ("model", "untrained"):
         for kind in ("linear", "mlp"):
             e = result[src][kind]
-            assert set(e["planes"]) == set(pr.PLANES) and 0 <= e["direction"]["accuracy"] <= 1
-    assert any("head cells" in line for line in pr.markdown(result))
+            assert set(e["planes"]) == set(PLANES) and 0 <= e["direction"]["accuracy"] <= 1
+            assert set(e) == {"train_rows", "test_rows", "planes", "direction", *COORDS, "length", "score"}
+    assert result["planes"] == list(PLANES)
+    lines = pr.markdown(result)
+    assert any("head cells" in line for line in lines) and any(line.startswith("| food_y | accuracy |") for line in lines)
+    assert any(line.startswith("| layer | head F1 |") and "food y acc" in line and "score R²" in line for line in lines)

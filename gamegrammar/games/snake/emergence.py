@@ -25,8 +25,11 @@ ask whether the prediction moves as the rule demands:
 - body_ahead: likewise with a direction into the snake's body (not the tail's
   cell, which is free by then): DIE_SELF is mandated.
 Each probe has a control, the same prefix unedited, so the shift is visible. The
-outcome the rules give is always checked with `snake.resolve`: no rule is
-re-implemented here.
+outcome the rules give is always checked with `rules.resolve`: no rule is
+re-implemented here. States come from `trace` (the states the rules give the episode).
+
+This is Snake's tier 2, reached through `GAME.emergence()`; `gamegrammar.interpret.analysis`
+runs it beside the game-agnostic tier 3 and probes.
 """
 
 from __future__ import annotations
@@ -42,9 +45,10 @@ import torch
 
 from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
 from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState, legal_directions, resolve
-from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs
+from gamegrammar.games.snake.trace import trace
+from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs, random_like
+from gamegrammar.io import atomic_write
 from gamegrammar.model import GameGPT
-from gamegrammar.replay import replay
 from gamegrammar.tokenizer import GameTokenizer
 
 RULES = [
@@ -105,20 +109,20 @@ class RuleEvent:
 
 
 def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
-    """Every rule event of a (valid, full-salience) episode, with positions from `codec.parse`.
+    """Every rule event of a (valid, full-salience) episode, with positions from `grammar.parse`.
 
-    The state before each tick comes from `replay` (the one rules implementation).
+    The state before each tick comes from `trace` (the one rules implementation).
     """
-    frames = replay(tokens, config).frames
+    states = trace(tokens, config)
     events: list[RuleEvent] = []
     last_keyframe = 0
     for item in parse(tokens):
         if isinstance(item, Keyframe):
             continue
         assert isinstance(item, Tick)
-        if item.number >= len(frames):
+        if item.number >= len(states):
             break
-        before, after = frames[item.number - 1].state, frames[item.number].state
+        before, after = states[item.number - 1], states[item.number]
         p = item.positions
         ctx = (item.number, before.length, item.number - last_keyframe)
 
@@ -293,12 +297,12 @@ def fatal_input_probes(
     tokens: Sequence[str], config: SnakeConfig, episode: int, rng: np.random.Generator, per_episode: int = 2
 ) -> list[Probe]:
     """wall_ahead and body_ahead probes: real ticks whose input is replaced by a fatal (non-reversing) direction."""
-    frames = replay(tokens, config).frames
+    states = trace(tokens, config)
     found: dict[str, list[Probe]] = {"wall_ahead": [], "body_ahead": []}
     for item in parse(tokens):
-        if not isinstance(item, Tick) or item.number >= len(frames):
+        if not isinstance(item, Tick) or item.number >= len(states):
             continue
-        before = frames[item.number - 1].state
+        before = states[item.number - 1]
         control = list(tokens[: item.start + 2])
         control_outcome = _outcome(before, config, item.input)
         for d in legal_directions(before.direction):
@@ -382,14 +386,6 @@ def score_probes(model: GameGPT, probes: Sequence[Probe], tokenizer: GameTokeniz
             "control_accuracy": float((control[r].argmax(1) == c_ids).float().mean()),  # the rules' outcome there
         }
     return out
-
-
-def random_like(model: GameGPT, seed: int = 0) -> GameGPT:
-    """A randomly initialised model of the same shape: the floor every learned number is read against."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        fresh = GameGPT(model.config)
-    return fresh.to(next(model.parameters()).device).eval()
 
 
 def counterfactuals(
@@ -504,14 +500,16 @@ def markdown(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _save_figure(fig: Any, path: Any) -> None:
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
+
+
 def plot(result: dict[str, Any], out: Any) -> list[str]:
     """emergence.png (P by context per rule) and counterfactuals.png; returns the file names written."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from gamegrammar.evaluation.report import _save_figure
 
     em = result["emergence"]
     contexts = [c for c in em["contexts"] if not (c == "ticks_since_keyframe" and _same_split(em, c, "tick"))]

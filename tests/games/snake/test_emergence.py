@@ -1,40 +1,27 @@
-"""Tier 2: rule events and their context splits, counterfactual edits, branch log-probs, and `gamegrammar analyze`."""
+"""Snake's tier 2: rule events and their context splits, counterfactual edits, and the tier-2 section."""
 
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
 import torch
-from safetensors.torch import save_file
 
-from gamegrammar.checkpoint import EXPORT_FORMAT
-from gamegrammar.cli import main
-from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
 from gamegrammar.corpus import Corpus
-from gamegrammar.evaluation import emergence as em
-from gamegrammar.hidden import branch_logprobs, next_logprobs, run_episodes
-from gamegrammar.games.snake.validity import validate
+from gamegrammar.games.snake import GAME
+from gamegrammar.games.snake import emergence as em
+from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
 from gamegrammar.games.snake.rules import Outcome, resolve
+from gamegrammar.games.snake.trace import trace
+from gamegrammar.games.snake.validity import validate
 from gamegrammar.model import GameGPT, preset
-from gamegrammar.replay import replay
 
 
 def tiny_model(corpus: Corpus, seed: int = 0, **overrides: int) -> GameGPT:
     torch.manual_seed(seed)
-    return GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=256, **overrides)).eval()
-
-
-def export_model(model: GameGPT, corpus: Corpus, out) -> None:
-    """An exported-model directory (what `gamegrammar export` writes), so the CLI can load an untrained model."""
-    out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.contiguous() for k, v in model.state_dict().items() if k != "head.weight"}
-    save_file(state, out / "model.safetensors", metadata={"format": "pt"})
-    (out / "tokenizer.json").write_text(corpus.tokenizer.to_json())
-    config = {"format_version": EXPORT_FORMAT, "gpt_config": model.config.to_dict(), "corpus_spec": corpus.spec.to_dict()}
-    (out / "config.json").write_text(json.dumps(config))
+    tick_id = corpus.tokenizer.ids[GAME.tick_token]
+    return GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=256, tick_id=tick_id, **overrides)).eval()
 
 
 @pytest.fixture(scope="module")
@@ -129,28 +116,6 @@ def test_fatal_input_probes_are_what_the_rules_say(corpus):
     assert kinds == {"wall_ahead", "body_ahead"}
 
 
-def test_branch_and_window_logprobs_agree_with_plain_forwards(corpus):
-    model = tiny_model(corpus, block_size=24)
-    ids = [int(t) for t in corpus.episode_ids(int(np.argmax(corpus.index["length"])))]
-    cands = [corpus.tokenizer.ids[f"X{x}"] for x in range(4)]
-    points = [3, 20, 23, 24, 57, 200]
-    for p, got in zip(points, branch_logprobs(model, ids, points, cands)):
-        want = next_logprobs(model, [[*ids[:p], c] for c in cands])
-        assert torch.allclose(got, want, atol=1e-5)
-    out = run_episodes(model, [ids[:100]], ["final"])[0]
-    # Within the first window the windowed log-probs are the plain forward's; the final state is what the head reads.
-    plain = torch.log_softmax(model(torch.tensor([ids[:24]]))[0][0], -1)
-    assert torch.allclose(out.logp[:24], plain, atol=1e-5)
-    assert torch.allclose(torch.log_softmax(model.head(out.hidden["final"]), -1), out.logp, atol=1e-4)
-    # Beyond it, position 60 is read from the window starting at 48 (windows step by half the context of 24),
-    # with the game clock of the 48 tokens before it carried.
-    cache = model.new_cache(1, 13)
-    cache.ticks = torch.tensor([sum(t == model.config.tick_id for t in ids[:48])])
-    window = torch.log_softmax(model(torch.tensor([ids[48:61]]), cache=cache)[0][0, -1], -1)
-    assert torch.allclose(out.logp[60], window, atol=1e-5)
-    assert not torch.allclose(out.logp[60], torch.log_softmax(model(torch.tensor([ids[48:61]]))[0][0, -1], -1), atol=1e-3)
-
-
 def test_counterfactuals_and_tier2_shape(corpus):
     rows = corpus.split("train")[:5]
     tokens = [corpus.episode_tokens(int(r)) for r in rows]
@@ -169,53 +134,16 @@ def test_counterfactuals_and_tier2_shape(corpus):
     json.dumps(result)  # plain python values only
 
 
-def test_analyze_cli_writes_a_report(tmp_path, tiny_corpus, capsys):
-    corpus = Corpus(tiny_corpus)
-    export_model(tiny_model(corpus), corpus, tmp_path / "model")
-    out = tmp_path / "analysis"
-    args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--out", str(out), "--tiers", "2,3", "--probes"]
-    code = main([*args, "--analysis-episodes", "8", "--probe-ticks", "10", "--probe-layers", "final", "--device", "cpu"])
-    assert code == 0, capsys.readouterr().err
-    data = json.loads((out / "analysis.json").read_text())
-    assert {"tier2", "tier3", "probes", "meta"} <= set(data)
-    assert "arrays" not in data["tier3"]
-    md = (out / "analysis.md").read_text()
-    assert "Tier 2" in md and "Tier 3" in md and "World-state probes" in md
-    for png in ("emergence.png", "counterfactuals.png", "archetypes.png", "probes.png"):
-        assert (out / png).stat().st_size > 1000
-    assert not math.isnan(data["tier3"]["features"]["statistics"]["kmeans"]["nmi"])
-
-
-def test_analyze_rejects_bad_tiers(tmp_path, tiny_corpus, capsys):
-    code = main(["analyze", "--ckpt", str(tmp_path), "--corpus", str(tiny_corpus), "--out", str(tmp_path / "o"), "--tiers", "2,5"])
-    assert code == 2
-    assert capsys.readouterr().err.strip() == "gamegrammar: error: --tiers takes a comma-separated list of 1, 2 and 3, got '2,5'"
-
-
-def test_replay_frames_are_the_states_before_ticks(corpus):
-    """The convention rule_events relies on: frames[k] is the state after tick k."""
+def test_traced_states_are_the_states_after_ticks(corpus):
+    """The convention rule_events relies on: trace(...)[k] is the state after tick k."""
     tokens = corpus.episode_tokens(0)
-    frames = replay(tokens, corpus.game).frames
+    states = trace(tokens, corpus.game)
     ticks = [t for t in parse(tokens) if isinstance(t, Tick)]
+    assert len(states) == len(ticks) + 1
     for t in ticks[:20]:
         if t.move is not None:
-            assert frames[t.number].state.head == t.move
+            assert states[t.number].head == t.move
 
 
-def test_evaluate_tiers_adds_the_analysis_to_the_report(tmp_path, tiny_corpus):
-    corpus = Corpus(tiny_corpus)
-    export_model(tiny_model(corpus), corpus, tmp_path / "model")
-    out = tmp_path / "report"
-    args = ["evaluate", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--out", str(out), "--num", "2"]
-    args += ["--max-length", "40", "--teacher-episodes", "0", "--tiers", "1,2", "--analysis-episodes", "3", "--device", "cpu"]
-    assert main(args) == 0
-    report = json.loads((out / "report.json").read_text())
-    assert "tier2" in report and "tier3" not in report and "validity" in report
-    assert report["meta"]["max_length"] == 40
-    assert "## Tier 2: rule emergence (3 held-out episodes" in (out / "report.md").read_text()
-    assert "emergence.png" in report["plots"] and (out / "emergence.png").exists()
-
-
-def test_evaluate_tiers_need_a_corpus(tmp_path, capsys):
-    assert main(["evaluate", "--ckpt", str(tmp_path), "--out", str(tmp_path / "r"), "--tiers", "1,3"]) == 2
-    assert "give --corpus" in capsys.readouterr().err
+def test_game_spec_gives_this_module():
+    assert GAME.emergence() is em

@@ -1,8 +1,7 @@
-"""Replays: frames follow the simulator exactly, every output renders any sequence, and bad input is one clear error."""
+"""Snake's replays: frames follow the simulator exactly, and every output renders any sequence, valid or not."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import re
@@ -10,26 +9,15 @@ import re
 import pytest
 from PIL import Image
 
-from gamegrammar.games.snake.agents import AGENTS
-from gamegrammar.cli import main
-from gamegrammar.games.snake.grammar import CodecConfig, vocabulary
-from gamegrammar.commands import replay as replay_command
-from gamegrammar.corpus import Corpus, record_episode
-from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation import validate
-from gamegrammar.games.snake.rules import SnakeConfig, SnakeState
-from gamegrammar.replay import (
-    corpus_episode,
-    gif_bytes,
-    play,
-    render_frame,
-    render_html,
-    replay,
-    replay_data,
-    token_file_line,
-    write_gif,
-)
+from gamegrammar.games.snake import GAME
+from gamegrammar.games.snake import replay as renderer
+from gamegrammar.games.snake.agents import AGENTS
+from gamegrammar.games.snake.grammar import vocabulary
+from gamegrammar.games.snake.replay import gif_bytes, play, render_frame, render_html, replay, replay_data, write_gif
 from gamegrammar.games.snake.replay.ascii import FOOD, HEAD, MARK, RULES_HEAD
+from gamegrammar.games.snake.rules import SnakeConfig, SnakeState
+from gamegrammar.gamespec import CodecConfig
 
 BOARD = SnakeConfig()
 # A valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8.
@@ -46,7 +34,7 @@ BASE = BASE_TEXT.split()
 
 def simulate(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, episode: int) -> tuple[list[str], list[SnakeState]]:
     """Tokens and the simulator's state at every tick (tick 0 first)."""
-    record = record_episode(config, codec, agent_name, seed, episode)
+    record = GAME.play_episode(config, codec, agent_name, seed, episode)
     return record.tokens, record.states
 
 
@@ -87,17 +75,6 @@ def test_frames_equal_the_simulators_states(config: SnakeConfig, interval: int) 
             assert rp.verdict.valid and rp.first_violation is None and rp.grammar_error is None
             assert all(f.rules_say is None for f in rp.frames)
             assert rp.frames[-1].end_event is not None
-
-
-def test_corpus_episodes_replay_to_the_indexed_ticks_and_score(tiny_corpus) -> None:
-    corpus = Corpus(tiny_corpus)
-    for row in range(0, len(corpus), 17):
-        tokens, config = corpus_episode(tiny_corpus, row)
-        rp = replay(tokens, config)
-        assert rp.verdict.valid
-        assert len(rp.frames) - 1 == corpus.index[row]["ticks"]
-        assert rp.frames[-1].state.score == corpus.index[row]["score"]
-        assert " ".join(rp.tokens[rp.frames[0].start : rp.frames[-1].end]) + " EOS" == " ".join(tokens)
 
 
 def test_a_wrong_move_is_shown_as_written_and_marked() -> None:
@@ -227,62 +204,7 @@ def test_html_survives_tokens_that_look_like_markup() -> None:
     assert html_data(page)["tokens"][1] == "</script><script>alert(1)</script>"
 
 
-# ---------------------------------------------------------------- sources and the command
-
-
-def run_replay(*argv: str) -> int:
-    """The replay subcommand through its own parser (the full CLI imports the training stack)."""
-    parser = argparse.ArgumentParser()
-    replay_command.register(parser.add_subparsers())
-    args = parser.parse_args(["replay", *argv])
-    return args.run(args)
-
-
-def test_command_writes_gif_html_and_ascii(tmp_path, tiny_corpus, capsys) -> None:
-    gif, page = tmp_path / "r.gif", tmp_path / "r.html"
-    assert run_replay("--corpus", str(tiny_corpus), "--episode", "3", "--gif", str(gif), "--html", str(page), "--start-tick", "2") == 0
-    ticks = int(Corpus(tiny_corpus).index[3]["ticks"])
-    assert Image.open(gif).n_frames == ticks + 1
-    assert html_data(page.read_text())["start"] == 2
-    assert f"{ticks} ticks; valid" in capsys.readouterr().out
-    lines = tmp_path / "tokens.txt"
-    lines.write_text(" ".join(BASE) + "\n\n" + " ".join(BASE[:20]) + "\n")
-    assert run_replay("--tokens", str(lines), "--line", "3", "--frame", "1") == 0
-    out = capsys.readouterr().out
-    assert grid_of(out)[5][6] == HEAD and "complete" in out
-
-
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["--tokens", "{tmp}/missing.txt"], "cannot read token file"),
-        (["--tokens", "{tmp}/t.txt", "--line", "5"], "--line 5 is out of range"),
-        (["--tokens", "{tmp}/t.txt", "--line", "2"], "is blank"),
-        (["--tokens", "{tmp}/t.txt", "--line", "3"], "token 'JUMP' is not in the vocabulary of the 10x10 game"),
-        (["--tokens", "{tmp}/t.txt", "--width", "5", "--height", "5"], "token 'X5' is not in the vocabulary of the 5x5 game"),
-        (["--tokens", "{tmp}/t.txt", "--frame", "9"], "--frame 9 is out of range"),
-        (["--corpus", "{tmp}/no-corpus"], "does not exist"),
-        ([], "give --tokens FILE"),
-    ],
-)
-def test_bad_input_is_a_one_line_error(tmp_path, capsys, argv: list[str], message: str) -> None:
-    (tmp_path / "t.txt").write_text(" ".join(BASE) + "\n\nBOS JUMP\n")
-    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    with pytest.raises(GameGrammarError, match=re.escape(message)):
-        run_replay(*argv)
-    assert main(["replay", *argv]) == 2  # and the CLI prints it as one line
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("gamegrammar: error: ") and message in err
-
-
-def test_corpus_episode_out_of_range(tiny_corpus) -> None:
-    with pytest.raises(GameGrammarError, match="--episode 500 is out of range"):
-        corpus_episode(tiny_corpus, 500)
-    with pytest.raises(GameGrammarError, match="--width disagree"):
-        run_replay("--corpus", str(tiny_corpus), "--width", "12")
-
-
-def test_token_file_line_reads_only_that_line(tmp_path) -> None:
-    path = tmp_path / "t.txt"
-    path.write_text("BOS JUMP\n" + " ".join(BASE) + "\n")
-    assert token_file_line(path, 2, BOARD) == BASE
+def test_the_game_spec_gives_this_renderer() -> None:
+    assert GAME.renderer() is renderer
+    for name in ("replay", "render_frame", "play", "write_gif", "write_html"):
+        assert callable(getattr(renderer, name))

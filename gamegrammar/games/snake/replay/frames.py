@@ -22,7 +22,8 @@ from functools import cached_property
 
 from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell
 from gamegrammar.games.snake.rules import Cell, Outcome, SnakeConfig, SnakeState, advance, direction_between, resolve
-from gamegrammar.games.snake.validity import Verdict, validate
+from gamegrammar.games.snake.validity import validate
+from gamegrammar.verdict import Verdict
 
 # One line per rule, for the message shown at the first violation (the rule names are the evaluator's).
 RULE_HINTS: dict[str, str] = {

@@ -1,24 +1,23 @@
-"""Replays of token sequences: frames through the rules, shown as ASCII, an animated GIF or an HTML player.
+"""Snake's replays: frames through the rules, shown as ASCII, an animated GIF or an HTML player.
 
-    from gamegrammar.replay import replay, write_gif, write_html, render_frame
+    from gamegrammar.games.snake.replay import replay, write_gif, write_html, render_frame
     rp = replay(tokens, SnakeConfig())     # frames + the strict evaluator's verdict
     write_html(rp, "replay.html", start_tick=20)
 
 Any sequence renders, valid or not: see `frames.py` for how a sequence that
-breaks the rules is shown.
+breaks the rules is shown. This package is the game's renderer (`GAME.renderer()`),
+the backend of `gamegrammar replay`.
 """
 
 from gamegrammar.games.snake.replay.ascii import play, render_frame
 from gamegrammar.games.snake.replay.frames import Frame, Replay, Violation, replay, step
 from gamegrammar.games.snake.replay.gif import draw_frame, gif_bytes, write_gif
 from gamegrammar.games.snake.replay.html import render_html, replay_data, write_html
-from gamegrammar.replay.sources import corpus_episode, token_file_line
 
 __all__ = [
     "Frame",
     "Replay",
     "Violation",
-    "corpus_episode",
     "draw_frame",
     "gif_bytes",
     "play",
@@ -27,7 +26,6 @@ __all__ = [
     "replay",
     "replay_data",
     "step",
-    "token_file_line",
     "write_gif",
     "write_html",
 ]

@@ -1,0 +1,62 @@
+"""The states a token sequence describes, as far as the rules can follow it.
+
+The analyses read states from here (world-state probes, tier 2's rule events, tier 3's
+episode statistics), not from the strict evaluator: they need the states, not a verdict.
+A trace starts from the first keyframe and advances each parsed tick with `resolve`
+and `advance`, the one rules implementation, taking the food cell from the written
+FOOD_SPAWN (the one thing the rules leave to chance). It stops after the last tick the
+rules can produce from the state before it, so it ends before:
+- a tick whose outcome or MOVE cell is not the rules' outcome for its input;
+- an eat whose spawn is off the board, on the snake, or missing while a cell is empty;
+- the tick after a keyframe that differs from the traced state;
+- a tick past the tick limit, or a grammar error.
+Wrong GROW or SCORE values do not stop it: the rules decide length and score (as the
+strict evaluator says). For every valid episode the trace is the engine's states.
+
+Replays show a sequence as written, departures included: that is `replay.frames`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse
+from gamegrammar.games.snake.rules import Outcome, SnakeConfig, SnakeState, advance, empty_cells, resolve
+
+
+def follow(state: SnakeState, tick: Tick, config: SnakeConfig) -> SnakeState | None:
+    """The state after a written tick when the rules produce that tick from `state`; None where they do not."""
+    direction, outcome, head = resolve(state, config, tick.input)
+    if tick.outcome != outcome.value or (tick.move is not None and tick.move != head):
+        return None
+    spawn = tick.spawn
+    if outcome is Outcome.EAT:
+        body = (head, *state.body)
+        if spawn is None:
+            if empty_cells(body, config):  # food must spawn while the board is not full
+                return None
+        elif not config.in_bounds(spawn) or spawn in body:
+            return None
+    return advance(state, direction, outcome, head, spawn)
+
+
+def trace(tokens: Sequence[str] | str, config: SnakeConfig) -> list[SnakeState]:
+    """The state at tick 0 (the first keyframe, as written) and after each tick the rules can follow."""
+    tokens = tokens.split() if isinstance(tokens, str) else tokens
+    states: list[SnakeState] = []
+    try:
+        for item in parse(tokens):
+            if isinstance(item, Keyframe):
+                states.append(item.state(0))
+                continue
+            if item.number > config.max_ticks:
+                break
+            after = follow(states[-1], item, config)
+            if after is None:
+                break
+            states.append(after)
+            if item.keyframe is not None and item.keyframe.state(item.number) != after:
+                break
+    except GrammarError:
+        pass
+    return states

@@ -1,0 +1,69 @@
+"""gamegrammar analyze (and evaluate --tiers): the analyses run end to end on an exported model and are written out."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import torch
+from safetensors.torch import save_file
+
+from gamegrammar.checkpoint import EXPORT_FORMAT
+from gamegrammar.cli import main
+from gamegrammar.corpus import Corpus
+from gamegrammar.games import game_of
+from gamegrammar.model import GameGPT, preset
+
+
+def export_model(corpus: Corpus, out) -> None:
+    """An untrained model as an exported-model directory (what `gamegrammar export` writes), for the CLI to load."""
+    torch.manual_seed(0)
+    tick_id = corpus.tokenizer.ids[game_of(corpus.game).tick_token]
+    model = GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=256, tick_id=tick_id))
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.contiguous() for k, v in model.state_dict().items() if k != "head.weight"}
+    save_file(state, out / "model.safetensors", metadata={"format": "pt"})
+    (out / "tokenizer.json").write_text(corpus.tokenizer.to_json())
+    config = {"format_version": EXPORT_FORMAT, "gpt_config": model.config.to_dict(), "corpus_spec": corpus.spec.to_dict()}
+    (out / "config.json").write_text(json.dumps(config))
+
+
+def test_analyze_writes_a_report(tmp_path, tiny_corpus, capsys):
+    export_model(Corpus(tiny_corpus), tmp_path / "model")
+    out = tmp_path / "analysis"
+    args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--out", str(out), "--tiers", "2,3", "--probes"]
+    code = main([*args, "--analysis-episodes", "8", "--probe-ticks", "10", "--probe-layers", "final", "--device", "cpu"])
+    assert code == 0, capsys.readouterr().err
+    data = json.loads((out / "analysis.json").read_text())
+    assert {"tier2", "tier3", "probes", "meta"} <= set(data)
+    assert "arrays" not in data["tier3"] and set(data["tier2"]) == {"emergence", "counterfactuals"}
+    md = (out / "analysis.md").read_text()
+    assert "Tier 2" in md and "Tier 3" in md and "World-state probes" in md
+    for png in ("emergence.png", "counterfactuals.png", "archetypes.png", "probes.png"):
+        assert (out / png).stat().st_size > 1000
+    assert not math.isnan(data["tier3"]["features"]["statistics"]["kmeans"]["nmi"])
+
+
+def test_analyze_rejects_bad_tiers(tmp_path, tiny_corpus, capsys):
+    code = main(["analyze", "--ckpt", str(tmp_path), "--corpus", str(tiny_corpus), "--out", str(tmp_path / "o"), "--tiers", "2,5"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == "gamegrammar: error: --tiers takes a comma-separated list of 1, 2 and 3, got '2,5'"
+
+
+def test_evaluate_tiers_adds_the_analysis_to_the_report(tmp_path, tiny_corpus):
+    export_model(Corpus(tiny_corpus), tmp_path / "model")
+    out = tmp_path / "report"
+    args = ["evaluate", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--out", str(out), "--num", "2"]
+    args += ["--max-length", "40", "--teacher-episodes", "0", "--tiers", "1,2", "--analysis-episodes", "3", "--device", "cpu"]
+    assert main(args) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert "tier2" in report and "tier3" not in report and "validity" in report
+    assert set(report["tier2"]) == {"emergence", "counterfactuals"}  # the game that wrote it stays in memory
+    assert report["meta"]["max_length"] == 40
+    assert "## Tier 2: rule emergence (3 held-out episodes" in (out / "report.md").read_text()
+    assert "emergence.png" in report["plots"] and (out / "emergence.png").exists()
+
+
+def test_evaluate_tiers_need_a_corpus(tmp_path, capsys):
+    assert main(["evaluate", "--ckpt", str(tmp_path / "model"), "--out", str(tmp_path / "r"), "--tiers", "1,3"]) == 2
+    assert "give --corpus" in capsys.readouterr().err

@@ -1,0 +1,75 @@
+"""trace: the states a sequence describes are the engine's for every real episode, and stop where the rules cannot follow."""
+
+from __future__ import annotations
+
+import pytest
+
+from gamegrammar.games.snake import GAME
+from gamegrammar.games.snake.agents import AGENTS
+from gamegrammar.games.snake.replay import replay
+from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games.snake.trace import trace
+from gamegrammar.gamespec import CodecConfig
+
+BOARD = SnakeConfig()
+# A valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8.
+BASE_TEXT = (
+    "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 "
+    "TICK INPUT_R MOVE X6 Y5 "
+    "TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
+    "TICK INPUT_U MOVE X7 Y4 SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
+    "TICK INPUT_U MOVE X7 Y3 TICK INPUT_U MOVE X7 Y2 TICK INPUT_U MOVE X7 Y1 TICK INPUT_U MOVE X7 Y0 "
+    "TICK INPUT_U DIE_WALL EOS"
+)
+BASE = BASE_TEXT.split()
+
+
+def edit(tokens: list[str], index: int, *new: str) -> list[str]:
+    return [*tokens[:index], *new, *tokens[index + len(new) :]]
+
+
+@pytest.mark.parametrize(
+    ("config", "interval"),
+    [(BOARD, 0), (BOARD, 5), (SnakeConfig(6, 5, 40), 1), (SnakeConfig(4, 4, 300), 3)],
+)
+def test_trace_is_the_engines_states(config: SnakeConfig, interval: int) -> None:
+    for agent in AGENTS:
+        for episode in range(3):
+            record = GAME.play_episode(config, CodecConfig(keyframe_interval=interval), agent, 7, episode)
+            assert trace(record.tokens, config) == record.states
+            assert GAME.trace(record.tokens, config) == record.states
+            assert [f.state for f in replay(record.tokens, config).frames] == record.states
+
+
+def test_a_valid_sequence_traces_to_the_end() -> None:
+    states = trace(BASE, BOARD)
+    assert len(states) == 9 and states[-1].tick == 8 and states[-1].head == (7, 0) and states[-1].score == 1
+    assert trace(" ".join(BASE), BOARD) == states  # one space-separated string works too
+
+
+@pytest.mark.parametrize(
+    ("broken", "ticks"),
+    [
+        (edit(BASE, BASE.index("X6"), "X5", "Y4"), 0),  # tick 1 moves where the input does not lead
+        (edit(BASE, BASE.index("MOVE"), "EAT", "MOVE"), 0),  # an EAT with no food there (the grammar then fails)
+        (edit(BASE, BASE.index("FOOD_SPAWN") + 1, "X6", "Y5"), 1),  # food spawned on the body
+        (edit(BASE, BASE.index("SNAP", 5) + 2, "X2", "Y2"), 3),  # the keyframe after tick 3 is not the state
+        (edit(BASE, BASE.index("DIE_WALL"), "DIE_SELF"), 7),  # the wrong death
+        (BASE[:33], 2),  # cut off in tick 3: the ticks that parsed
+        (BASE[:3], -1),  # not even a keyframe
+    ],
+)
+def test_trace_stops_where_the_rules_cannot_follow(broken: list[str], ticks: int) -> None:
+    states = trace(broken, BOARD)
+    assert len(states) == ticks + 1
+    assert states == trace(BASE, BOARD)[: ticks + 1]
+
+
+def test_wrong_grow_and_score_values_do_not_stop_the_trace() -> None:
+    bad = edit(BASE, BASE.index("V1"), "V3")
+    assert trace(bad, BOARD) == trace(BASE, BOARD)
+
+
+def test_trace_stops_at_the_tick_limit() -> None:
+    config = SnakeConfig(max_ticks=4)  # BASE goes on past tick 4 without a TIMEOUT
+    assert len(trace(BASE, config)) == 5

@@ -1,0 +1,83 @@
+"""Hidden states and log-probs: hooks read what the model computes, windows and KV-cache branches agree with plain forwards."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gamegrammar.games import tokenizer_for
+from gamegrammar.games.snake import GAME
+from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.gamespec import CodecConfig
+from gamegrammar.hidden import branch_logprobs, capture, layer_names, next_logprobs, random_like, run_episodes
+from gamegrammar.model import GameGPT, preset
+
+BOARD = SnakeConfig()
+TOKENIZER = tokenizer_for(BOARD)
+
+
+def episode_ids(min_length: int = 240) -> list[int]:
+    """A real episode's token ids, long enough to need several context windows."""
+    for e in range(100):
+        record = GAME.play_episode(BOARD, CodecConfig(), "greedy", 3, e)
+        if len(record.tokens) >= min_length:
+            return TOKENIZER.encode(record.tokens)
+    raise AssertionError("no long episode")
+
+
+def tiny_model(seed: int = 0, **overrides: int) -> GameGPT:
+    torch.manual_seed(seed)
+    return GameGPT(preset("gg31k", vocab_size=len(TOKENIZER), tick_table=256, tick_id=TOKENIZER.ids[GAME.tick_token], **overrides)).eval()
+
+
+def test_hooks_read_the_states_the_model_computes() -> None:
+    model = tiny_model()
+    ids = episode_ids()[:60]
+    idx = torch.tensor([ids])
+    with capture(model, layer_names(model)) as store:
+        logits = model(idx)[0]
+    assert set(store) == set(layer_names(model))
+    assert torch.allclose(model.head(store["final"]), logits, atol=1e-5)
+    assert torch.allclose(model.ln_f(store[f"block{len(model.blocks)}"]), store["final"], atol=1e-5)
+    clock = model.tick_clock(idx)
+    embed = model.wte(idx) + model.wtick(clock)
+    if model.wpe is not None:  # rotary presets have no position table: positions act inside attention
+        embed = embed + model.wpe(torch.arange(len(ids)))
+    assert torch.allclose(store["embed"], embed, atol=1e-6)
+    with pytest.raises(ValueError, match="unknown layer"), capture(model, ["block99"]):
+        pass
+
+
+def test_branch_and_window_logprobs_agree_with_plain_forwards() -> None:
+    model = tiny_model(block_size=24)
+    ids = episode_ids()
+    cands = [TOKENIZER.ids[f"X{x}"] for x in range(4)]
+    points = [3, 20, 23, 24, 57, 200]
+    for p, got in zip(points, branch_logprobs(model, ids, points, cands)):
+        want = next_logprobs(model, [[*ids[:p], c] for c in cands])
+        assert torch.allclose(got, want, atol=1e-5)
+    out = run_episodes(model, [ids[:100]], ["final"])[0]
+    # Within the first window the windowed log-probs are the plain forward's; the final state is what the head reads.
+    plain = torch.log_softmax(model(torch.tensor([ids[:24]]))[0][0], -1)
+    assert torch.allclose(out.logp[:24], plain, atol=1e-5)
+    assert torch.allclose(torch.log_softmax(model.head(out.hidden["final"]), -1), out.logp, atol=1e-4)
+    # Beyond it, position 60 is read from the window starting at 48 (windows step by half the context of 24),
+    # with the game clock of the 48 tokens before it carried.
+    cache = model.new_cache(1, 13)
+    cache.ticks = torch.tensor([sum(t == model.config.tick_id for t in ids[:48])])
+    window = torch.log_softmax(model(torch.tensor([ids[48:61]]), cache=cache)[0][0, -1], -1)
+    assert torch.allclose(out.logp[60], window, atol=1e-5)
+    assert not torch.allclose(out.logp[60], torch.log_softmax(model(torch.tensor([ids[48:61]]))[0][0, -1], -1), atol=1e-3)
+
+
+def test_random_like_is_an_untrained_twin() -> None:
+    model = tiny_model(seed=3)
+    with torch.no_grad():
+        model.wte.weight.add_(1.0)  # as if trained
+    state = torch.random.get_rng_state()
+    twin = random_like(model, seed=0)
+    assert torch.equal(torch.random.get_rng_state(), state)  # the caller's random stream is untouched
+    assert twin.config == model.config and not twin.training
+    assert not torch.equal(twin.wte.weight, model.wte.weight)
+    again = random_like(model, seed=0)
+    assert all(torch.equal(a, b) for a, b in zip(twin.state_dict().values(), again.state_dict().values()))
