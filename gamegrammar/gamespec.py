@@ -310,8 +310,9 @@ class GameSpec:
         raise GameGrammarError(f"{self.name} has no symmetries for augmentation")
 
     def renderer(self) -> Any:
-        """A module-like object with replay(tokens, config), render_frame(rp, i), play(rp, delay=), write_gif(rp, path, ...),
-        write_html(rp, path, ...): the replay command's backend."""
+        """The replay command's backend: a module-like object with replay(tokens, config) -> rp (rp.frames, a list of
+        frames from tick 0, and rp.summary(), one line), render_frame(rp, i), play(rp, delay=), write_gif(rp, path, cell=,
+        frame_ms=) and write_html(rp, path, start_tick=, title=)."""
         raise GameGrammarError(f"{self.name} has no replay renderer")
 
     def emergence(self) -> Any:

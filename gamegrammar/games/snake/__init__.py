@@ -24,6 +24,7 @@ import numpy as np
 
 from gamegrammar.games.snake import fidelity as _fidelity
 from gamegrammar.games.snake import grammar as _grammar
+from gamegrammar.games.snake import statistics as _statistics
 from gamegrammar.games.snake import validity as _validity
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame, SnakeState
@@ -41,7 +42,7 @@ class SnakeSpec(GameSpec):
     keyframe_token = "SNAP"
     rules = _validity.RULES
     teacher_categories = tuple(_fidelity.CATEGORIES)
-    statistic_names = ("turn_rate", "wall_rate", "food_distance", "ticks", "score")
+    statistic_names = _statistics.NAMES
 
     def describe_config(self, config: SnakeConfig) -> dict[str, Any]:
         return {"board": f"{config.width}x{config.height}", "max_ticks": config.max_ticks}
@@ -150,9 +151,7 @@ class SnakeSpec(GameSpec):
         return emergence
 
     def episode_statistics(self, tokens: Sequence[str], config: SnakeConfig) -> np.ndarray:
-        from gamegrammar.games.snake.statistics import episode_statistics
-
-        return episode_statistics(tokens, config)
+        return _statistics.episode_statistics(tokens, config)
 
 
 GAME = SnakeSpec()
