@@ -63,8 +63,8 @@ def mix64_np(z: np.ndarray) -> np.ndarray:
     return z
 
 
-def draw_np(seed: int, episode: np.ndarray, tick: np.ndarray | int, purpose: int) -> np.ndarray:
-    """Vectorized `draw`: the same numbers for arrays of episodes and ticks."""
+def draw_np(seed: int | np.ndarray, episode: np.ndarray, tick: np.ndarray | int, purpose: int) -> np.ndarray:
+    """Vectorized `draw`: the same numbers for arrays of episodes and ticks (and of seeds: one per game, as the vector env has)."""
     z = mix64_np(np.asarray(seed & _MASK, dtype=np.uint64))
     z = mix64_np(z ^ np.asarray(episode, dtype=np.int64).astype(np.uint64))
     z = mix64_np(z ^ np.asarray(tick, dtype=np.int64).astype(np.uint64))

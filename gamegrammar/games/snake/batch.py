@@ -91,8 +91,8 @@ class SnakeBatch:
         return cls(config, z, z.copy(), z.copy(), z - 1, z.copy(), z.copy(), z + 1, z.copy(), ring, np.zeros((n, cells), bool))
 
     @classmethod
-    def initial(cls, config: SnakeConfig, seed: int, episodes: np.ndarray) -> SnakeBatch:
-        """Start states, exactly `snake.initial_state` for each episode."""
+    def initial(cls, config: SnakeConfig, seed: int | np.ndarray, episodes: np.ndarray) -> SnakeBatch:
+        """Start states, exactly `rules.initial_state` for each episode (`seed` may be an array: one per game)."""
         episodes = np.asarray(episodes, np.int64)
         n = len(episodes)
         b = cls.empty(config, n)
