@@ -9,12 +9,12 @@ unless --corpus names one. Each figure is the best of --repeats passes (the
 machine is shared, so the best pass is the least disturbed one), timed both by
 the wall clock and by this process's CPU time. Rows:
 
-  validate_many ids     the fast path (`evaluation.fast`: all sequences replayed at once) on token ids,
+  validate_many ids     the fast path (`games.snake.fast`: all sequences replayed at once) on token ids,
                         as the sampler and the corpus hold them; verdicts checked equal to the reference's
   validate_many tokens  the same on token strings (each looked up in the vocabulary first)
   validate              the reference, one sequence at a time (timed on the first 2,000: its cost per
                         sequence does not depend on how many there are)
-  parse only            the reference's parser alone (same 2,000), to tell the grammar's share from the replay's
+  parse only            the reference's parser alone (Snake's grammar; same 2,000), to tell the grammar's share from the replay's
   cut at 64             validate_many on the episodes cut to their first 64 token ids (what a
                         64-token context samples: answered by the fast path as valid prefixes)
 
@@ -39,9 +39,12 @@ from pathlib import Path
 
 import numpy as np
 
-from gamegrammar.games.snake.grammar import parse
 from gamegrammar.corpus import Corpus, CorpusSpec, engines, generate
-from gamegrammar.evaluation import RULE_NAMES, validate, validate_many
+from gamegrammar.evaluation import validate, validate_many
+from gamegrammar.evaluation.report import describe_game
+from gamegrammar.games import game_of
+from gamegrammar.games.snake.grammar import parse
+from gamegrammar.verdict import rule_names
 
 ORIGINAL_SEQUENCES_PER_S = 1_200
 REFERENCE_SEQUENCES = 2_000
@@ -87,10 +90,13 @@ def main() -> None:
     config = corpus.game
     n = len(sequences)
     tokens = sum(map(len, sequences))
-    ticks = sum(s.count("TICK") for s in sequences)
-    print(f"strict evaluator, {config.width}x{config.height}, {config.max_ticks} ticks, agents {corpus.spec.agents}, ", end="")
+    game = game_of(config)
+    print(f"strict evaluator, {game.name} {describe_game(config)}, agents {corpus.spec.agents}, ", end="")
     print(f"keyframe_interval {corpus.codec.keyframe_interval}; {os.cpu_count()} CPUs")
-    print(f"{n} episodes, {tokens} tokens ({tokens / n:.0f} per episode, {ticks / n:.0f} ticks), {len(RULE_NAMES)} rules checked")
+    ticks = sum(s.count(game.tick_token) for s in sequences)
+    print(
+        f"{n} episodes, {tokens} tokens ({tokens / n:.0f} per episode, {ticks / n:.0f} ticks), {len(rule_names(game.rules))} rules checked"
+    )
 
     verdicts = [validate(s, config) for s in sequences]
     invalid = sum(not v.valid for v in verdicts)

@@ -1,18 +1,25 @@
-"""gamegrammar evaluate: sample, validate, measure fidelity, write a report; or validate a token file."""
+"""gamegrammar evaluate: sample, validate, measure fidelity, write a report; or validate a token file.
+
+Any registered game: the game comes from the checkpoint or the corpus (or, for a
+token file alone, from --game and its config flags), and everything game-specific
+(rules, summaries, rule-determined tokens) from its `GameSpec`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 from gamegrammar.commands.analyze import add_analysis_arguments, parse_tiers
+from gamegrammar.commands.game_args import add_game_arguments, game_config
 from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args, sampling_config
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.interpret.analysis import run_analysis
 from gamegrammar.evaluation.cli_tokens import read_token_file
-from gamegrammar.games.snake.validity import summarize, validate_many
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.evaluation.validity import summarize, validate_many
+from gamegrammar.games import game_of
+from gamegrammar.interpret.analysis import run_analysis
 from gamegrammar.io import atomic_write_json
 
 
@@ -21,10 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_sampling_arguments(p, ckpt_required=False)
     p.add_argument("--tokens", default=None, help="validate this text file (one sequence per line) instead of sampling")
     p.add_argument("--json", default=None, help="with --tokens: write per-line verdicts to this JSON file")
+    p.add_argument("--overwrite", action="store_true", help="with --json: replace the file if it exists")
     p.add_argument("--corpus", default=None, help="the corpus the model learned from: fidelity, and the game config")
-    p.add_argument("--width", type=int, default=None, help="with --tokens and no --corpus: the board (default 10)")
-    p.add_argument("--height", type=int, default=None)
-    p.add_argument("--max-ticks", type=int, default=None)
+    add_game_arguments(p, what="with --tokens and no --corpus")
     p.add_argument("--teacher-episodes", type=int, default=200, help="held-out episodes for the teacher-forced check")
     p.add_argument("--out", default=None, help="report directory (report.json, report.md, plots)")
     p.add_argument(
@@ -41,41 +47,50 @@ def run(args: argparse.Namespace) -> int:
         return print_table(args.table)
     if (args.ckpt is None) == (args.tokens is None):
         raise GameGrammarError("give either --ckpt (sample and evaluate a model) or --tokens FILE (validate sequences)")
+    _check_outputs(args)
     return run_tokens(args) if args.tokens else run_model(args)
 
 
 def print_table(dirs: list[str]) -> int:
     import json
 
-    from gamegrammar.evaluation.report import results_table
+    from gamegrammar.evaluation.report import results_row, results_table
 
     reports = {}
     for d in dirs:
         path = Path(d) / "report.json"
         if not path.exists():
             raise GameGrammarError(f"{path} does not exist: run `gamegrammar evaluate ... --out {d}` first")
-        reports[Path(d).name] = json.loads(path.read_text())
+        try:
+            report = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise GameGrammarError(f"{path} is not valid JSON ({err}): rerun `gamegrammar evaluate ... --out {d}`") from None
+        try:
+            results_row(report)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as err:
+            raise GameGrammarError(f"{path} is not a report of `gamegrammar evaluate` (no {err}): rerun it with --out {d}") from None
+        reports[Path(d).name] = report
     print(results_table(reports), end="")
     return 0
 
 
-def _open_corpus(path: str | None):
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, outputs that cannot be written or would replace an input or a user's file."""
+    from gamegrammar.io import check_output_dir, check_output_file
+
+    inputs = (args.tokens, args.corpus, args.ckpt, args.prompt_corpus)
+    if args.json:
+        check_output_file(args.json, what="--json", overwrite=args.overwrite, inputs=inputs)
+    if args.out:
+        check_output_dir(args.out, what="--out", inputs=inputs)
+
+
+def _open_corpus(path: str | None) -> Any:
     if path is None:
         return None
     from gamegrammar.corpus import Corpus
 
     return Corpus(path)
-
-
-def _game_config(args: argparse.Namespace, corpus) -> SnakeConfig:
-    flags = {"width": args.width, "height": args.height, "max_ticks": args.max_ticks}
-    if corpus is not None:
-        clash = {k: v for k, v in flags.items() if v is not None and v != getattr(corpus.game, k)}
-        if clash:
-            names = ", ".join("--" + k.replace("_", "-") for k in clash)
-            raise GameGrammarError(f"{names} disagree with the corpus's game config")
-        return corpus.game
-    return SnakeConfig(**{k: v for k, v in flags.items() if v is not None})
 
 
 def _print_summary(summary: dict) -> None:
@@ -93,11 +108,13 @@ def _print_summary(summary: dict) -> None:
 
 
 def run_tokens(args: argparse.Namespace) -> int:
+    from gamegrammar.evaluation.report import describe_game
+
     corpus = _open_corpus(args.corpus)
-    config = _game_config(args, corpus)
+    config = game_config(args, corpus.game if corpus is not None else None)
     lines = read_token_file(args.tokens, config)
     verdicts = validate_many([tokens for _, tokens in lines], config)
-    summary = summarize(verdicts)
+    summary = summarize(verdicts, game_of(config).rules)
     _print_summary(summary)
     if args.json:
         atomic_write_json(args.json, [{"line": number, **v.to_json()} for (number, _), v in zip(lines, verdicts)])
@@ -106,7 +123,7 @@ def run_tokens(args: argparse.Namespace) -> int:
         from gamegrammar.evaluation.report import write_report
 
         report = {
-            "meta": {"name": Path(args.out).name, "tokens": args.tokens, "board": f"{config.width}x{config.height}"},
+            "meta": {"name": Path(args.out).name, "tokens": args.tokens, "board": describe_game(config, ticks=False)},
             "validity": summary,
         }
         if corpus is not None:
@@ -115,18 +132,16 @@ def run_tokens(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fidelity(corpus, sequences: list[list[str]]) -> dict:
-    from gamegrammar.evaluation.fidelity import compare_distributions, summarize_episode
+def _fidelity(corpus: Any, sequences: list[list[str]]) -> dict:
+    from gamegrammar.evaluation.fidelity import compare_distributions, summarize_episodes
 
-    index = corpus.index
-    return compare_distributions(
-        [summarize_episode(s) for s in sequences], index["ticks"], index["score"], index["end"], corpus.game.max_ticks
-    )
+    index, config = corpus.index, corpus.game
+    return compare_distributions(summarize_episodes(sequences, config), index["ticks"], index["score"], index["end"], config)
 
 
 def run_model(args: argparse.Namespace) -> int:
     from gamegrammar.evaluation.fidelity import teacher_forced
-    from gamegrammar.evaluation.report import write_report
+    from gamegrammar.evaluation.report import describe_game, write_report
     from gamegrammar.sampling import SamplingStats
 
     if args.out is None:
@@ -146,7 +161,8 @@ def run_model(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     verdicts = validate_many(sequences, config)
     validate_seconds = time.perf_counter() - start
-    summary = summarize(verdicts)
+    game = game_of(config)
+    summary = summarize(verdicts, game.rules)
     _print_summary(summary)
     model = loaded.model
     report = {
@@ -154,7 +170,7 @@ def run_model(args: argparse.Namespace) -> int:
             "name": Path(args.out).name,
             "checkpoint": str(args.ckpt),
             "corpus": str(args.corpus),
-            "board": f"{config.width}x{config.height}, max {config.max_ticks} ticks",
+            "board": describe_game(config),
             "model": model.describe(),
             "samples": len(sequences),
             "prompt": "BOS" if args.prompt_corpus is None else f"held-out prefixes of {args.prompt_ticks} ticks",
@@ -179,7 +195,7 @@ def run_model(args: argparse.Namespace) -> int:
         rows = corpus.split("val")[: args.teacher_episodes]
         if len(rows):
             report["teacher_forced"] = teacher_forced(
-                model, [corpus.episode_ids(int(r)) for r in rows], [corpus.episode_tokens(int(r)) for r in rows]
+                model, [corpus.episode_ids(int(r)) for r in rows], [corpus.episode_tokens(int(r)) for r in rows], game
             )
     if analysis:  # tiers 2-3 and probes (gamegrammar.commands.analyze)
         layers = args.probe_layers == "all"

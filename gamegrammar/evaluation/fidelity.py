@@ -1,52 +1,43 @@
-"""Fidelity to the corpus: validity alone can be bought by playing short, safe games.
+"""Fidelity to the corpus, for any game: validity alone can be bought by playing short, safe games.
 
 Two measures:
 - distributions of sampled episodes (length in ticks, score, end reason) against the
   corpus's, as total-variation distances on fixed bins and KS statistics;
 - a teacher-forced check: on held-out corpus episodes, the model's argmax and probability
-  of every *rule-determined* token (everything but the agent's inputs, the random food
-  cells and the random first keyframe), per category.
+  of every *rule-determined* token (what the game's rules fix given the history and the
+  agent's inputs), per category.
+
+What a sequence says (its ticks, score and end) and which of its tokens the rules
+determine is the game's to read (`GameSpec.summarize_episode`,
+`GameSpec.rule_determined_positions`); the measures here only compare and count.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 
-from gamegrammar.games.snake.grammar import END_EVENTS, GrammarError, Keyframe, Tick, parse
+from gamegrammar.games import game_of
+from gamegrammar.gamespec import EpisodeSummary, GameSpec
 from gamegrammar.model import GameGPT
 
 TICK_BIN = 20  # episode length bins (ticks) for the TV distance
 SCORE_BINS = [0, 1, 2, 3, 5, 10, 15, 20, 30, 40, 60, 10**9]  # bin edges: [0], [1], [2], [3,4], [5,9], ...
-END_LABELS = [*END_EVENTS, "none"]  # "none": the sequence never wrote a valid end
+NO_END = "none"  # the end label of a sequence that never wrote a valid end
 
 
-@dataclass
-class EpisodeSummary:
-    ticks: int
-    score: int
-    end: str  # one of END_LABELS
+def end_labels(game: GameSpec) -> list[str]:
+    """The end reasons a summary can have: the game's end events (the corpus index's codes), then "none"."""
+    return [*game.end_events, NO_END]
 
 
-def summarize_episode(tokens: Sequence[str]) -> EpisodeSummary:
-    """Ticks, last score and end reason of a token sequence, read as far as the grammar allows."""
-    ticks, score, end = 0, 0, "none"
-    try:
-        for item in parse(tokens):
-            if isinstance(item, Keyframe):
-                score = item.score
-                continue
-            ticks = item.number
-            if item.score is not None:
-                score = item.score
-            if item.end_event is not None:
-                end = item.end_event
-    except GrammarError:
-        pass
-    return EpisodeSummary(ticks, score, end)
+def summarize_episodes(sequences: Sequence[Sequence[str] | str], config: Any) -> list[EpisodeSummary]:
+    """Each sequence's (tokens, or a space-separated string) ticks, score and end reason, as its game reads them."""
+    game = game_of(config)
+    return [game.summarize_episode(s.split() if isinstance(s, str) else s) for s in sequences]
 
 
 def _hist(values: np.ndarray, edges: Sequence[int]) -> np.ndarray:
@@ -82,17 +73,23 @@ def _compare_binned(samples: np.ndarray, corpus: np.ndarray, edges: Sequence[int
 
 
 def compare_distributions(
-    samples: Sequence[EpisodeSummary], corpus_ticks: np.ndarray, corpus_scores: np.ndarray, corpus_ends: np.ndarray, max_ticks: int
+    samples: Sequence[EpisodeSummary], corpus_ticks: np.ndarray, corpus_scores: np.ndarray, corpus_ends: np.ndarray, config: Any
 ) -> dict:
-    """TV (binned) and KS distances of sampled length/score/end-reason distributions from the corpus's."""
+    """TV (binned) and KS distances of sampled length/score/end-reason distributions from the corpus's.
+
+    `config` is the corpus's game config: its game names the end reasons (`corpus_ends`
+    are positions in its `end_events`), its `max_ticks` closes the length bins.
+    """
+    labels = end_labels(game_of(config))
+    max_ticks = config.max_ticks
     s_ticks = np.array([s.ticks for s in samples])
     s_scores = np.array([s.score for s in samples])
-    s_ends = np.array([END_LABELS.index(s.end) for s in samples])
+    s_ends = np.array([labels.index(s.end) for s in samples], np.int64)
     tick_edges = [*range(0, max_ticks + 1, TICK_BIN), max_ticks + 1]
     if tick_edges[-2] != max_ticks:
         tick_edges.insert(-1, max_ticks)  # a bin of its own for episodes that time out
-    end_p = np.bincount(s_ends, minlength=len(END_LABELS)) / max(1, len(s_ends))
-    end_q = np.bincount(corpus_ends, minlength=len(END_LABELS)) / max(1, len(corpus_ends))
+    end_p = np.bincount(s_ends, minlength=len(labels)) / max(1, len(s_ends))
+    end_q = np.bincount(corpus_ends, minlength=len(labels)) / max(1, len(corpus_ends))
     return {
         "samples": len(samples),
         "corpus_episodes": len(corpus_ticks),
@@ -100,7 +97,7 @@ def compare_distributions(
         "score": _compare_binned(s_scores, corpus_scores, SCORE_BINS),
         "end_reason": {
             "tv": total_variation(end_p, end_q),
-            "labels": END_LABELS,
+            "labels": labels,
             "sample": end_p.tolist(),
             "corpus": end_q.tolist(),
         },
@@ -109,46 +106,16 @@ def compare_distributions(
 
 # ---------------------------------------------------------------- teacher-forced rule tokens
 
-CATEGORIES = ["outcome", "move", "grow", "score", "spawn_presence", "flow", "keyframe"]
-
-
-def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str]]:
-    """(position, category) of every token the rules fix given the history and the input.
-
-    Not determined: the agent's INPUT_d, the random food cells after FOOD_SPAWN, and
-    the first keyframe (a random start). Everything else is, including which token
-    follows a tick (TICK, SNAP, TIMEOUT, EOS).
-    """
-    out: list[tuple[int, str]] = []
-    for item in parse(tokens):
-        if isinstance(item, Keyframe):
-            continue
-        assert isinstance(item, Tick)
-        p = item.positions
-        out.append((p["outcome"], "outcome"))
-        if "move" in p:
-            if item.outcome == "EAT":
-                out.append((p["move"] - 1, "outcome"))
-            out += [(p["move"], "move"), (p["move"] + 1, "move")]
-        if "grow" in p:
-            out += [(p["grow"], "grow"), (p["grow"] + 1, "grow"), (p["grow"] + 2, "spawn_presence")]
-            out += [(p["score"] - 1, "score"), (p["score"], "score")] if "spawn" in p else [(p["score"], "score")]
-        if item.keyframe is not None:
-            out += [(i, "keyframe") for i in range(item.keyframe.start + 1, item.keyframe.end)]
-        if item.end < len(tokens):
-            out.append((item.end if item.keyframe is None else item.keyframe.start, "flow"))
-        if "end" in p:
-            out.append((p["end"], "flow"))
-    return sorted(set(out))
-
 
 @torch.no_grad()
-def teacher_forced(model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Sequence[Sequence[str]], batch_size: int = 16) -> dict:
-    """Argmax accuracy and mean probability of the true token at every rule-determined position.
+def teacher_forced(
+    model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Sequence[Sequence[str]], game: GameSpec, batch_size: int = 16
+) -> dict:
+    """Argmax accuracy and mean probability of the true token at every rule-determined position of `game`.
 
-    `outcomes` breaks the tick's first outcome token (the one right after INPUT_d) down by
-    what the rules say it is: a model can be 97% right on outcomes while missing most
-    eats and every self-collision, because plain moves are over 90% of ticks.
+    `outcomes` breaks the tick's outcome (the token the game's `rule_determined_positions`
+    gives a kind) down by what the rules say it is: a model can be 97% right on outcomes
+    while missing most of the rare ones, because the common outcome is most ticks.
 
     Episodes longer than the model's context are read in windows that overlap by half a
     context; each position is scored once, with as much history as the window allows.
@@ -156,16 +123,14 @@ def teacher_forced(model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Se
     model.eval()
     device = next(model.parameters()).device
     context = model.config.block_size
-    hits: dict[str, list[float]] = {c: [] for c in CATEGORIES}
-    probs: dict[str, list[float]] = {c: [] for c in CATEGORIES}
+    categories = game.teacher_categories
+    hits: dict[str, list[float]] = {c: [] for c in categories}
+    probs: dict[str, list[float]] = {c: [] for c in categories}
     tick_id = model.config.tick_id
     kinds: dict[str, list[tuple[float, float]]] = {}  # true tick outcome -> (hit, probability) per tick
     jobs: list[tuple[list[int], int, list[tuple[int, str, str]], int]] = []  # (window ids, start, targets, ticks before)
     for ids, toks in zip(episodes, tokens):
-        # a third field names the tick outcome at the token after INPUT_d, for the breakdown by kind
-        targets = [
-            (p, c, toks[p] if c == "outcome" and toks[p - 1].startswith("INPUT_") else "") for p, c in rule_determined_positions(toks)
-        ]
+        targets = game.rule_determined_positions(toks)
         ids = list(ids)
         step = max(1, context // 2)
         start, scored_to = 0, 1
@@ -200,10 +165,10 @@ def teacher_forced(model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Se
             "accuracy": float(np.mean(hits[c])) if hits[c] else float("nan"),
             "mean_prob": float(np.mean(probs[c])) if probs[c] else float("nan"),
         }
-        for c in CATEGORIES
+        for c in categories
     }
-    all_hits = [h for c in CATEGORIES for h in hits[c]]
-    all_probs = [p for c in CATEGORIES for p in probs[c]]
+    all_hits = [h for c in categories for h in hits[c]]
+    all_probs = [p for c in categories for p in probs[c]]
     return {
         "episodes": len(episodes),
         "positions": len(all_hits),

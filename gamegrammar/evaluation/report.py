@@ -1,4 +1,8 @@
-"""The validity report: report.json (everything), report.md (for people) and PNG plots."""
+"""The validity report, for any game: report.json (everything), report.md (for people) and PNG plots.
+
+Everything rendered comes from the report dict itself (the validity summary names
+its tiers, and each rule's tier), so a report needs no game to be read.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,19 @@ import math
 from pathlib import Path
 from typing import Any
 
-from gamegrammar.games.snake.validity import RULES
+from gamegrammar.games import game_of
 from gamegrammar.io import atomic_write
+
+
+def describe_game(config: Any, *, ticks: bool = True) -> str:
+    """A game config for people, from `GameSpec.describe_config`: "10x10, max 200 ticks" (or "10x10" without ticks)."""
+    facts = dict(game_of(config).describe_config(config))
+    max_ticks = facts.pop("max_ticks", None)
+    parts = [str(facts.pop("board"))] if "board" in facts else []
+    parts += [f"{key} {value}" for key, value in facts.items()]
+    if ticks and max_ticks is not None:
+        parts.append(f"max {max_ticks} ticks")
+    return ", ".join(parts)
 
 
 def _pct(rate: float | None) -> str:
@@ -36,10 +51,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += [f"| {tier} | {_interval(entry)} |" for tier, entry in validity["lenient"].items()]
     lines += ["", "## Violations per rule", ""]
     lines += ["| tier | rule | sequences breaking it | broken first |", "| --- | --- | --- | --- |"]
-    for tier, rules in RULES.items():
-        for rule in rules:
-            entry = validity["rules"][rule]
-            lines.append(f"| {tier} | `{rule}` | {entry['violated']} ({_interval(entry)}) | {validity['first_violations'][rule]} |")
+    for rule, entry in validity["rules"].items():  # in the game's order, tier by tier
+        lines.append(
+            f"| {entry.get('tier', '')} | `{rule}` | {entry['violated']} ({_interval(entry)}) | {validity['first_violations'][rule]} |"
+        )
     dist = report.get("fidelity")
     if dist:
         lines += ["", f"## Fidelity to the corpus ({dist['samples']} samples vs {dist['corpus_episodes']} corpus episodes)", ""]

@@ -31,8 +31,9 @@ def validate_many(sequences: Iterable[Sequence[str] | str | Sequence[int]], conf
 def summarize(verdicts: Sequence[Verdict], rules: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """Counts and rates per tier (strict and lenient) and per rule, each with a Wilson 95% interval.
 
-    Tiers report pass rates; rules report violation rates; `first_violations`
-    counts which rule broke first (what a model gets wrong before anything else).
+    Tiers report pass rates; rules report violation rates and their tier (so a report
+    reads without the game); `first_violations` counts which rule broke first (what a
+    model gets wrong before anything else).
     """
     n = len(verdicts)
     names = rule_names(rules)
@@ -41,9 +42,10 @@ def summarize(verdicts: Sequence[Verdict], rules: Mapping[str, tuple[str, ...]])
         return {"passed": k, "n": n, "rate": k / n if n else None, "ci95": list(wilson_interval(k, n))}
 
     by_rule = {}
-    for rule in names:
-        k = sum(rule in v.positions for v in verdicts)
-        by_rule[rule] = {"violated": k, "n": n, "rate": k / n if n else None, "ci95": list(wilson_interval(k, n))}
+    for tier, members in rules.items():
+        for rule in members:
+            k = sum(rule in v.positions for v in verdicts)
+            by_rule[rule] = {"tier": tier, "violated": k, "n": n, "rate": k / n if n else None, "ci95": list(wilson_interval(k, n))}
     firsts = dict.fromkeys(names, 0)
     for v in verdicts:
         if v.violations:

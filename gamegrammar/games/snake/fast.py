@@ -8,23 +8,30 @@ The idea. A sequence is perfectly valid exactly when it is, token for token,
 what the game itself would have written: replaying its own inputs through the
 rules from its first keyframe, with its own food spawns (checked to land on
 empty cells), and encoding what happens. So this module does not check rule by
-rule. It replays every sequence at once with the batch rules of
-`games.snake_batch` (`resolve_taken`, `advance`: the rules stay in one place)
-and, tick by tick, compares what is written with the tokens those rules
-dictate (the keyframes with `snake_batch.keyframe_token_ids`, the encoder the
-corpus writer uses). Keyframes may appear after any tick (any codec
-keyframe_interval). Where a sequence is cut off (no EOS: a sampler's length
-cap), only what is there is compared; the reference's verdict for a cut-off
-sequence whose complete ticks all obey the rules is exactly "complete broken
-at len(tokens)" (its last, partial tick is not replayed), so that verdict is
-also given here.
+rule. It replays every sequence at once with the batch rules of `batch`
+(`resolve_taken`, `advance`: the rules stay in one place) and, tick by tick,
+compares what is written with the tokens those rules dictate (the keyframes
+with `rollout.keyframe_token_ids`, the encoder the corpus writer uses).
+Keyframes may appear after any tick (any codec keyframe_interval). Where a
+sequence is cut off (no EOS: a sampler's length cap), only what is there is
+compared; the reference's verdict for a cut-off sequence whose complete ticks
+all obey the rules is exactly "complete broken at len(tokens)" (its last,
+partial tick is not replayed), so that verdict is also given here.
 
 Every sequence either matches (valid, or a valid prefix) or goes, unchanged, to
 the reference `validate`: tokens outside the board's vocabulary, any mismatch,
 anything unusual. The fast path therefore only decides "obeys everything",
 never which rule broke, and its verdicts equal the reference's exactly
-(tests/test_fast_evaluator.py checks that on episodes, every prefix of some,
+(tests/games/snake/test_fast.py checks that on episodes, every prefix of some,
 and thousands of mutations).
+
+The grammar is not restated here. The shapes of a tick (`_TickShapes`: which
+tokens each kind of tick holds, and in which columns its values go) and the
+layout of an episode's opening (`_Opening`) are read off the writers
+themselves: the scalar engine's `rules.tick_events` and the grammar's
+`EpisodeEncoder`, run once on marker states, with one value changed at a time
+to see which column holds it. The value lookups come from the corpus writer's
+`rollout.TokenTable`.
 
 Steps, per chunk of sequences: (1) one flat id array (token ids are
 concatenated; token strings are each mapped to one character, joined and read
@@ -54,15 +61,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from operator import itemgetter
 
 import numpy as np
 
-from gamegrammar.games.snake.rules import Direction, SnakeConfig
-from gamegrammar.games.snake.rules import batch as sb
-from gamegrammar.games.snake.validity import RULES, Verdict, validate
+from gamegrammar.games.snake import batch as sb
+from gamegrammar.games.snake.grammar import EpisodeEncoder, vocabulary
+from gamegrammar.games.snake.rollout import TokenTable, keyframe_token_ids
+from gamegrammar.games.snake.rules import Cell, Direction, Outcome, SnakeConfig, SnakeState, tick_events
+from gamegrammar.games.snake.validity import RULES, validate
 from gamegrammar.tokenizer import GameTokenizer
+from gamegrammar.verdict import Verdict, make_verdict
 
 SLOW, VALID, CUT = 0, 1, 2  # `fast_status` codes: needs the reference, valid, a valid prefix cut off
 CHUNK = 16_384  # sequences replayed together: large enough to amortize NumPy's per-call cost, small enough for memory
@@ -71,10 +81,145 @@ CHUNK = 16_384  # sequences replayed together: large enough to amortize NumPy's 
 MIN_BATCH = 32
 
 _NEVER = -2  # an expected id that matches no token
-# Tick shapes (kinds), as the encoder writes them: columns of TICK INPUT ... [EOS].
-_MOVE, _MOVE_T, _EAT, _EAT_T, _EAT_WIN, _WALL, _SELF = range(7)
-_WIDTH = 15  # the longest tick: EAT with a spawn, TIMEOUT and EOS
-_SCRATCH = _WIDTH  # two extra columns where values a kind does not have are written and ignored
+
+
+# ---------------------------------------------------------------- the grammar, read off the writers
+
+# Marker values: each is changed alone to find the columns that hold it.
+_MARKS = {"head": ((1, 2), (3, 0)), "length": (3, 4), "food": ((4, 5), (0, 3)), "score": (6, 7), "input": (Direction.U, Direction.L)}
+
+
+def _changed(a: Sequence[str], b: Sequence[str]) -> tuple[int, ...]:
+    """The columns where two writes of the same shape differ."""
+    assert len(a) == len(b), (a, b)
+    return tuple(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
+
+
+def _written_tick(outcome: Outcome, full: bool, at_limit: bool, **change: object) -> tuple[list[str], bool]:
+    """One tick as the scalar engine's events and the encoder write it (marker values), and whether it ends the episode.
+
+    `full`: an eat fills the board (no food is left); `at_limit`: the tick reaches max_ticks.
+    """
+    value = {name: change.get(name, pair[0]) for name, pair in _MARKS.items()}
+    config = SnakeConfig(max_ticks=2)
+    tick = config.max_ticks if at_limit else 1
+    hx, hy = value["head"]
+    length = value["length"] if outcome is Outcome.EAT else 1
+    body: tuple[Cell, ...] = tuple((hx, hy + k) for k in range(length))
+    after = SnakeState(body, Direction.U, None if full else value["food"], value["score"], tick)
+    before = SnakeState(body[:1], Direction.U, value["food"], 0, tick - 1)  # tick_events reads the state after
+    events, end = tick_events(before, after, value["input"], outcome, config)
+    encoder = EpisodeEncoder()
+    encoder.tick(events, after, end is not None)
+    return encoder.tokens, end is not None
+
+
+def _first_difference(a: Sequence[str], b: Sequence[str]) -> int:
+    return next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """One kind of tick: its tokens as written (values as markers), and the columns of its values."""
+
+    tokens: tuple[str, ...]
+    done: bool  # it ends the episode (and holds the EOS)
+    input: tuple[int, ...]  # (INPUT_d,)
+    cell: tuple[int, ...]  # (x, y) of the head's cell, () if the tick writes none
+    length: tuple[int, ...]  # (LEN,) or ()
+    spawn: tuple[int, ...]  # (x, y) of the spawned food, or ()
+    score: tuple[int, ...]  # (V,) or ()
+
+    @property
+    def size(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def values(self) -> frozenset[int]:
+        return frozenset((*self.input, *self.cell, *self.length, *self.spawn, *self.score))
+
+
+@dataclass(frozen=True)
+class _TickShapes:
+    """Every kind of tick, and which kind each (outcome code, board full, at the tick limit) is written as."""
+
+    shapes: tuple[_Shape, ...]
+    kind_of: np.ndarray  # [outcome code, full, at_limit] -> index into shapes
+    input_col: int  # the input's column, the same in every shape
+    outcome_col: int  # the first column where ticks of different outcomes differ: the outcome's word
+    win_col: int  # the column where an eat that fills the board departs from one that spawns food
+
+    def shape(self, outcome: int, full: bool = False, at_limit: bool = False) -> _Shape:
+        return self.shapes[self.kind_of[outcome, int(full), int(at_limit)]]
+
+
+@cache
+def _tick_shapes() -> _TickShapes:
+    index: dict[tuple[str, ...], int] = {}
+    shapes: list[_Shape] = []
+    kind_of = np.zeros((len(sb.OUTCOMES), 2, 2), np.int64)
+    for code, outcome in enumerate(sb.OUTCOMES):
+        for full in (False, True):
+            for at_limit in (False, True):
+                tokens, done = _written_tick(outcome, full, at_limit)
+                key = tuple(tokens)
+                if key not in index:
+                    cols = {
+                        name: _changed(tokens, _written_tick(outcome, full, at_limit, **{name: pair[1]})[0])
+                        for name, pair in _MARKS.items()
+                    }
+                    index[key] = len(shapes)
+                    shapes.append(_Shape(key, done, cols["input"], cols["head"], cols["length"], cols["food"], cols["score"]))
+                kind_of[code, int(full), int(at_limit)] = index[key]
+    ((input_col,),) = {s.input for s in shapes}
+    first = [shapes[kind_of[code, 0, 0]].tokens for code in range(len(sb.OUTCOMES))]
+    outcome_col = min(_first_difference(first[0], other) for other in first[1:])
+    eat, win = shapes[kind_of[sb.EAT, 0, 0]], shapes[kind_of[sb.EAT, 1, 0]]
+    return _TickShapes(tuple(shapes), kind_of, input_col, outcome_col, _first_difference(eat.tokens, win.tokens))
+
+
+@dataclass(frozen=True)
+class _Opening:
+    """Where the fields of an episode's opening (BOS and the first keyframe) are, for a snake of length 1.
+
+    Each body step (LEN - 1 of them, from column `steps` on) moves every later field one column on.
+    """
+
+    x: int
+    y: int
+    direction: int
+    length: int
+    steps: int
+    food: tuple[int, int]  # (x, y) of the food
+    score: int  # the score's value with food on the board
+    score_no_food: int  # and on a full board (no food cell written)
+
+
+def _written_opening(
+    body: tuple[Cell, ...] = ((1, 2),), direction: Direction = Direction.D, food: Cell | None = (4, 5), score: int = 6
+) -> list[str]:
+    encoder = EpisodeEncoder()
+    encoder.start(SnakeState(body, direction, food, score))
+    return encoder.tokens
+
+
+@cache
+def _opening() -> _Opening:
+    base = _written_opening()
+    x, y = _changed(base, _written_opening(body=((3, 0),)))
+    (direction,) = _changed(base, _written_opening(direction=Direction.L))
+    food = _changed(base, _written_opening(food=(0, 3)))
+    (score,) = _changed(base, _written_opening(score=7))
+    (score_no_food,) = _changed(_written_opening(food=None), _written_opening(food=None, score=7))
+    two = _written_opening(body=((1, 2), (1, 3)))  # one body step more
+    length = _first_difference(base, two)
+    (steps,) = _changed(two, _written_opening(body=((1, 2), (2, 2))))
+    assert two[:steps] == [*base[:length], two[length], *base[length + 1 : steps]] and two[steps + 1 :] == base[steps:]
+    assert len(food) == 2
+    return _Opening(x, y, direction, length, steps, (food[0], food[1]), score, score_no_food)
+
+
+# ---------------------------------------------------------------- per board
 
 
 @dataclass(frozen=True)
@@ -82,7 +227,9 @@ class _Tables:
     """Everything per board that the hot loop looks up, built once per config."""
 
     config: SnakeConfig
-    table: sb.TokenTable
+    table: TokenTable
+    shapes: _TickShapes
+    opening: _Opening
     tokens: list[str]  # id -> token
     char: dict[str, str]  # token -> one character (its id, in a code that NumPy reads back)
     wide: bool  # ids do not fit one byte: characters are read as UTF-32
@@ -102,33 +249,43 @@ class _Tables:
     y_id: np.ndarray
     len_id: np.ndarray  # length -> id of LEN<length>
     v_id: np.ndarray  # score -> id of V<score>; past the vocabulary -> _NEVER
-    template: np.ndarray  # (kinds, _WIDTH + 2) the constant ids of each tick shape
+    width: int  # columns of the longest tick shape
+    template: np.ndarray  # (kinds, width + 2) the constant ids of each tick shape, _NEVER in its value columns
     klen: np.ndarray  # tokens in each tick shape
     done: np.ndarray  # the shape ends the episode (and holds the EOS)
-    x_col: np.ndarray  # column of the MOVE cell's X in each shape (_SCRATCH if none)
+    x_col: np.ndarray  # column of the head cell's x in each shape (a scratch column past `width` if none)
+    y_col: np.ndarray
     len_col: np.ndarray
     v_col: np.ndarray
-    spawn_col: np.ndarray
-    full_col: np.ndarray  # the SCORE that replaces FOOD_SPAWN on a full board (WIN shape)
+    spawn_x_col: np.ndarray
+    spawn_y_col: np.ndarray
+    full_col: np.ndarray  # the column that shows a full board (the eat that wins), scratch elsewhere
+    plain: _Shape  # the shapes a tick that is not its sequence's last may have: a plain move,
+    eat: _Shape  # and an eat that spawns food
+    eat_words: np.ndarray  # the eat shape's constant columns after its outcome, and their ids
+    eat_word_ids: np.ndarray
+    spawn_word: int  # the id of the eat shape's token at `shapes.win_col`: the spawn's word (a win writes another)
+
+
+def _inverse(ids: np.ndarray, size: int, first: int = 0) -> np.ndarray:
+    """id -> value for a table of ids by value (values below `first` are not tokens of that kind); -1 elsewhere."""
+    out = np.full(size, -1, np.int64)
+    out[ids[first:]] = np.arange(first, len(ids))
+    return out
 
 
 @lru_cache(maxsize=16)
 def _tables(config: SnakeConfig) -> _Tables:
-    tok = GameTokenizer.for_game(config)
+    tok = GameTokenizer(vocabulary(config))
     ids = tok.ids
     vocab = len(tok)
     wide = vocab >= 255
     code = [i if i < 0xD800 else i + 0x800 for i in range(vocab)]  # skip the surrogates UTF-32 cannot carry
     char = {t: chr(code[i]) for t, i in ids.items()}
+    size = vocab + 1  # the sentinel too
 
-    def lookup(pairs: Iterable[tuple[str, int]]) -> np.ndarray:
-        out = np.full(vocab + 1, -1, np.int64)
-        for token, value in pairs:
-            out[ids[token]] = value
-        return out
-
-    w, h, cells = config.width, config.height, config.cells
-    table = sb.TokenTable(config)
+    w, cells = config.width, config.cells
+    table = TokenTable(config)
     word = dict(table.word)
     never = np.array([_NEVER])
     x_id = np.concatenate([never, table.x.astype(np.int64), never])
@@ -136,72 +293,82 @@ def _tables(config: SnakeConfig) -> _Tables:
     len_id = table.len.astype(np.int64).copy()
     len_id[0] = _NEVER
     v_id = np.concatenate([table.value.astype(np.int64), np.full(cells + 2, _NEVER)])  # scores can pass cells - 1
+    x_of, y_of = _inverse(table.x, size), _inverse(table.y, size)
+    outcome_of = np.full(size, -1, np.int64)
+    outcome_of[[word[o.value] for o in sb.OUTCOMES]] = np.arange(len(sb.OUTCOMES))
 
-    def row(*names: str) -> list[int]:
-        return [word.get(n, _NEVER) for n in names] + [_NEVER] * (_WIDTH + 2 - len(names))
+    ts = _tick_shapes()
+    width = max(s.size for s in ts.shapes)
+    scratch = width  # two extra columns where values a kind does not have are written and ignored
 
-    # Variable columns hold "?" here and are filled per tick; _NEVER until then.
-    move = ("TICK", "?", "MOVE", "?", "?")
-    eat = ("TICK", "?", "EAT", "MOVE", "?", "?", "GROW", "?", "FOOD_SPAWN", "?", "?", "SCORE", "?")
-    shapes = [
-        move,
-        (*move, "TIMEOUT", "EOS"),
-        eat,
-        (*eat, "TIMEOUT", "EOS"),
-        ("TICK", "?", "EAT", "MOVE", "?", "?", "GROW", "?", "SCORE", "?", "WIN", "EOS"),
-        ("TICK", "?", "DIE_WALL", "EOS"),
-        ("TICK", "?", "DIE_SELF", "EOS"),
-    ]
-    x_of = lookup((f"X{x}", x) for x in range(w))
-    y_of = lookup((f"Y{y}", y) for y in range(h))
-    s = _SCRATCH
+    def row(shape: _Shape) -> list[int]:
+        values = shape.values
+        return [_NEVER if i in values else ids[t] for i, t in enumerate(shape.tokens)] + [_NEVER] * (width + 2 - shape.size)
+
+    def col(cols: tuple[int, ...], k: int) -> int:
+        return cols[k] if cols else scratch
+
+    shapes = ts.shapes
+    plain, eat = ts.shape(sb.MOVE), ts.shape(sb.EAT)
+    win = ts.kind_of[sb.EAT, 1, 0]
+    eat_words = np.array([i for i in range(ts.outcome_col + 1, eat.size) if i not in eat.values], np.int64)
     return _Tables(
         config=config,
         table=table,
+        shapes=ts,
+        opening=_opening(),
         tokens=list(tok.tokens),
         char=char,
         wide=wide,
         sentinel=vocab,
         word=word,
-        input_of=lookup((f"INPUT_{d.name}", int(d)) for d in Direction),
-        dir_of=lookup((f"DIR_{d.name}", int(d)) for d in Direction),
-        body_of=lookup((f"B_{d.name}", int(d)) for d in Direction),
+        input_of=_inverse(table.input, size),
+        dir_of=_inverse(table.dir, size),
+        body_of=_inverse(table.body, size),
         x_of=x_of,
         y_of=y_of,
-        len_of=lookup((f"LEN{n}", n) for n in range(1, cells + 1)),
-        v_of=lookup((f"V{v}", v) for v in range(cells)),
-        outcome_of=lookup(zip(("MOVE", "EAT", "DIE_WALL", "DIE_SELF"), (sb.MOVE, sb.EAT, sb.DIE_WALL, sb.DIE_SELF))),
+        len_of=_inverse(table.len, size, first=1),  # table.len[0] is no length
+        v_of=_inverse(table.value, size),
+        outcome_of=outcome_of,
         x_cell=np.where(x_of >= 0, x_of, -(cells + 1) * 4),
         y_cell=np.where(y_of >= 0, y_of * w, -(cells + 1) * 4),
         x_id=x_id,
         y_id=y_id,
         len_id=len_id,
         v_id=v_id,
-        template=np.array([row(*shape) for shape in shapes], np.int64),
-        klen=np.array([len(shape) for shape in shapes], np.int64),
-        done=np.array([False, True, False, True, True, True, True]),
-        x_col=np.array([3, 3, 4, 4, 4, s, s]),
-        len_col=np.array([s, s, 7, 7, 7, s, s]),
-        v_col=np.array([s, s, 12, 12, 9, s, s]),
-        spawn_col=np.array([s, s, 9, 9, s, s, s]),
-        full_col=np.array([s, s, s, s, 8, s, s]),
+        width=width,
+        template=np.array([row(s) for s in shapes], np.int64),
+        klen=np.array([s.size for s in shapes], np.int64),
+        done=np.array([s.done for s in shapes]),
+        x_col=np.array([col(s.cell, 0) for s in shapes]),
+        y_col=np.array([col(s.cell, 1) for s in shapes]),
+        len_col=np.array([col(s.length, 0) for s in shapes]),
+        v_col=np.array([col(s.score, 0) for s in shapes]),
+        spawn_x_col=np.array([col(s.spawn, 0) for s in shapes]),
+        spawn_y_col=np.array([col(s.spawn, 1) for s in shapes]),
+        full_col=np.array([ts.win_col if k == win else scratch for k in range(len(shapes))]),
+        plain=plain,
+        eat=eat,
+        eat_words=eat_words,
+        eat_word_ids=np.array([ids[eat.tokens[i]] for i in eat_words], np.int64),
+        spawn_word=ids[eat.tokens[ts.win_col]],
     )
 
 
 # ---------------------------------------------------------------- verdicts
 
 
-_EVERY = dict.fromkeys((*RULES, "full"), True)
+_VALID = make_verdict({}, dict.fromkeys((*RULES, "full"), True), RULES)
+_CUT = make_verdict({"complete": 0}, {}, RULES)  # the tiers of a sequence whose only fault is being cut off
 
 
 def _valid_verdict() -> Verdict:
-    return Verdict(_EVERY.copy(), _EVERY.copy(), [], None, {})
+    return Verdict(dict(_VALID.tiers), dict(_VALID.lenient), [], None, {})
 
 
 def _cut_verdict(n: int) -> Verdict:
-    """The reference's verdict for a sequence cut off after ticks that all obey the rules."""
-    tiers = {"structural": False, "physical": True, "rules": True, "full": False}
-    return Verdict(tiers, dict(tiers), ["complete"], n, {"complete": n})
+    """The reference's verdict for a sequence cut off after ticks that all obey the rules (lenient = strict tiers)."""
+    return Verdict(dict(_CUT.tiers), dict(_CUT.tiers), ["complete"], n, {"complete": n})
 
 
 TokenSequence = Sequence[str] | str | Sequence[int] | np.ndarray  # tokens, a space-separated string, or token ids
@@ -311,7 +478,7 @@ def fast_status(seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray], conf
     """Per sequence (token lists or ids): VALID, CUT (a valid prefix, no EOS) or SLOW (ask the reference)."""
     tb = _tables(config)
     status = np.full(len(seqs), SLOW, np.int8)
-    flat, start, end, rows = _encode(seqs, tb, pad=2 * (config.cells + 2 * _WIDTH))
+    flat, start, end, rows = _encode(seqs, tb, pad=2 * (config.cells + 2 * tb.width))
     if not len(rows):
         return status
     tpos = np.flatnonzero(flat[: end[-1]] == tb.word["TICK"])  # where each tick starts, if the sequence is sound
@@ -334,9 +501,10 @@ class _TickFacts:
     """What every tick (every TICK token of the chunk) says, read once for all ticks with array operations.
 
     A tick that is not its sequence's last must be a plain move (TICK INPUT_d MOVE Xx Yy) or an eat with a
-    spawn (TICK INPUT_d EAT MOVE Xx Yy GROW LENn FOOD_SPAWN Xx Yy SCORE Vs), then nothing or a keyframe up
-    to the next TICK; `row_bad` marks the sequences with one that is not. The replay then only compares
-    numbers: the outcome, the cell, LEN, SCORE and the spawn cell with what the rules say.
+    spawn (TICK INPUT_d EAT MOVE Xx Yy GROW LENn FOOD_SPAWN Xx Yy SCORE Vs), the shapes `tb.plain` and
+    `tb.eat`, then nothing or a keyframe up to the next TICK; `row_bad` marks the sequences with one that is
+    not. The replay then only compares numbers: the outcome, the cell, LEN, SCORE and the spawn cell with
+    what the rules say.
     """
 
     act: np.ndarray  # the input's direction, -1 if not an input
@@ -353,30 +521,33 @@ class _TickFacts:
 
     @classmethod
     def read(cls, flat: np.ndarray, tpos: np.ndarray, first: np.ndarray, n_ticks: np.ndarray, end: np.ndarray, tb: _Tables) -> _TickFacts:
-        word = tb.word
+        plain, eat = tb.plain, tb.eat
         n = len(tpos)
         q = tpos
-        act = tb.input_of[flat[q + 1]]
-        outcome = tb.outcome_of[flat[q + 2]]
-        cell = tb.x_cell[flat[q + 3]] + tb.y_cell[flat[q + 4]]
+        act = tb.input_of[flat[q + tb.shapes.input_col]]
+        outcome = tb.outcome_of[flat[q + tb.shapes.outcome_col]]
+        (x, y) = plain.cell
+        cell = tb.x_cell[flat[q + x]] + tb.y_cell[flat[q + y]]
         length = np.zeros(n, np.int64)
         score = np.zeros(n, np.int64)
         spawn = np.full(n, -1, np.int64)
-        size = np.full(n, 5, np.int64)
-        shape_ok = (act >= 0) & (outcome == sb.MOVE)
+        size = np.full(n, plain.size, np.int64)
+        shape_ok = (act >= 0) & (outcome == sb.MOVE)  # a plain move has no other word than its outcome
         eats = np.flatnonzero(outcome == sb.EAT)
         if eats.size:
-            w = flat[q[eats, None] + np.arange(13)]
-            cell[eats] = tb.x_cell[w[:, 4]] + tb.y_cell[w[:, 5]]
-            length[eats], score[eats] = tb.len_of[w[:, 7]], tb.v_of[w[:, 12]]
-            spawn[eats] = np.where(w[:, 8] == word["FOOD_SPAWN"], tb.x_cell[w[:, 9]] + tb.y_cell[w[:, 10]], -1)
-            words = (w[:, [3, 6, 8, 11]] == [word["MOVE"], word["GROW"], word["FOOD_SPAWN"], word["SCORE"]]).all(axis=1)
+            w = flat[q[eats, None] + np.arange(eat.size)]
+            (x, y), (sx, sy) = eat.cell, eat.spawn
+            cell[eats] = tb.x_cell[w[:, x]] + tb.y_cell[w[:, y]]
+            length[eats], score[eats] = tb.len_of[w[:, eat.length[0]]], tb.v_of[w[:, eat.score[0]]]
+            spawned = w[:, tb.shapes.win_col] == tb.spawn_word  # the word of the spawn (a last tick may be any shape)
+            spawn[eats] = np.where(spawned, tb.x_cell[w[:, sx]] + tb.y_cell[w[:, sy]], -1)
+            words = (w[:, tb.eat_words] == tb.eat_word_ids).all(axis=1)
             shape_ok[eats] = (act[eats] >= 0) & words & (spawn[eats] >= 0) & (length[eats] > 0) & (score[eats] >= 0)
-            size[eats] = 13
+            size[eats] = eat.size
         # up to the next TICK: nothing, or a keyframe (matched against the state in the replay)
         span = np.diff(q, append=end[-1])
         gap = span - size
-        with_kf = (gap > 0) & (flat[np.minimum(q + size, len(flat) - 1)] == word["SNAP"])
+        with_kf = (gap > 0) & (flat[np.minimum(q + size, len(flat) - 1)] == tb.word["SNAP"])
         shape_ok &= (gap == 0) | with_kf
         last = np.zeros(n, bool)
         has = n_ticks > 0
@@ -400,24 +571,25 @@ def _first_keyframes(flat: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _
     cfg = tb.config
     w, h, cells = cfg.width, cfg.height, cfg.cells
     m = len(start)
-    head = flat[start[:, None] + np.arange(8)]  # BOS SNAP PLAYER Xx Yy DIR_d LENn BODY
-    hx, hy = tb.x_of[head[:, 3]], tb.y_of[head[:, 4]]
-    direction, length = tb.dir_of[head[:, 5]], tb.len_of[head[:, 6]]
+    op = tb.opening
+    head = flat[start[:, None] + np.arange(op.steps)]  # BOS SNAP PLAYER Xx Yy DIR_d LENn BODY
+    hx, hy = tb.x_of[head[:, op.x]], tb.y_of[head[:, op.y]]
+    direction, length = tb.dir_of[head[:, op.direction]], tb.len_of[head[:, op.length]]
     bad = (hx < 0) | (hy < 0) | (direction < 0) | (length < 1)
     length = np.where(bad, 1, length)
     steps = int(length.max()) - 1
     used = np.arange(steps) < (length - 1)[:, None]
-    step = tb.body_of[flat[start[:, None] + 8 + np.arange(steps)]]
+    step = tb.body_of[flat[start[:, None] + op.steps + np.arange(steps)]]
     bad |= (used & (step < 0)).any(axis=1)
     step = np.where(used & (step >= 0), step, 0)
     x = hx[:, None] + np.cumsum(np.where(used, sb.DX[step], 0), axis=1)
     y = hy[:, None] + np.cumsum(np.where(used, sb.DY[step], 0), axis=1)
     bad |= (used & ((x < 0) | (x >= w) | (y < 0) | (y >= h))).any(axis=1)
     body = np.concatenate([(hy * w + hx)[:, None], y * w + x], axis=1)
-    food_at = start + 8 + length  # the token after FOOD
-    fx, fy = tb.x_of[flat[food_at]], tb.y_of[flat[food_at + 1]]
+    shift = start + length - 1  # every field after the body steps
+    fx, fy = tb.x_of[flat[shift + op.food[0]]], tb.y_of[flat[shift + op.food[1]]]
     has_food = (fx >= 0) & (fy >= 0)
-    score = tb.v_of[flat[food_at + np.where(has_food, 3, 1)]]
+    score = tb.v_of[flat[shift + np.where(has_food, op.score, op.score_no_food)]]
     bad |= score < 0
     ok = ~bad
     length = np.where(ok, length, 1)  # unsound rows get a harmless state, replayed but never believed
@@ -434,7 +606,7 @@ def _first_keyframes(flat: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _
     food = batch.food
     ok &= ~batch.occ[np.arange(m), np.maximum(food, 0)] | (food < 0)
     ok &= (food < 0) == (length == cells)
-    ids, mask = sb.keyframe_token_ids(tb.table, batch, np.arange(m), bos=True)
+    ids, mask = keyframe_token_ids(tb.table, batch, np.arange(m), bos=True)
     same, size = _match(flat, start, end, ids, mask)
     ok &= same & (start + size <= end)
     return batch, start + size, ok
@@ -527,7 +699,7 @@ def _replay(
                 sel = a + np.flatnonzero(ok[kf_row[a:b]])
                 if sel.size:
                     rows = kf_row[sel]
-                    same, size = _match(flat, kf_pos[sel], end[rows], *sb.keyframe_token_ids(tb.table, view, rows))
+                    same, size = _match(flat, kf_pos[sel], end[rows], *keyframe_token_ids(tb.table, view, rows))
                     ok[rows] &= same & (size == kf_size[sel])
         if mb < m:
             _record_last(last, flat, view, res, tpos[ti[mb:]], mb, m, t, eaters, spawn_ok, full, ok, end, tb)
@@ -561,14 +733,14 @@ def _record_last(
         e = eaters[k:]
         last.spawn_ok[e], last.full[e] = spawn_ok[k:], full[k:]
     if t < tb.config.max_ticks:  # a tick that does not end the episode may be followed by a keyframe
-        after = pos + np.where(outcome == sb.EAT, 13, 5)
+        after = pos + np.where(outcome == sb.EAT, tb.eat.size, tb.plain.size)
         stop = end[mb:m]
         shows = (outcome <= sb.EAT) & (after < stop) & (flat[np.minimum(after, stop)] == tb.word["SNAP"])
         # ok so far, and a score the vocabulary has (this tick is judged later: an eat may have passed V<cells - 1>)
         kf = np.flatnonzero(shows & ok[mb:m] & (view.score[mb:m] < tb.config.cells))
         if kf.size:
             rows = mb + kf
-            same, size = _match(flat, after[kf], stop[kf], *sb.keyframe_token_ids(tb.table, view, rows))
+            same, size = _match(flat, after[kf], stop[kf], *keyframe_token_ids(tb.table, view, rows))
             last.kf_same[rows], last.kf_size[rows] = same, size
 
 
@@ -576,25 +748,27 @@ def _judge_last(flat: np.ndarray, last: _LastTicks, ok: np.ndarray, end: np.ndar
     """Every row's last tick, any shape, against the tokens the encoder would write (as far as the sequence goes)."""
     n = len(ok)
     pos = last.pos
-    g = flat[pos[:, None] + np.arange(_WIDTH)]
-    kind = np.array([_MOVE, _EAT, _WALL, _SELF])[last.outcome]
-    kind[(kind == _EAT) & (g[:, 8] != tb.word["FOOD_SPAWN"])] = _EAT_WIN
-    timeout = n_ticks >= tb.config.max_ticks
-    kind[timeout] = np.array([_MOVE_T, _MOVE_T, _EAT_T, _EAT_T, _EAT_WIN, _WALL, _SELF])[kind[timeout]]
+    width = tb.width
+    g = flat[pos[:, None] + np.arange(width)]
+    shapes, eat = tb.shapes, tb.eat
+    # an eat that does not write the spawn's word is judged as the eat that fills the board (WIN)
+    wins = (last.outcome == sb.EAT) & (g[:, shapes.win_col] != tb.spawn_word)
+    at_limit = n_ticks >= tb.config.max_ticks  # rules.end_reason's tick limit, for every row at once
+    kind = shapes.kind_of[last.outcome, wins.astype(np.int64), at_limit.astype(np.int64)]
     expect = tb.template[kind]
     r = np.arange(n)
-    expect[:, 1] = np.where(tb.input_of[g[:, 1]] >= 0, g[:, 1], _NEVER)
-    x_col = tb.x_col[kind]
-    expect[r, x_col] = tb.x_id[last.x + 1]
-    expect[r, x_col + 1] = tb.y_id[last.y + 1]
+    i = shapes.input_col
+    expect[:, i] = np.where(tb.input_of[g[:, i]] >= 0, g[:, i], _NEVER)
+    expect[r, tb.x_col[kind]] = tb.x_id[last.x + 1]
+    expect[r, tb.y_col[kind]] = tb.y_id[last.y + 1]
     expect[r, tb.len_col[kind]] = tb.len_id[last.length]
     expect[r, tb.v_col[kind]] = tb.v_id[last.score]
-    spawn_col = tb.spawn_col[kind]
-    expect[r, spawn_col] = np.where(last.spawn_ok, g[:, 9], _NEVER)
-    expect[r, spawn_col + 1] = g[:, 10]
-    expect[r, tb.full_col[kind]] = np.where(last.full, tb.word["SCORE"], _NEVER)
+    expect[r, tb.spawn_x_col[kind]] = np.where(last.spawn_ok, g[:, eat.spawn[0]], _NEVER)
+    expect[r, tb.spawn_y_col[kind]] = g[:, eat.spawn[1]]
+    full_col = tb.full_col[kind]
+    expect[r, full_col] = np.where(last.full, expect[r, full_col], _NEVER)  # the winning shape only on a full board
     shown = np.minimum(end - pos, tb.klen[kind])  # a cut-off sequence shows only part of its last tick
-    good = ok & ((g == expect[:, :_WIDTH]) | (np.arange(_WIDTH) >= shown[:, None])).all(axis=1)
+    good = ok & ((g == expect[:, :width]) | (np.arange(width) >= shown[:, None])).all(axis=1)
     after = pos + tb.klen[kind]
     done = tb.done[kind]
     # a keyframe may follow a tick that does not end the episode (it was matched while the state was at hand)

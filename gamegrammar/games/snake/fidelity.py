@@ -36,24 +36,24 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
     follows a tick (TICK, SNAP, TIMEOUT, EOS). `kind` is the tick's outcome word
     (MOVE, EAT, DIE_WALL, DIE_SELF) at the token right after INPUT_d, "" elsewhere.
     """
-    out: list[tuple[int, str]] = []
+    out: set[tuple[int, str, str]] = set()
     for item in parse(tokens):
         if isinstance(item, Keyframe):
             continue
         assert isinstance(item, Tick)
         p = item.positions
-        out.append((p["outcome"], "outcome"))
+        out.add((p["outcome"], "outcome", item.outcome))
         if "move" in p:
             if item.outcome == "EAT":
-                out.append((p["move"] - 1, "outcome"))
-            out += [(p["move"], "move"), (p["move"] + 1, "move")]
+                out.add((p["move"] - 1, "outcome", ""))
+            out |= {(p["move"], "move", ""), (p["move"] + 1, "move", "")}
         if "grow" in p:
-            out += [(p["grow"], "grow"), (p["grow"] + 1, "grow"), (p["grow"] + 2, "spawn_presence")]
-            out += [(p["score"] - 1, "score"), (p["score"], "score")] if "spawn" in p else [(p["score"], "score")]
+            out |= {(p["grow"], "grow", ""), (p["grow"] + 1, "grow", ""), (p["grow"] + 2, "spawn_presence", "")}
+            out |= {(p["score"] - 1, "score", ""), (p["score"], "score", "")} if "spawn" in p else {(p["score"], "score", "")}
         if item.keyframe is not None:
-            out += [(i, "keyframe") for i in range(item.keyframe.start + 1, item.keyframe.end)]
+            out |= {(i, "keyframe", "") for i in range(item.keyframe.start + 1, item.keyframe.end)}
         if item.end < len(tokens):
-            out.append((item.end if item.keyframe is None else item.keyframe.start, "flow"))
+            out.add((item.end if item.keyframe is None else item.keyframe.start, "flow", ""))
         if "end" in p:
-            out.append((p["end"], "flow"))
-    return [(p, c, tokens[p] if c == "outcome" and tokens[p - 1].startswith("INPUT_") else "") for p, c in sorted(set(out))]
+            out.add((p["end"], "flow", ""))
+    return sorted(out)

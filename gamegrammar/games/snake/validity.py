@@ -1,11 +1,12 @@
 """The strict replay evaluator: does a token sequence obey Snake's grammar, physics and rules?
 
-A sequence is parsed with grammar v1 (`gamegrammar.games.snake.grammar.parse`) and replayed
-through the one rules implementation (`gamegrammar.games.snake.resolve` and
-`advance`) from its first keyframe, which is tick 0 (the replay starts from it,
-score included); each TICK is the next tick. Every written event is checked
-against what the rules allow. Rule names are stable (reports and tests use
-them) and grouped by tier in `RULES`:
+A sequence is parsed with grammar v1 (`grammar.parse`) and replayed through the
+one rules implementation (`rules.resolve` and `rules.advance`) from its first
+keyframe, which is tick 0 (the replay starts from it, score included); each
+TICK is the next tick. Every written event is checked against what the rules
+allow. Rule names are stable (reports and tests use them) and grouped by tier
+in `RULES` (Snake's `GameSpec.rules`; verdicts are `gamegrammar.verdict`'s,
+summarised by the game-agnostic `gamegrammar.evaluation`):
 
 structural
   grammar                 parses under grammar v1 (a sequence that simply stops is not a grammar error)
@@ -73,7 +74,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell
-from gamegrammar.games.snake.rules import Cell, Direction, Outcome, SnakeConfig, SnakeState, advance, empty_cells, resolve
+from gamegrammar.games.snake.rules import Cell, Direction, Outcome, SnakeConfig, SnakeState, advance, empty_cells, end_reason, resolve
 from gamegrammar.verdict import Findings, Verdict, make_verdict, rule_names, tiers_of
 
 RULES: dict[str, tuple[str, ...]] = {
@@ -197,13 +198,15 @@ def check_tick(state: SnakeState | None, tick: Tick, config: SnakeConfig, found:
         if tick.spawn is not None and not config.in_bounds(tick.spawn):
             found.note("in_bounds", tick.positions["spawn"])
     end = tick.end_event
-    if end == "TIMEOUT":
-        if tick.number != config.max_ticks:
+    if end is None or end == "TIMEOUT":  # no death and no win written: the tick limit alone decides (rules.end_reason)
+        # (a tick past the limit is not noted again: the tick at the limit, alive without TIMEOUT, was noted first)
+        at_limit = end_reason(_MOVE, False, tick.number, config) == "TIMEOUT"
+        if end == "TIMEOUT" and not at_limit:
             found.note("timeout_at_limit", tick.positions["end"])
-    elif end is None and tick.number == config.max_ticks:  # alive at the limit, and no TIMEOUT
-        where = tick.keyframe.start if tick.keyframe is not None else tick.end
-        if where < found.length:  # else the sequence was cut off just before it
-            found.note("timeout_at_limit", where)
+        elif end is None and at_limit:  # alive at the limit, and no TIMEOUT
+            where = tick.keyframe.start if tick.keyframe is not None else tick.end
+            if where < found.length:  # else the sequence was cut off just before it
+                found.note("timeout_at_limit", where)
     if tick.keyframe is not None:
         if end is not None:
             found.note("end_is_final", tick.keyframe.start)
@@ -258,7 +261,7 @@ def _check_outcome(
         found.note("spawn_on_empty", pos["spawn"])
         spawned_well = False
     won = tick.end_event == "WIN"
-    if won != full:
+    if won != (end_reason(_EAT, full, tick.number, config) == "WIN"):
         where = pos["end"] if won else pos["score"] + 1
         if where < found.length:
             found.note("spawn_on_empty", where)

@@ -1,4 +1,4 @@
-"""The fast evaluator gives exactly the reference `validate`'s verdicts: on episodes, prefixes and mutations."""
+"""Snake's fast evaluator gives exactly the reference `validate`'s verdicts: on episodes, prefixes and mutations."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ from functools import cache
 import numpy as np
 import pytest
 
-from gamegrammar.games.snake.grammar import CodecConfig, vocabulary
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
-from gamegrammar.evaluation import fast, validate, validate_many
+from gamegrammar.evaluation import validate_many
+from gamegrammar.games.snake import batch as sb
+from gamegrammar.games.snake import fast
 from gamegrammar.games.snake.fast import CUT, SLOW, VALID, fast_status, validate_fast
-from gamegrammar.games.snake.rules import batch as sb
+from gamegrammar.games.snake.grammar import CodecConfig, vocabulary
 from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games.snake.validity import validate
 
 BOARD = SnakeConfig()
 SMALL = SnakeConfig(4, 4, 400)
@@ -231,3 +233,25 @@ def test_from_cells_matches_from_states():
     want = sb.SnakeBatch.from_states([s.__class__(s.body, s.direction, s.food, s.score, 0) for s in states], config)
     for name in sb.SnakeBatch._PER_GAME:
         assert np.array_equal(getattr(built, name), getattr(want, name)), name
+
+
+def test_the_tick_shapes_are_read_off_the_writers():
+    """What the reader takes from the engine and the encoder: grammar v1's tick shapes, and the opening's layout."""
+    shapes = fast._tick_shapes()
+    written = {" ".join(s.tokens) for s in shapes.shapes}
+    eat = "TICK INPUT_U EAT MOVE X1 Y2 GROW LEN3"
+    assert written == {
+        "TICK INPUT_U MOVE X1 Y2",
+        "TICK INPUT_U MOVE X1 Y2 TIMEOUT EOS",
+        f"{eat} FOOD_SPAWN X4 Y5 SCORE V6",
+        f"{eat} FOOD_SPAWN X4 Y5 SCORE V6 TIMEOUT EOS",
+        f"{eat} SCORE V6 WIN EOS",  # a win at the tick limit is a win
+        "TICK INPUT_U DIE_WALL EOS",
+        "TICK INPUT_U DIE_SELF EOS",
+    }
+    assert (shapes.input_col, shapes.outcome_col, shapes.win_col) == (1, 2, 8)
+    eat_shape = shapes.shape(sb.EAT)
+    assert (eat_shape.cell, eat_shape.length, eat_shape.spawn, eat_shape.score) == ((4, 5), (7,), (9, 10), (12,))
+    opening = fast._opening()  # BOS SNAP PLAYER X Y DIR LEN BODY [steps] FOOD X Y SCORE V
+    assert (opening.x, opening.y, opening.direction, opening.length, opening.steps) == (3, 4, 5, 6, 8)
+    assert (opening.food, opening.score, opening.score_no_food) == ((9, 10), 12, 10)

@@ -1,4 +1,4 @@
-"""The strict replay evaluator: every rule is caught alone, at the right token, and real episodes all pass."""
+"""Snake's strict replay evaluator: every rule is caught alone, at the right token, and real episodes all pass."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.evaluation import summarize, validate_many
+from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.grammar import END_EVENTS, CodecConfig, GrammarError, parse, vocabulary
-from gamegrammar.corpus import Corpus, CorpusSpec, generate, record_episode
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.evaluation import RULE_NAMES, RULES, TIERS, Verdict, lenient_tiers, summarize, validate, validate_many, wilson_interval
-from gamegrammar.evaluation.cli_tokens import validate_token_file
 from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games.snake.validity import RULE_NAMES, RULES, TIERS, lenient_tiers, validate
+from gamegrammar.verdict import Verdict
 
 BOARD = SnakeConfig()
 
@@ -33,7 +34,7 @@ CURLED = "BOS SNAP PLAYER X5 Y5 DIR_U LEN5 BODY B_D B_R B_U B_U FOOD X0 Y0 SCORE
 
 
 def play(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, episode: int) -> list[str]:
-    return record_episode(config, codec, agent_name, seed, episode).tokens
+    return GAME.play_episode(config, codec, agent_name, seed, episode).tokens
 
 
 def nth(tokens: list[str], token: str, k: int = 0) -> int:
@@ -198,7 +199,7 @@ def test_every_generated_episode_passes_every_rule(tmp_path, config, codec, agen
     verdicts = validate_many((corpus.episode_tokens(row) for row in range(len(corpus))), config)
     bad = [(row, v.violations) for row, v in enumerate(verdicts) if not v.valid or not all(v.lenient.values())]
     assert bad == []
-    summary = summarize(verdicts)
+    summary = summarize(verdicts, RULES)
     assert summary["tiers"]["full"]["passed"] == episodes and summary["first_violations"] == dict.fromkeys(RULE_NAMES, 0)
     if config.width == 4:
         assert (corpus.index["end"] == END_EVENTS.index("WIN")).any()  # the WIN rules were exercised
@@ -311,63 +312,3 @@ def test_played_episodes_are_always_valid(board, agent, seed, interval):
     verdict = validate(tokens, config)
     assert verdict.valid, verdict
     assert all(verdict.lenient.values())
-
-
-# ---------------------------------------------------------------- reports and files
-
-
-def test_to_json_has_exactly_the_report_keys():
-    verdict = validate(mutate(BASE, "GROW LEN2", "GROW LEN3"), BOARD)
-    data = verdict.to_json()
-    assert set(data) == {"valid", "tiers", "violations", "first_violation", "lenient"}
-    assert data["valid"] is False and data["violations"] == ["grow_after_eat"] and set(data["tiers"]) == set(TIERS)
-
-
-def test_summary_counts_rates_and_intervals():
-    verdicts = validate_many([BASE, BASE.split()[:20], " ".join(mutate(BASE, "GROW LEN2", "GROW LEN3"))], BOARD)
-    summary = summarize(verdicts)
-    assert summary["sequences"] == 3
-    assert summary["tiers"]["full"]["passed"] == 1 and summary["tiers"]["structural"]["passed"] == 2
-    assert summary["lenient"]["structural"]["passed"] == 2
-    assert summary["rules"]["complete"]["violated"] == 1 and summary["rules"]["grow_after_eat"]["rate"] == pytest.approx(1 / 3)
-    lo, hi = summary["tiers"]["full"]["ci95"]
-    assert 0 < lo < 1 / 3 < hi < 1
-    assert summary["first_violations"]["complete"] == 1
-    assert summarize([])["tiers"]["full"] == {"passed": 0, "n": 0, "rate": None, "ci95": [0.0, 1.0]}
-
-
-def test_wilson_interval():
-    assert wilson_interval(0, 0) == (0.0, 1.0)
-    lo, hi = wilson_interval(0, 20)
-    assert lo == 0.0 and hi == pytest.approx(0.1611, abs=1e-4)
-    lo, hi = wilson_interval(20, 20)
-    assert lo == pytest.approx(0.8389, abs=1e-4) and hi == 1.0
-    lo, hi = wilson_interval(19, 20)
-    assert lo == pytest.approx(0.7639, abs=1e-4) and hi == pytest.approx(0.9911, abs=1e-4)
-    lo, hi = wilson_interval(5, 10)
-    assert (lo + hi) / 2 == pytest.approx(0.5) and lo == pytest.approx(0.2366, abs=1e-4)
-    with pytest.raises(ValueError):
-        wilson_interval(3, 2)
-
-
-def test_token_file(tmp_path):
-    path = tmp_path / "samples.txt"
-    path.write_text(BASE + "\n\n" + " ".join(BASE.split()[:20]) + "\n")
-    results = validate_token_file(path, BOARD)
-    assert [r["line"] for r in results] == [1, 3]
-    assert results[0]["valid"] and results[1]["violations"] == ["complete"]
-    assert set(results[0]) == {"line", "valid", "tiers", "violations", "first_violation", "lenient"}
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [("", "holds no sequences"), ("\n  \n", "holds no sequences"), (BASE + "\nBOS SNAP X10\n", "line 2: token 'X10'")],
-)
-def test_token_file_errors_are_one_line(tmp_path, text, message):
-    path = tmp_path / "samples.txt"
-    path.write_text(text)
-    with pytest.raises(GameGrammarError, match=message) as err:
-        validate_token_file(path, BOARD)
-    assert "\n" not in str(err.value)
-    with pytest.raises(GameGrammarError, match="cannot read"):
-        validate_token_file(tmp_path / "missing.txt", BOARD)
