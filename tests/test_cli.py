@@ -27,13 +27,14 @@ def test_generate_stats_and_export(tmp_path, capsys):
     assert main(["corpus", "export", str(out), "--split", "val"]) == 0
 
 
-def test_games_lists_snake(capsys):
+def test_games_lists_the_registered_games(capsys):
     assert main(["games"]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith("snake: ") and "vocabulary" in printed and "DIE_WALL" in printed
+    assert "\nsnake: " in printed and printed.startswith("battlesnake: ") and "vocabulary" in printed and "DIE_WALL" in printed
     assert main(["games", "--json"]) == 0
     games = {g["name"]: g for g in json.loads(capsys.readouterr().out)}
     assert games["snake"]["vocab_size"] > 4 and games["snake"]["batch_engine"]
+    assert games["battlesnake"]["rules"]["physical"][-1] == "starvation"
 
 
 @pytest.mark.parametrize(

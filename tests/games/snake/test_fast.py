@@ -195,46 +195,6 @@ def test_ids_lists_arrays_and_tokens_mix(corpora):
     assert [v.valid for v in validate_many(ids, config)] == [True] * 40
 
 
-def test_resolve_taken_matches_resolve():
-    config = SnakeConfig(6, 5)
-    batch = sb.SnakeBatch.initial(config, 3, np.arange(300))
-    rng = np.random.default_rng(0)
-    for _ in range(40):
-        actions = rng.integers(0, 4, len(batch))
-        full, taken = sb.resolve(batch, actions), sb.resolve_taken(batch, actions)
-        for name in ("action", "direction", "outcome", "x", "y", "cell"):
-            assert np.array_equal(getattr(full, name), getattr(taken, name)), name
-        sb.advance(batch, taken)
-        ate = np.flatnonzero(taken.outcome == sb.EAT)
-        batch.food[ate] = sb.spawn_food(batch, ate, rng.integers(0, 1 << 30, len(ate)))
-        batch = batch.take(np.flatnonzero(taken.outcome <= sb.EAT))
-        if not len(batch):
-            break
-
-
-def test_from_cells_matches_from_states():
-    config = SnakeConfig(6, 5)
-    batch = sb.SnakeBatch.initial(config, 1, np.arange(50))
-    rng = np.random.default_rng(1)
-    for _ in range(12):
-        res = sb.step(batch, rng.integers(0, 4, len(batch)), seed=1)
-        batch = batch.take(np.flatnonzero(res.outcome <= sb.EAT))
-    states = [batch.state(i) for i in range(len(batch))]
-    width = max(s.length for s in states)
-    cells = np.array([[y * config.width + x for x, y in s.body] + [0] * (width - s.length) for s in states])
-    built = sb.SnakeBatch.from_cells(
-        config,
-        cells,
-        np.array([s.length for s in states]),
-        np.array([int(s.direction) for s in states]),
-        np.array([-1 if s.food is None else s.food[1] * config.width + s.food[0] for s in states]),
-        np.array([s.score for s in states]),
-    )
-    want = sb.SnakeBatch.from_states([s.__class__(s.body, s.direction, s.food, s.score, 0) for s in states], config)
-    for name in sb.SnakeBatch._PER_GAME:
-        assert np.array_equal(getattr(built, name), getattr(want, name)), name
-
-
 def test_the_tick_shapes_are_read_off_the_writers():
     """What the reader takes from the engine and the encoder: grammar v1's tick shapes, and the opening's layout."""
     shapes = fast._tick_shapes()
