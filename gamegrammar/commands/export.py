@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from gamegrammar.checkpoint import EXPORT_FILES, export  # imports torch: keep it off the CLI's start-up path
 
-    check_output_dir(args.out, what="OUT", keep=EXPORT_FILES, overwrite=args.overwrite, inputs=(args.ckpt,))
+    check_output_dir(args.out, what="OUT", keep=EXPORT_FILES, overwrite=args.overwrite)
     out = export(args.ckpt, args.out)
     print(f"exported {args.ckpt} to {out}/ (model.safetensors, config.json, tokenizer.json)")
     return 0
