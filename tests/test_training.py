@@ -17,8 +17,8 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 
 from gamegrammar.checkpoint import load_checkpoint
 from gamegrammar.cli import main
-from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
 from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor
@@ -281,7 +281,7 @@ def test_resume_on_a_corpus_with_another_vocabulary_is_one_line(tmp_path, tiny_c
         (["--data.block_size", "65"], "--data.block_size 65 is longer than the model's position table (64 tokens)"),
         (["--model.outcome_weight", "0"], "--model.outcome_weight must be positive, got 0.0"),
         (["--model.decay_fraction", "1.5"], "--model.decay_fraction must be in (0, 1], got 1.5"),
-        (["--model.muon_lr", "0"], "--model.muon_lr must be positive, got 0.0"),
+        (["--model.muon_lr", "0"], "--model.muon_lr must be a positive number, got 0.0"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, tiny_corpus, capsys, args, message):
