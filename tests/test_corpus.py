@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamegrammar.games.snake.grammar import decode
 from gamegrammar.corpus import Corpus, CorpusSpec, corpus_stats, generate
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.games.snake.grammar import decode
 from gamegrammar.games.snake.rules import SnakeConfig
 
 SPEC = CorpusSpec(episodes=90, seed=5, shard_episodes=20)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from gamegrammar.games import tokenizer_for
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.games import tokenizer_for
 from gamegrammar.model import GameGPT, GPTConfig
 from gamegrammar.sampling import SamplingConfig, SamplingStats, filter_logits, generate
 

@@ -14,19 +14,12 @@ from gamegrammar.commands import replay as replay_command
 from gamegrammar.commands.replay import corpus_episode, token_file_line
 from gamegrammar.corpus import Corpus
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.games.snake.grammar import EXAMPLE
 from gamegrammar.games.snake.replay import replay
 from gamegrammar.games.snake.rules import SnakeConfig
 
 BOARD = SnakeConfig()
-# A valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8.
-BASE_TEXT = (
-    "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 "
-    "TICK INPUT_R MOVE X6 Y5 "
-    "TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
-    "TICK INPUT_U MOVE X7 Y4 SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
-    "TICK INPUT_U MOVE X7 Y3 TICK INPUT_U MOVE X7 Y2 TICK INPUT_U MOVE X7 Y1 TICK INPUT_U MOVE X7 Y0 "
-    "TICK INPUT_U DIE_WALL EOS"
-)
+BASE_TEXT = EXAMPLE  # a valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8
 BASE = BASE_TEXT.split()
 
 

@@ -7,18 +7,11 @@ from typing import ClassVar
 
 import pytest
 
+from gamegrammar.games.snake.grammar import EXAMPLE
 from gamegrammar.gamespec import SPECIAL_TOKENS, EpisodeSummary, GameSpec
 from gamegrammar.verdict import Verdict, make_verdict
 
-# A valid 10x10 Snake episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8.
-EPISODE = (
-    "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 "
-    "TICK INPUT_R MOVE X6 Y5 "
-    "TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
-    "TICK INPUT_U MOVE X7 Y4 SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
-    "TICK INPUT_U MOVE X7 Y3 TICK INPUT_U MOVE X7 Y2 TICK INPUT_U MOVE X7 Y1 TICK INPUT_U MOVE X7 Y0 "
-    "TICK INPUT_U DIE_WALL EOS"
-)
+EPISODE = EXAMPLE  # a valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8
 
 
 @pytest.fixture

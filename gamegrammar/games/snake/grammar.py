@@ -24,6 +24,18 @@ _BODY_TOKEN = {d: f"B_{d.name}" for d in Direction}
 _BODY_DIRECTION = {token: d for d, token in _BODY_TOKEN.items()}
 
 
+# grammar v1's worked example on the default 10x10 board (docs/grammar.md): eats on tick 2, a keyframe after tick 3,
+# dies in the top wall on tick 8. A valid episode, for documentation and tests.
+EXAMPLE = (
+    "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 "
+    "TICK INPUT_R MOVE X6 Y5 "
+    "TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
+    "TICK INPUT_U MOVE X7 Y4 SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
+    "TICK INPUT_U MOVE X7 Y3 TICK INPUT_U MOVE X7 Y2 TICK INPUT_U MOVE X7 Y1 TICK INPUT_U MOVE X7 Y0 "
+    "TICK INPUT_U DIE_WALL EOS"
+)
+
+
 def vocabulary(config: SnakeConfig) -> list[str]:
     """Every token of grammar v1 for this board; values are exact, never capped."""
     return [

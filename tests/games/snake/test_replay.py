@@ -13,22 +13,14 @@ from gamegrammar.evaluation import validate
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import replay as renderer
 from gamegrammar.games.snake.agents import AGENTS
-from gamegrammar.games.snake.grammar import vocabulary
+from gamegrammar.games.snake.grammar import EXAMPLE, vocabulary
 from gamegrammar.games.snake.replay import gif_bytes, play, render_frame, render_html, replay, replay_data, write_gif
 from gamegrammar.games.snake.replay.ascii import FOOD, HEAD, MARK, RULES_HEAD
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeState
 from gamegrammar.gamespec import CodecConfig
 
 BOARD = SnakeConfig()
-# A valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8.
-BASE_TEXT = (
-    "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 "
-    "TICK INPUT_R MOVE X6 Y5 "
-    "TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
-    "TICK INPUT_U MOVE X7 Y4 SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
-    "TICK INPUT_U MOVE X7 Y3 TICK INPUT_U MOVE X7 Y2 TICK INPUT_U MOVE X7 Y1 TICK INPUT_U MOVE X7 Y0 "
-    "TICK INPUT_U DIE_WALL EOS"
-)
+BASE_TEXT = EXAMPLE  # a valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8
 BASE = BASE_TEXT.split()
 
 
