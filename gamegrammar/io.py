@@ -107,3 +107,8 @@ def check_output_dir(
     if writable is not None and not os.access(writable, os.W_OK):
         raise GameGrammarError(f"{what} {path}: {writable} is not writable")
     return path
+
+
+def save_figure(fig: Any, path: str | Path) -> None:
+    """A matplotlib figure as a PNG, written atomically (every report and analysis plot goes through here)."""
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))

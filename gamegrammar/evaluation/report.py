@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from gamegrammar.games import game_of
-from gamegrammar.io import atomic_write
+from gamegrammar.io import save_figure
 
 
 def describe_game(config: Any, *, ticks: bool = True) -> str:
@@ -99,10 +99,6 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _save_figure(fig: Any, path: Path) -> None:
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
-
-
 def write_plots(report: dict[str, Any], out: Path) -> list[str]:
     import matplotlib
 
@@ -125,7 +121,7 @@ def write_plots(report: dict[str, Any], out: Path) -> list[str]:
     ax.set_ylabel("pass rate")
     ax.set_title(f"Tier pass rates, n = {validity['sequences']} (Wilson 95%)")
     ax.tick_params(axis="x", rotation=30)
-    _save_figure(fig, out / "tiers.png")
+    save_figure(fig, out / "tiers.png")
     names.append("tiers.png")
     plt.close(fig)
 
@@ -135,7 +131,7 @@ def write_plots(report: dict[str, Any], out: Path) -> list[str]:
     ax.invert_yaxis()
     ax.set_xlabel("sequences breaking the rule")
     ax.set_title("Violations per rule")
-    _save_figure(fig, out / "violations.png")
+    save_figure(fig, out / "violations.png")
     names.append("violations.png")
     plt.close(fig)
 
@@ -156,7 +152,7 @@ def write_plots(report: dict[str, Any], out: Path) -> list[str]:
         axes[2].set_xticks(list(x), ends["labels"], rotation=30, fontsize=7)
         axes[2].set_title(f"end reason: TV {ends['tv']:.3f}")
         axes[2].legend()
-        _save_figure(fig, out / "distributions.png")
+        save_figure(fig, out / "distributions.png")
         names.append("distributions.png")
         plt.close(fig)
     if any(report.get(k) for k in ("tier2", "tier3", "probes")):

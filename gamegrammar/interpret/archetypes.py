@@ -23,7 +23,7 @@ import numpy as np
 
 from gamegrammar.games import game_of
 from gamegrammar.hidden import iter_outputs, random_like
-from gamegrammar.io import atomic_write
+from gamegrammar.io import save_figure
 from gamegrammar.model import GameGPT
 
 
@@ -177,6 +177,6 @@ def plot(result: dict[str, Any], out: Any) -> list[str]:
         ax.set_xticks([])
         ax.set_yticks([])
     axes[0].legend(fontsize=7)
-    atomic_write(out / "archetypes.png", lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
+    save_figure(fig, out / "archetypes.png")
     plt.close(fig)
     return ["archetypes.png"]

@@ -32,7 +32,7 @@ from torch import nn
 
 from gamegrammar.games import game_of
 from gamegrammar.hidden import iter_outputs, layer_names, random_like
-from gamegrammar.io import atomic_write
+from gamegrammar.io import save_figure
 from gamegrammar.model import GameGPT
 
 
@@ -411,6 +411,6 @@ def plot(result: dict[str, Any], out: Any) -> list[str]:
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=7)
     ax.set_title(f"World-state probes (test: {result['test_episodes']} episodes)")
-    atomic_write(out / "probes.png", lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
+    save_figure(fig, out / "probes.png")
     plt.close(fig)
     return ["probes.png"]

@@ -47,7 +47,7 @@ from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
 from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState, legal_directions, resolve
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs, random_like
-from gamegrammar.io import atomic_write
+from gamegrammar.io import save_figure
 from gamegrammar.model import GameGPT
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -500,10 +500,6 @@ def markdown(result: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _save_figure(fig: Any, path: Any) -> None:
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
-
-
 def plot(result: dict[str, Any], out: Any) -> list[str]:
     """emergence.png (P by context per rule) and counterfactuals.png; returns the file names written."""
     import matplotlib
@@ -526,7 +522,7 @@ def plot(result: dict[str, Any], out: Any) -> list[str]:
         ax.set_ylim(-0.02, 1.02)
     np.atleast_1d(axes)[0].set_ylabel("P(rule-mandated continuation)")
     np.atleast_1d(axes)[-1].legend(fontsize=6)
-    _save_figure(fig, out / "emergence.png")
+    save_figure(fig, out / "emergence.png")
     plt.close(fig)
 
     cf = result["counterfactuals"]
@@ -542,6 +538,6 @@ def plot(result: dict[str, Any], out: Any) -> list[str]:
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=7)
     ax.set_title("Counterfactual probes")
-    _save_figure(fig, out / "counterfactuals.png")
+    save_figure(fig, out / "counterfactuals.png")
     plt.close(fig)
     return ["emergence.png", "counterfactuals.png"]
