@@ -108,8 +108,11 @@ def test_interrupted_generation_resumes_to_the_same_bytes(tmp_path):
         generate(SPEC, tmp_path / "part", progress=stop_after_two_shards())
     with pytest.raises(GameGrammarError, match="rerun the same command"):
         Corpus(tmp_path / "part")
+    debris = tmp_path / "part" / "shards" / ".00003.tokens.k1ll3d.tmp"  # what a kill mid-write leaves
+    debris.write_bytes(b"half a shard")
     generate(SPEC, tmp_path / "part")
     assert shard_bytes(tmp_path / "part") == shard_bytes(tmp_path / "whole")
+    assert not debris.exists() and not list((tmp_path / "part").rglob("*.tmp"))
 
 
 def test_sigkill_leaves_nothing_that_looks_complete(tmp_path):

@@ -173,6 +173,11 @@ CASES = [
     ("tokens-empty", ["evaluate", "--tokens", "empty.txt"], "holds no sequences"),
     ("tokens-other-board", ["evaluate", "--tokens", "t.txt", "--width", "7"], "not in the vocabulary"),
     ("replay-line-out-of-range", ["replay", "--tokens", "t.txt", "--line", "99"], "out of range"),
+    ("replay-gif-over-file", ["replay", "--tokens", "t.txt", "--gif", "existing.txt"], "already exists"),
+    ("replay-html-into-corpus", ["replay", "--corpus", "corpus", "--html", "corpus/page.html"], "is the input"),
+    ("analyze-out-under-a-file", ["analyze", "--ckpt", "ckpt/last.ckpt", "--corpus", "corpus", "--out", "existing.txt/an"], "is a file"),
+    ("battlesnake-too-many-snakes", ["generate", "--game", "battlesnake", "--num-snakes", "9", "--out", "c"], "num_snakes"),
+    ("option-of-another-game", ["generate", "--num-snakes", "2", "--out", "c"], "not an option of the game snake"),
     ("analyze-other-board", ["analyze", "--ckpt", "ckpt/last.ckpt", "--corpus", "corpus7", "--out", "an"], "another game config"),
 ]
 

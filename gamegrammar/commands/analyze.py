@@ -15,6 +15,7 @@ from typing import Any
 
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.interpret.analysis import run_analysis, write_analysis
+from gamegrammar.io import check_output_dir
 
 KEYS = {"2": "tier2", "3": "tier3"}
 
@@ -54,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     tiers = parse_tiers(args.tiers)
     if "1" in tiers:
         raise GameGrammarError("tier 1 (validity) is `gamegrammar evaluate`; analyze runs tiers 2 and 3")
+    check_output_dir(args.out, what="--out", inputs=(args.corpus, args.ckpt))  # before minutes of analysis, not after
     loaded = load_model(args)
     corpus = Corpus(args.corpus)
     analysis = run_analysis(

@@ -14,6 +14,7 @@ from typing import Any
 from gamegrammar.commands.game_args import add_game_arguments, game_config
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import game_of
+from gamegrammar.io import check_output_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     out.add_argument("--start-tick", type=int, default=None, help="HTML: open paused at this tick (default: play from tick 0)")
     out.add_argument("--cell", type=int, default=24, help="GIF: pixels per board cell (default: %(default)s)")
     out.add_argument("--fps", type=float, default=5.0, help="GIF: ticks per second (default: %(default)s)")
+    out.add_argument("--overwrite", action="store_true", help="replace --gif/--html files that exist")
     p.set_defaults(run=run)
 
 
@@ -104,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
         raise GameGrammarError(f"--fps must be positive, got {args.fps}")
     if args.delay < 0:
         raise GameGrammarError(f"--delay must be >= 0, got {args.delay}")
+    for flag, path in (("--gif", args.gif), ("--html", args.html)):
+        if path:
+            check_output_file(path, what=flag, overwrite=args.overwrite, inputs=(args.tokens, args.corpus))
     tokens, config, title = load_sequence(args)
     renderer = game_of(config).renderer()
     rp = renderer.replay(tokens, config)
