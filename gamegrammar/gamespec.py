@@ -192,7 +192,7 @@ class GameSpec:
     agent_names: ClassVar[tuple[str, ...]]  # their order is the index's `agent` code
     default_agents: ClassVar[dict[str, float]]  # the agent mix `generate` uses by default
     codec_type: ClassVar[type] = CodecConfig  # a game's grammar options extend CodecConfig with fields of their own
-    tick_token: ClassVar[str] = "TICK"  # starts every tick: the model's game clock counts these
+    tick_token: ClassVar[str]  # starts every tick: the model's game clock counts these
     keyframe_token: ClassVar[str | None] = None  # starts every keyframe (a complete state): training's keyframe windows start there
     rules: ClassVar[dict[str, tuple[str, ...]]]  # the strict evaluator's rule names by tier (structural, physical, rules)
     teacher_categories: ClassVar[tuple[str, ...]]  # categories of `rule_determined_positions`

@@ -1,6 +1,6 @@
 """The game and its config on the command line, for every command that needs one.
 
-`--game NAME` picks a registered game (default snake); every registered game's
+`--game NAME` picks a registered game (default: the registry's DEFAULT_GAME); every registered game's
 config fields are flags (`--width`, `--max-ticks`, ...), default None so that a
 corpus's config can be used and checked against them.
 """
@@ -11,9 +11,7 @@ import argparse
 from typing import Any
 
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.games import game_names, load_game
-
-DEFAULT_GAME = "snake"
+from gamegrammar.games import DEFAULT_GAME, game_names, load_game
 
 
 def _flags() -> dict[str, Any]:
