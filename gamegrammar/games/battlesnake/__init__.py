@@ -5,9 +5,13 @@ Modules, lowest layer first:
   api            the board in the API's JSON shape both ways, and `step_board` (one turn on an API board)
   agents         random, safe, greedy, space: one agent per snake; `lineup` mixes them per snake
   grammar        the token grammar: vocabulary, encoder, parser, automaton (two designs: tails or not)
+  batch          the rules on NumPy arrays, many games at once (byte-identical to the scalar engine)
+  batch_agents   the agents on a batch; rollout: whole episodes as token ids (`play_batch`)
   validity       the strict evaluator
   fidelity       what fidelity and teacher forcing read of a sequence
   trace, planes  the states a sequence describes; the feature planes and probe targets of a state
+  replay         frames of any sequence as ASCII, GIF or an HTML player (the renderer)
+  emergence      tier 2: teacher-forced probabilities of what the rules mandate
 
 `GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("battlesnake")`).
 """
@@ -17,13 +21,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 from gamegrammar.games.battlesnake import fidelity as _fidelity
 from gamegrammar.games.battlesnake import grammar as _grammar
 from gamegrammar.games.battlesnake import validity as _validity
 from gamegrammar.games.battlesnake.agents import AGENTS, lineup, make_agent, parse_lineup
 from gamegrammar.games.battlesnake.api import board_from_state, state_from_board, step_board
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeGame, BattlesnakeState, final_length
-from gamegrammar.gamespec import CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, ProbeTargets
+from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, ProbeTargets
 
 __all__ = ["GAME", "BattlesnakeConfig", "BattlesnakeSpec", "board_from_state", "state_from_board", "step_board"]
 
@@ -101,6 +107,28 @@ class BattlesnakeSpec(GameSpec):
         score = final_length(state, sim.last_turn.eliminated)
         return EpisodeRecord(encoder.tokens, events, states, sim.end_reason or "", state.tick, score)
 
+    @staticmethod
+    def play_batch(config: BattlesnakeConfig, codec: CodecConfig, seed: int, episodes: np.ndarray, agent_codes: np.ndarray) -> BatchResult:
+        """The batch engine. `agent_codes` is (E,): every snake of episode e plays agent_codes[e] (as `play_episode`
+        with one agent name), or (E, num_snakes): a lineup per episode (`episode_agent_codes`, a mixed corpus)."""
+        from gamegrammar.games.battlesnake.batch_agents import scripted_policy
+        from gamegrammar.games.battlesnake.rollout import play_batch
+
+        codes = np.asarray(agent_codes, np.int64)
+        if codes.ndim == 1:
+            codes = np.repeat(codes[:, None], config.num_snakes, axis=1)
+        if codes.shape != (len(episodes), config.num_snakes):
+            raise ValueError(f"agent_codes must be (episodes,) or (episodes, {config.num_snakes}), got {codes.shape}")
+        return play_batch(config, codec, seed, episodes, scripted_policy(codes))
+
+    @staticmethod
+    def episode_agent_codes(mix: dict[str, float], seed: int, episodes: np.ndarray, config: BattlesnakeConfig) -> np.ndarray:
+        """(E, num_snakes) agent codes: `episode_agents` for many episodes at once, what a mixed corpus passes to
+        `play_batch` (column 0 is the core's per-episode draw, the corpus index's `agent`)."""
+        from gamegrammar.games.battlesnake.batch_agents import lineup_codes
+
+        return lineup_codes(mix, seed, episodes, config.num_snakes)
+
     # -- evaluation
 
     def validate(self, tokens: Sequence[str], config: BattlesnakeConfig) -> Any:
@@ -126,6 +154,18 @@ class BattlesnakeSpec(GameSpec):
 
     def board_shape(self, config: BattlesnakeConfig) -> tuple[int, int]:
         return config.height, config.width
+
+    # -- optional parts
+
+    def renderer(self) -> Any:
+        from gamegrammar.games.battlesnake import replay
+
+        return replay
+
+    def emergence(self) -> Any:
+        from gamegrammar.games.battlesnake import emergence
+
+        return emergence
 
 
 GAME = BattlesnakeSpec()

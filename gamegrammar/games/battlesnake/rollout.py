@@ -1,0 +1,274 @@
+"""Whole Battlesnake episodes on the batch engine, written straight to token ids.
+
+`play_batch` steps every game of a batch with the batch rules (`batch`), asks a policy for
+each tick's moves (the starter agents of `batch_agents`, or any callable), and writes the
+grammar of `grammar.py` as token ids, byte for byte what the scalar `EpisodeEncoder` +
+`GameTokenizer` write, for every codec option (keyframe_interval, min_salience, tails);
+tests/games/battlesnake/test_batch.py checks it. `keyframe_token_ids` is the batch keyframe
+encoder.
+
+A tick is written as one row of fixed columns per game (TICK; per snake Sk d [FREE Xx Yy]
+Xx Yy|OUT [EAT LENn H100]; per snake Sk DIE_<cause>; per spawn SPAWN Xx Yy; the end word; EOS)
+and a mask of the columns that game writes; the masked ids of every row, row-major, are its tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from gamegrammar.games.battlesnake.batch import (
+    ALIVE,
+    GOES_ON,
+    BattlesnakeBatch,
+    TurnBatch,
+    advance,
+    draw_spawns,
+    end_codes,
+    final_lengths,
+)
+from gamegrammar.games.battlesnake.grammar import DIE_TOKEN, END_EVENTS, INPUT_TOKEN, STEP_TOKEN, vocabulary
+from gamegrammar.games.battlesnake.rules import CAUSES, EVENTS, MAX_HEALTH, BattlesnakeConfig, Draw, Move, purpose, snake_id
+from gamegrammar.gamespec import BatchResult, CodecConfig
+from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
+from gamegrammar.tokenizer import GameTokenizer
+
+
+class TokenTable:
+    """Token ids of the grammar for one config, as lookup arrays (values index them; cells are padded cells)."""
+
+    def __init__(self, config: BattlesnakeConfig) -> None:
+        tok = GameTokenizer(vocabulary(config))
+        ids = tok.ids
+        dt = self.dtype = tok.dtype
+        self.word = {w: ids[w] for w in ("BOS", "EOS", "TICK", "SNAP", "FOOD", "EAT", "OUT", "SPAWN", "FREE", *END_EVENTS)}
+        self.snake = np.array([ids[snake_id(k)] for k in range(config.num_snakes)], dt)
+        self.input = np.array([ids[INPUT_TOKEN[m]] for m in Move], dt)
+        self.die = np.array([ids["UNK"], *(ids[DIE_TOKEN[c]] for c in CAUSES)], dt)  # by cause code
+        self.end = np.array([ids[e] for e in END_EVENTS], dt)
+        # a step between segments by its padded-cell difference: index diff + pw (0 = B_S)
+        pw = config.width + 2
+        self.step = np.zeros(2 * pw + 1, dt)
+        for move, delta in ((None, 0), (Move.U, pw), (Move.D, -pw), (Move.L, -1), (Move.R, 1)):
+            self.step[delta + pw] = ids[STEP_TOKEN[move]]
+        self.pw = pw
+        cells = pw * (config.height + 2)
+        x, y = np.arange(cells) % pw - 1, np.arange(cells) // pw - 1
+        self.x = np.array([ids.get(f"X{v}", 0) for v in x], dt)  # by padded cell (0 on the padding: never written)
+        self.y = np.array([ids.get(f"Y{v}", 0) for v in y], dt)
+        self.len = np.zeros(config.max_length + 2, dt)
+        for n in range(3, config.max_length + 1):
+            self.len[n] = ids[f"LEN{n}"]
+        self.health = np.array([0, *(ids[f"H{h}"] for h in range(1, MAX_HEALTH + 1))], dt)
+
+
+class TokenLog:
+    """Token chunks written tick by tick; each chunk holds one run of tokens per game, games ascending.
+
+    Positions are resolved once at the end (`assemble`), when every episode's length and so its
+    offset is known: one scatter per chunk, no per-token bookkeeping. (The same device as Snake's
+    rollout; game packages do not import one another.)
+    """
+
+    def __init__(self, n: int) -> None:
+        self.cursor = np.zeros(n, np.int64)
+        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def write(self, games: np.ndarray, ids: np.ndarray, mask: np.ndarray) -> None:
+        """Append the masked ids of each row (row-major) to the episode of `games[row]`."""
+        counts = mask.sum(axis=1)
+        self.chunks.append((games, self.cursor[games], counts, ids[mask]))
+        self.cursor[games] += counts
+
+    def assemble(self, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+        """Episode-major flat tokens and each episode's length."""
+        lengths = self.cursor.copy()
+        offsets = np.cumsum(lengths) - lengths
+        flat = np.empty(int(lengths.sum()), dtype)
+        for games, before, counts, tokens in self.chunks:
+            run_start = np.cumsum(counts) - counts
+            flat[np.arange(len(tokens)) + np.repeat(offsets[games] + before - run_start, counts)] = tokens
+        return flat, lengths
+
+
+def keyframe_token_ids(t: TokenTable, batch: BattlesnakeBatch, rows: np.ndarray, bos: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The keyframes of the games at `rows` as (ids, mask): row i's tokens are ids[i][mask[i]].
+
+    SNAP, per live snake by index Sk Xx Yy LENn Hh and a step per further segment, FOOD and every
+    food cell row-major (`grammar.keyframe_tokens`).
+    """
+    m, num = len(rows), batch.config.num_snakes
+    alive = batch.alive[rows]
+    length = batch.length[rows]
+    steps = max(int(np.where(alive, length, 1).max(initial=1)) - 1, 0)
+    cells = np.stack([batch.segment(i)[rows] for i in range(steps + 1)], axis=2)  # (m, N, steps + 1)
+    head = cells[:, :, 0]
+    snakes = np.zeros((m, num, 5 + steps), t.dtype)
+    snakes[:, :, 0] = t.snake
+    snakes[:, :, 1] = t.x[head]
+    snakes[:, :, 2] = t.y[head]
+    snakes[:, :, 3] = t.len[np.where(alive, length, 0)]
+    snakes[:, :, 4] = t.health[np.where(alive, batch.health[rows], 0)]
+    snakes[:, :, 5:] = t.step[np.clip(cells[:, :, 1:] - cells[:, :, :-1] + t.pw, 0, 2 * t.pw)]
+    snake_mask = np.ones(snakes.shape, bool)
+    snake_mask[:, :, 5:] = np.arange(steps) < (length - 1)[:, :, None]
+    snake_mask &= alive[:, :, None]
+    food = batch.food[rows]
+    count = food.sum(axis=1)
+    width = int(count.max(initial=0))
+    r, cell = np.nonzero(food)
+    rank = np.arange(len(r)) - np.repeat(np.cumsum(count) - count, count)
+    food_ids = np.zeros((m, width, 2), t.dtype)
+    food_ids[r, rank, 0], food_ids[r, rank, 1] = t.x[cell], t.y[cell]
+    food_mask = np.broadcast_to((np.arange(width) < count[:, None])[:, :, None], food_ids.shape)
+    lead = np.array([t.word["BOS"], t.word["SNAP"]] if bos else [t.word["SNAP"]], t.dtype)
+    ids = np.concatenate(
+        [np.broadcast_to(lead, (m, len(lead))), snakes.reshape(m, -1), np.full((m, 1), t.word["FOOD"], t.dtype), food_ids.reshape(m, -1)],
+        axis=1,
+    )
+    mask = np.concatenate(
+        [np.ones((m, len(lead)), bool), snake_mask.reshape(m, -1), np.ones((m, 1), bool), food_mask.reshape(m, -1)], axis=1
+    )
+    return ids, mask
+
+
+def _tick_token_ids(
+    t: TokenTable,
+    batch: BattlesnakeBatch,
+    turn: TurnBatch,
+    spawned: np.ndarray,
+    end: np.ndarray,
+    codec: CodecConfig,
+    tails: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One tick of every game as (ids, mask), like `EpisodeEncoder.tick` (salience floors included)."""
+    m, num = turn.movers.shape
+    floor = codec.min_salience
+    keep = {kind: EVENTS[kind][0] >= floor for kind in ("TICK", "INPUT", "MOVE", "EAT", "DIE", "SPAWN")}
+    movers, ate = turn.movers, turn.ate
+    heads = np.where(movers, turn.heads, 0)
+    on = batch.board.on_board[heads]
+    moves = np.where(movers, turn.moves, 0)
+    free = turn.freed if tails else np.full((m, num), -1)
+    snakes = np.zeros((m, num, 10), t.dtype)
+    mask = np.zeros(snakes.shape, bool)
+    snakes[:, :, 0] = t.snake
+    mask[:, :, 0] = movers & (keep["INPUT"] | keep["MOVE"] | (keep["EAT"] & ate))
+    snakes[:, :, 1] = t.input[moves]
+    mask[:, :, 1] = movers & keep["INPUT"]
+    has_free = movers & keep["MOVE"] & (free >= 0)
+    snakes[:, :, 2] = t.word["FREE"]
+    snakes[:, :, 3] = t.x[np.maximum(free, 0)]
+    snakes[:, :, 4] = t.y[np.maximum(free, 0)]
+    mask[:, :, 2:5] = has_free[:, :, None]
+    snakes[:, :, 5] = np.where(on, t.x[heads], t.word["OUT"])
+    snakes[:, :, 6] = t.y[heads]
+    mask[:, :, 5] = movers & keep["MOVE"]
+    mask[:, :, 6] = movers & keep["MOVE"] & on
+    snakes[:, :, 7] = t.word["EAT"]
+    snakes[:, :, 8] = t.len[np.where(ate, batch.length, 0)]
+    snakes[:, :, 9] = t.health[MAX_HEALTH]
+    mask[:, :, 7:10] = (ate & keep["EAT"])[:, :, None]
+    deaths = np.zeros((m, num, 2), t.dtype)
+    deaths[:, :, 0] = t.snake
+    deaths[:, :, 1] = t.die[turn.eliminated]
+    death_mask = np.broadcast_to(((turn.eliminated != ALIVE) & keep["DIE"])[:, :, None], deaths.shape)
+    width = spawned.shape[1]
+    spawns = np.zeros((m, width, 3), t.dtype)
+    spawns[:, :, 0] = t.word["SPAWN"]
+    spawns[:, :, 1] = t.x[np.maximum(spawned, 0)]
+    spawns[:, :, 2] = t.y[np.maximum(spawned, 0)]
+    spawn_mask = np.broadcast_to(((spawned >= 0) & keep["SPAWN"])[:, :, None], spawns.shape)
+    done = end != GOES_ON
+    ids = np.concatenate(
+        [
+            np.full((m, 1), t.word["TICK"], t.dtype),
+            snakes.reshape(m, -1),
+            deaths.reshape(m, -1),
+            spawns.reshape(m, -1),
+            t.end[np.maximum(end, 0)][:, None],
+            np.full((m, 1), t.word["EOS"], t.dtype),
+        ],
+        axis=1,
+    )
+    mask = np.concatenate(
+        [
+            np.full((m, 1), keep["TICK"]),
+            mask.reshape(m, -1),
+            death_mask.reshape(m, -1),
+            spawn_mask.reshape(m, -1),
+            done[:, None],  # the end words are PHASE events: never dropped
+            done[:, None],
+        ],
+        axis=1,
+    )
+    return ids, mask
+
+
+def agent_draws(tick_key: np.ndarray, num_snakes: int) -> np.ndarray:
+    """(n, N) uint64: each snake's AGENT_MOVE draw (`agents._pick`'s) of the tick whose key is `tick_key`."""
+    return np.stack([keyed_draw(tick_key, purpose(Draw.AGENT_MOVE, k)) for k in range(num_snakes)], axis=1)
+
+
+Observer = Callable[[BattlesnakeBatch, np.ndarray, TurnBatch], None]
+# policy(batch, games, draws) -> (n, N) moves of every running game: `games` are the running games' positions in
+# `episodes`, `draws` (n, N) this tick's AGENT_MOVE draws (keyed by the tick before the move).
+Policy = Callable[[BattlesnakeBatch, np.ndarray, np.ndarray], np.ndarray]
+
+
+def play_batch(
+    config: BattlesnakeConfig,
+    codec: CodecConfig,
+    seed: int,
+    episodes: np.ndarray,
+    policy: Policy,
+    observer: Observer | None = None,
+) -> BatchResult:
+    """Play whole episodes, all at once, writing token ids as the scalar encoder would.
+
+    `policy` chooses every running game's moves each tick; `batch_agents.scripted_policy(codes)`
+    plays the starter agents exactly as the scalar engine does. Finished games are dropped from the
+    arrays as they end, so late ticks cost only what is still running. `observer(batch, games, turn)`
+    is called after every tick (after food spawns) with the running games, before any is dropped.
+    """
+    episodes = np.asarray(episodes, np.int64)
+    n = len(episodes)
+    table = TokenTable(config)
+    tails = bool(getattr(codec, "tails", False))
+    log = TokenLog(n)
+    ticks, scores, ends = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    keys = episode_keys(seed, episodes)
+    batch = BattlesnakeBatch.initial(config, seed, episodes)
+    games = np.arange(n)
+    log.write(games, *keyframe_token_ids(table, batch, games, bos=True))
+    tick_key = tick_keys(keys, 0)
+    for t in range(1, config.max_ticks + 1):
+        if not len(batch):
+            break
+        moves = policy(batch, games, agent_draws(tick_key, config.num_snakes))
+        turn = advance(batch, moves)
+        tick_key = tick_keys(keys[games], t)  # serves this tick's food and the next tick's agents
+        spawned = draw_spawns(batch, tick_key)
+        end = end_codes(batch)
+        done = end != GOES_ON
+        if observer is not None:
+            observer(batch, games, turn)
+        log.write(games, *_tick_token_ids(table, batch, turn, spawned, end, codec, tails))
+        if done.any():
+            d = np.flatnonzero(done)
+            g = games[d]
+            ticks[g] = t
+            scores[g] = final_lengths(batch, turn)[d]
+            ends[g] = end[d]
+        if codec.keyframe_after(t):
+            live = np.flatnonzero(~done)
+            if live.size:
+                log.write(games[live], *keyframe_token_ids(table, batch, live))
+        if done.any():
+            keep = np.flatnonzero(~done)
+            batch = batch.take(keep)
+            games = games[keep]
+            tick_key = tick_key[keep]
+    tokens, lengths = log.assemble(table.dtype)
+    return BatchResult(tokens, lengths, ticks, scores, ends)

@@ -1,0 +1,96 @@
+"""Battlesnake's tier 2: rule events and their context splits, counterfactual edits, and the tier-2 section."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+import torch
+
+from gamegrammar.corpus import Corpus
+from gamegrammar.games.battlesnake import GAME
+from gamegrammar.games.battlesnake import emergence as em
+from gamegrammar.games.battlesnake.grammar import CAUSE_OF
+from gamegrammar.games.battlesnake.validity import validate
+from gamegrammar.model import GameGPT, preset
+
+
+@pytest.fixture(scope="module")
+def corpus(bs_corpus) -> Corpus:
+    return Corpus(bs_corpus)
+
+
+def tiny_model(corpus: Corpus, seed: int = 0) -> GameGPT:
+    torch.manual_seed(seed)
+    tick_id = corpus.tokenizer.ids[GAME.tick_token]
+    return GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=256, tick_id=tick_id)).eval()
+
+
+def test_rule_events_match_the_written_episode(corpus):
+    cfg = corpus.game
+    for row in range(len(corpus)):
+        tokens = corpus.episode_tokens(row)
+        counts = Counter(e.rule for e in em.rule_events(tokens, cfg))
+        written = Counter(tokens)
+        moves = sum(written[d] for d in ("UP", "DOWN", "LEFT", "RIGHT"))
+        assert counts["move_follows_input"] == moves
+        assert counts["eat_when_head_on_food"] == counts["grow_after_eat"] == counts["health_reset"] == written["EAT"]
+        assert counts["spawn_on_open"] == written["SPAWN"]
+        deaths = sum(written[t] for t in CAUSE_OF)
+        rules = ("starvation", "wall_collision", "self_collision", "body_collision", "head_to_head_death")
+        assert sum(counts[r] for r in rules) == deaths and counts["head_to_head_death"] >= written["DIE_HEAD"]
+        assert counts["end_when_decided"] + counts["timeout_at_limit"] == 1
+    events = [e for row in range(len(corpus)) for e in em.rule_events(corpus.episode_tokens(row), cfg)]
+    meetings = [e for e in events if e.rule == "head_to_head_death"]
+    assert meetings and all(e.gap is not None and e.gap >= 0 for e in meetings)
+
+
+def test_emergence_splits_add_up(corpus):
+    rows = list(range(4))
+    ids = [corpus.episode_ids(r) for r in rows]
+    tokens = [corpus.episode_tokens(r) for r in rows]
+    result = em.rule_emergence(tiny_model(corpus), ids, tokens, corpus.tokenizer, corpus.game)
+    assert result["episodes"] == 4
+    for rule, entry in result["rules"].items():
+        for context, buckets in entry["by"].items():
+            if context == "length_gap":
+                continue
+            assert sum(b["count"] for b in buckets.values()) == entry["count"], (rule, context)
+        if entry["count"]:
+            assert 0 <= entry["mean_prob"] <= 1 and 0 <= entry["accuracy"] <= 1
+    gap = result["rules"]["head_to_head_death"]
+    assert sum(b["count"] for b in gap["by"].get("length_gap", {}).values()) == gap["count"]
+    spawn = result["rules"]["spawn_on_open"]
+    if spawn["count"]:  # an untrained model spreads its cell mass about evenly: its open share is about the open fraction
+        assert spawn["mean_prob"] <= 1 and abs(spawn["open_share"] - spawn["open_fraction"]) < 0.15
+
+
+def test_probes_mandate_what_the_rules_give(corpus):
+    tokens = [corpus.episode_tokens(r) for r in range(len(corpus))]
+    probes = em.make_probes(tokens, corpus.game, seed=1)
+    assert {p.kind for p in probes} == set(em.PROBE_KINDS)
+    for p in probes:
+        verdict = validate([*p.tokens, *p.mandated], corpus.game)
+        allowed = {"complete", "keyframe_matches_state", "start_position"} if p.kind == "food_ahead" else {"complete"}
+        assert set(verdict.violations) <= allowed, (p.kind, verdict.violations)
+        assert p.mandated[-1] == em.PROBE_KINDS[p.kind]
+        assert p.control == tokens[p.episode][: len(p.control)] and p.control_next == tokens[p.episode][len(p.control)]
+
+
+def test_tier2_section_renders(corpus, tmp_path):
+    rows = list(range(3))
+    ids = [corpus.episode_ids(r) for r in rows]
+    tokens = [corpus.episode_tokens(r) for r in rows]
+    result = GAME.emergence().tier2(tiny_model(corpus), ids, tokens, corpus.tokenizer, corpus.game, seed=0)
+    assert set(result) == {"emergence", "counterfactuals"}
+    assert "untrained" in result["emergence"]["rules"]["move_follows_input"]
+    lines = em.markdown(result)
+    assert lines[0].startswith("## Tier 2") and any("head_to_head_death" in line for line in lines)
+    assert em.plot(result, tmp_path) == ["emergence.png", "counterfactuals.png"]
+    assert all((tmp_path / name).stat().st_size > 0 for name in ("emergence.png", "counterfactuals.png"))
+
+
+def test_bucket_labels():
+    edges = em.CONTEXTS["length"]
+    assert em.bucket_label(3, edges) == "3" and em.bucket_label(5, edges) == "4-5" and em.bucket_label(30, edges) == "24+"
+    assert em.bucket_label(0, em.CONTEXTS["length_gap"]) == "0"
