@@ -10,6 +10,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from gamegrammar import rng
 from gamegrammar.errors import GameGrammarError
 
@@ -56,9 +58,9 @@ def parse_agent_mix(spec: str, known: Sequence[str]) -> dict[str, float]:
     return {name: w / total for name, w in mix.items() if w > 0}
 
 
-def agent_for_episode(mix: dict[str, float], seed: int, episode: int) -> str:
-    """The agent that plays episode i: a weighted draw keyed by (seed, i)."""
-    u = rng.unit(seed, episode, 0, rng.Purpose.AGENT_PICK)
+def agent_for_episode(mix: dict[str, float], seed: int, episode: int, purpose: int = rng.Purpose.AGENT_PICK) -> str:
+    """The agent that plays episode i: a weighted draw keyed by (seed, i, purpose), in the mix's order."""
+    u = rng.unit(seed, episode, 0, purpose)
     cumulative = 0.0
     names = list(mix)
     for name in names:
@@ -66,3 +68,17 @@ def agent_for_episode(mix: dict[str, float], seed: int, episode: int) -> str:
         if u < cumulative:
             return name
     return names[-1]
+
+
+def agents_for_episodes(mix: dict[str, float], seed: int, episodes: np.ndarray, purpose: int = rng.Purpose.AGENT_PICK) -> np.ndarray:
+    """`agent_for_episode` for many episodes, as positions in `list(mix)`: the same floats compared in the same order."""
+    u = (rng.draw_np(seed, np.asarray(episodes, np.int64), 0, purpose) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+    names = list(mix)
+    cumulative, bounds = 0.0, []
+    for name in names:
+        cumulative += mix[name]
+        bounds.append(cumulative)
+    pick = np.full(len(u), len(names) - 1)
+    for i in reversed(range(len(names))):
+        pick[u < bounds[i]] = i
+    return pick

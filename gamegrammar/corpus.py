@@ -111,6 +111,8 @@ class CorpusSpec:
         d = asdict(self)
         d["game"], d["codec"] = self.game.to_dict(), self.codec.to_dict()
         d["game_name"] = self.game_name
+        # [name, weight] pairs: the mix's order decides which agent a draw picks, and JSON objects are written sorted
+        d["agents"] = [[name, weight] for name, weight in self.agents.items()]
         return d
 
     @classmethod
@@ -121,7 +123,8 @@ class CorpusSpec:
         if game_name is not None and name != game_name:
             raise GameGrammarError(f"the spec is for the game {name!r}, not {game_name!r}")
         game = load_game(name)
-        return cls(**{**d, "game": game.config_from_dict(d["game"]), "codec": game.codec_type(**d["codec"])})
+        agents = dict(d["agents"]) if isinstance(d.get("agents"), list) else d.get("agents")  # a dict: written before pairs
+        return cls(**{**d, "game": game.config_from_dict(d["game"]), "codec": game.codec_type(**d["codec"]), "agents": agents})
 
 
 def split_of(seed: int, episode: int, val_fraction: float) -> int:
@@ -165,21 +168,6 @@ def scalar_shard(spec: CorpusSpec, shard: int) -> tuple[np.ndarray, np.ndarray]:
 BATCH_EPISODES = 16_384  # games stepped together: bigger amortises NumPy's per-call cost (see benchmarks), smaller saves memory
 
 
-def agent_codes(spec: CorpusSpec, episodes: np.ndarray) -> np.ndarray:
-    """`agent_for_episode` for many episodes: the same floats compared in the same order."""
-    u = (rng.draw_np(spec.seed, episodes, 0, rng.Purpose.AGENT_PICK) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
-    names = list(spec.agents)
-    cumulative, bounds = 0.0, []
-    for name in names:
-        cumulative += spec.agents[name]
-        bounds.append(cumulative)
-    pick = np.full(len(episodes), len(names) - 1)
-    for i in reversed(range(len(names))):
-        pick[u < bounds[i]] = i
-    agent_names = spec.game_spec.agent_names
-    return np.array([agent_names.index(name) for name in names])[pick]
-
-
 def splits(spec: CorpusSpec, episodes: np.ndarray) -> np.ndarray:
     """`split_of` for many episodes."""
     u = (rng.draw_np(spec.seed, episodes, 0, rng.Purpose.SPLIT) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
@@ -197,7 +185,7 @@ def batch_shard(spec: CorpusSpec, shard: int, batch_episodes: int = BATCH_EPISOD
     offset = 0
     for lo in range(0, len(episodes), batch_episodes):
         eps = episodes[lo : lo + batch_episodes]
-        codes = agent_codes(spec, eps)
+        codes = spec.game_spec.episode_agent_codes(spec.agents, spec.seed, eps, spec.game)  # one per player
         result = play_batch(spec.game, spec.codec, spec.seed, eps, codes)
         rows = index[lo : lo + len(eps)]
         rows["episode"] = eps
@@ -205,7 +193,7 @@ def batch_shard(spec: CorpusSpec, shard: int, batch_episodes: int = BATCH_EPISOD
         rows["length"] = result.lengths
         rows["ticks"] = result.ticks
         rows["score"] = result.scores
-        rows["agent"] = codes
+        rows["agent"] = codes if codes.ndim == 1 else codes[:, 0]
         rows["end"] = result.ends
         rows["split"] = splits(spec, eps)
         chunks.append(result.tokens)
@@ -571,7 +559,7 @@ _NUMBER = (int, float)
 MANIFEST_SCHEMA: dict[str, Any] = {
     "format_version": int,
     "game": str,
-    "spec": {"game": dict, "codec": dict, "agents": dict, "episodes": int, "seed": int, "val_fraction": _NUMBER, "shard_episodes": int},
+    "spec": {"game": dict, "codec": dict, "agents": (dict, list), "episodes": int, "seed": int, "val_fraction": _NUMBER, "shard_episodes": int},
     "episodes": int,
     "tokens": int,
     "dtype": str,

@@ -258,6 +258,14 @@ class GameSpec:
 
         return (agent_for_episode(mix, seed, episode),)
 
+    def episode_agent_codes(self, mix: dict[str, float], seed: int, episodes: np.ndarray, config: Any) -> np.ndarray:
+        """`episode_agents` for many episodes as codes (positions in `agent_names`), what the batch engine takes:
+        (E,) with one player, (E, players) otherwise; column 0 is the corpus index's `agent`."""
+        from gamegrammar.agents import agents_for_episodes
+
+        codes = np.array([self.agent_names.index(name) for name in mix])
+        return codes[agents_for_episodes(mix, seed, episodes)]
+
     def play_episode(self, config: Any, codec: CodecConfig, agent: str, seed: int, episode: int) -> EpisodeRecord:
         """Episode `episode` of `seed` through the scalar reference engine and agent, encoded as it goes."""
         raise NotImplementedError

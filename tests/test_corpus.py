@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gamegrammar.agents import agent_for_episode
 from gamegrammar.corpus import Corpus, CorpusSpec, corpus_stats, generate
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games.snake.grammar import decode
@@ -136,3 +137,12 @@ def test_sigkill_leaves_nothing_that_looks_complete(tmp_path):
     assert len(Corpus(out)) == 600
     generate(CorpusSpec(SnakeConfig(), episodes=600, seed=1, shard_episodes=30), tmp_path / "ref")
     assert shard_bytes(out) == shard_bytes(tmp_path / "ref")
+
+
+def test_a_corpus_remembers_the_order_of_its_agent_mix(tmp_path):
+    """The mix's order decides which agent each draw picks, so a spec read back must keep it (JSON sorts objects)."""
+    spec = CorpusSpec(agents={"wall_follower": 0.5, "random": 0.25, "greedy": 0.25}, episodes=40, seed=3, shard_episodes=40)
+    generate(spec, tmp_path / "c")
+    corpus = Corpus(tmp_path / "c")
+    assert list(corpus.spec.agents) == ["wall_follower", "random", "greedy"]
+    assert [corpus.agent(r) for r in range(len(corpus))] == [agent_for_episode(spec.agents, 3, int(e)) for e in corpus.index["episode"]]

@@ -27,7 +27,7 @@ import functools
 from collections.abc import Iterable, Sequence
 
 from gamegrammar import rng
-from gamegrammar.agents import Agent, unknown_agent
+from gamegrammar.agents import Agent, agent_for_episode, unknown_agent
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Cell, Draw, Move, neighbours, purpose, step
 
@@ -200,15 +200,4 @@ def lineup(mix: dict[str, float], seed: int, episode: int, num_snakes: int) -> t
 
     Snake 0's draw is the core's `agent_for_episode` draw, the same number for the same mix.
     """
-    names = list(mix)
-    out = []
-    for k in range(num_snakes):
-        u = rng.unit(seed, episode, 0, purpose(rng.Purpose.AGENT_PICK, k))
-        cumulative, chosen = 0.0, names[-1]
-        for name in names:
-            cumulative += mix[name]
-            if u < cumulative:
-                chosen = name
-                break
-        out.append(chosen)
-    return tuple(out)
+    return tuple(agent_for_episode(mix, seed, episode, purpose(rng.Purpose.AGENT_PICK, k)) for k in range(num_snakes))

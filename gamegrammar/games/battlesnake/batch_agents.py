@@ -13,6 +13,7 @@ import numpy as np
 from scipy import ndimage
 
 from gamegrammar import rng
+from gamegrammar.agents import agents_for_episodes
 from gamegrammar.games.battlesnake.agents import AGENTS
 from gamegrammar.games.battlesnake.batch import BattlesnakeBatch
 from gamegrammar.games.battlesnake.rules import purpose
@@ -26,18 +27,10 @@ FAR = 1 << 28  # a food slot a game does not fill: never the nearest
 
 def lineup_codes(mix: dict[str, float], seed: int, episodes: np.ndarray, num_snakes: int) -> np.ndarray:
     """(E, num_snakes) agent codes: `agents.lineup` for many episodes, the same floats compared in the same order."""
-    episodes = np.asarray(episodes, np.int64)
-    names = list(mix)
-    bounds = np.cumsum([mix[name] for name in names])
-    codes = np.array([AGENT_NAMES.index(name) for name in names])
-    out = np.empty((len(episodes), num_snakes), np.int64)
-    for k in range(num_snakes):
-        u = (rng.draw_np(seed, episodes, 0, purpose(rng.Purpose.AGENT_PICK, k)) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
-        pick = np.full(len(episodes), len(names) - 1)
-        for i in reversed(range(len(names))):
-            pick[u < bounds[i]] = i
-        out[:, k] = codes[pick]
-    return out
+    codes = np.array([AGENT_NAMES.index(name) for name in mix])
+    return np.stack(
+        [codes[agents_for_episodes(mix, seed, episodes, purpose(rng.Purpose.AGENT_PICK, k))] for k in range(num_snakes)], axis=1
+    )
 
 
 def _pick(candidates: np.ndarray, draws: np.ndarray) -> np.ndarray:
