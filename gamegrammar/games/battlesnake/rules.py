@@ -56,6 +56,9 @@ Cell = tuple[int, int]
 MAX_HEALTH = 100
 START_LENGTH = 3
 MAX_SNAKES = 8
+# Limits, so that a typo fails in one line rather than after minutes of allocating (the official boards go to 25x25).
+MAX_SIDE = 25
+MAX_TICKS = 100_000
 FIXED_MIN_SIZE = 7  # square boards from 7x7 use the fixed start cells
 MEDIUM_CELLS = 11 * 11  # smaller boards with more than 4 snakes get only the centre food
 
@@ -166,16 +169,16 @@ class BattlesnakeConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise GameGrammarError(f"{name} must be an integer, got {value!r}")
-        if self.width < 1 or self.height < 1:
-            raise GameGrammarError(f"board must be at least 1x1, got {self.width}x{self.height}")
+        if not (1 <= self.width <= MAX_SIDE and 1 <= self.height <= MAX_SIDE):
+            raise GameGrammarError(f"board must be between 1x1 and {MAX_SIDE}x{MAX_SIDE}, got {self.width}x{self.height}")
         if not 1 <= self.num_snakes <= MAX_SNAKES:
             raise GameGrammarError(f"num_snakes must be between 1 and {MAX_SNAKES}, got {self.num_snakes}")
         if self.minimum_food < 0:
             raise GameGrammarError(f"minimum_food must be >= 0, got {self.minimum_food}")
         if not 0 <= self.food_spawn_chance <= 100:
             raise GameGrammarError(f"food_spawn_chance must be a percentage between 0 and 100, got {self.food_spawn_chance}")
-        if self.max_ticks < 1:
-            raise GameGrammarError(f"max_ticks must be at least 1, got {self.max_ticks}")
+        if not 1 <= self.max_ticks <= MAX_TICKS:
+            raise GameGrammarError(f"max_ticks must be between 1 and {MAX_TICKS}, got {self.max_ticks}")
         room = start_room(self.width, self.height)
         if self.num_snakes > room:
             raise GameGrammarError(
