@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce clean $(addprefix reproduce-,gg31k gg-cpu gg-gpu)
+.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu clean $(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
 # a machine with a CUDA torch keeps it (make setup VENV_FLAGS=--system-site-packages,
@@ -50,6 +50,18 @@ $(addprefix reproduce-,gg31k gg-cpu gg-gpu): reproduce-%: setup $(CORPUS)/manife
 	$(GG) evaluate --ckpt runs/$*-final/checkpoints/last.ckpt --corpus $(CORPUS) --num 1000 --temperature 1.0 --out reports/$*
 	$(if $(ORIGINAL_LENGTH_$*),$(GG) evaluate --ckpt runs/$*-final/checkpoints/last.ckpt --corpus $(CORPUS) --num 1000 \
 		--temperature 1.0 --max-length $(ORIGINAL_LENGTH_$*) --teacher-episodes 0 --out reports/$*-$(ORIGINAL_LENGTH_$*))
+
+# Battlesnake's row: its own corpus (a keyframe every 20 ticks, see configs/bs-cpu.yaml), bs-cpu within 15 minutes,
+# 1000 samples at temperature 1.0 (long enough for whole episodes: the default cap follows the corpus's longest).
+BS_CORPUS ?= data/bs4k
+
+$(BS_CORPUS)/manifest.json: | setup
+	$(GG) generate --game battlesnake --episodes 4000 --keyframe-interval 20 --seed 0 --workers 2 --out $(BS_CORPUS) --quiet
+
+reproduce-bs-cpu: setup $(BS_CORPUS)/manifest.json
+	rm -rf runs/bs-cpu-final
+	$(GG) train fit --config configs/bs-cpu.yaml --data.path $(BS_CORPUS) --run_dir runs/bs-cpu-final --trainer.enable_progress_bar false
+	$(GG) evaluate --ckpt runs/bs-cpu-final/checkpoints/last.ckpt --corpus $(BS_CORPUS) --num 1000 --temperature 1.0 --out reports/bs-cpu
 
 test: setup
 	$(PY) -m pytest

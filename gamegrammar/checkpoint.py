@@ -42,6 +42,7 @@ class LoadedModel:
     tokenizer: GameTokenizer
     spec: CorpusSpec  # the training corpus's spec
     gpt_config: GPTConfig
+    longest_episode: int | None = None  # tokens in the training corpus's longest episode (None: not recorded)
 
     @property
     def game(self) -> Any:
@@ -57,7 +58,9 @@ class LoadedModel:
         return self.spec.codec
 
 
-def _build(gpt: dict[str, Any], state: dict[str, torch.Tensor], tokenizer_json: str, spec: dict[str, Any], source: Path) -> LoadedModel:
+def _build(
+    gpt: dict[str, Any], state: dict[str, torch.Tensor], tokenizer_json: str, spec: dict[str, Any], source: Path, longest: int | None = None
+) -> LoadedModel:
     try:
         config = GPTConfig.from_dict(gpt)
         tokenizer = GameTokenizer.from_json(tokenizer_json)
@@ -74,7 +77,7 @@ def _build(gpt: dict[str, Any], state: dict[str, torch.Tensor], tokenizer_json: 
     except RuntimeError as err:
         first = str(err).strip().splitlines()[-1].strip()
         raise GameGrammarError(f"{source}: the weights do not fit the model config ({first})") from None
-    return LoadedModel(model.eval(), tokenizer, corpus_spec, config)
+    return LoadedModel(model.eval(), tokenizer, corpus_spec, config, longest)
 
 
 def read_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict[str, Any]:
@@ -113,7 +116,7 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
     info = ckpt[CHECKPOINT_KEY]
     state = {k[len(MODEL_PREFIX) :]: v for k, v in ckpt["state_dict"].items() if k.startswith(MODEL_PREFIX)}
     try:
-        return _build(info["gpt_config"], state, info["tokenizer_json"], info["corpus_spec"], path)
+        return _build(info["gpt_config"], state, info["tokenizer_json"], info["corpus_spec"], path, info.get("longest_episode"))
     except KeyError as err:
         raise GameGrammarError(f"{path} lacks {err.args[0]!r} in its gamegrammar section") from None
 
@@ -133,6 +136,7 @@ def export(ckpt: str | Path, out_dir: str | Path) -> Path:
         "format_version": EXPORT_FORMAT,
         "model": "GameGPT",
         "gpt_config": loaded.gpt_config.to_dict(),
+        "longest_episode": loaded.longest_episode,
         "corpus_spec": loaded.spec.to_dict(),
         "tokenizer_sha256": loaded.tokenizer.sha256(),
     }
@@ -155,6 +159,6 @@ def load_exported(directory: str | Path, map_location: str | torch.device = "cpu
     if not isinstance(config, dict) or config.get("format_version") != EXPORT_FORMAT:
         raise GameGrammarError(f"{d}/config.json is not a gamegrammar export of format {EXPORT_FORMAT}")
     try:
-        return _build(config["gpt_config"], state, tokenizer_json, config["corpus_spec"], d)
+        return _build(config["gpt_config"], state, tokenizer_json, config["corpus_spec"], d, config.get("longest_episode"))
     except KeyError as err:
         raise GameGrammarError(f"{d}/config.json lacks {err.args[0]!r}") from None

@@ -178,6 +178,7 @@ class CorpusDataModule(L.LightningDataModule):
             "tokenizer_json": self.tokenizer.to_json(),
             "tokenizer_sha256": self.tokenizer.sha256(),
             "corpus_path": str(self.path),
+            "longest_episode": int(self.corpus.index["length"].max()) if len(self.corpus) else 0,  # the sampler's default cap
         }
 
     def setup(self, stage: str) -> None:

@@ -156,7 +156,7 @@ def run_model(args: argparse.Namespace) -> int:
         raise GameGrammarError(f"the checkpoint was trained for another game config than the corpus {args.corpus}")
     config = corpus.game if corpus is not None else loaded.game
     stats = SamplingStats()
-    max_length = sampling_config(args, loaded.model.config.block_size).max_length
+    max_length = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode).max_length
     sequences = sample_from_args(args, loaded, stats)
     start = time.perf_counter()
     verdicts = validate_many(sequences, config)

@@ -20,7 +20,7 @@ def add_sampling_arguments(p: argparse.ArgumentParser, ckpt_required: bool = Tru
     p.add_argument("--top-k", type=int, default=None)
     p.add_argument("--top-p", type=float, default=None)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-length", type=int, default=None, help="tokens per sequence, prompt included (default: 1.5x the context or 2048)")
+    p.add_argument("--max-length", type=int, default=None, help="tokens per sequence, prompt included (default: room for the longest training episode, at least 1.5 contexts or 2048)")
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
     p.add_argument("--prompt-corpus", default=None, help="start from prefixes of this corpus's held-out episodes instead of BOS")
@@ -35,12 +35,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def sampling_config(args: argparse.Namespace, context: int) -> SamplingConfig:
+def default_max_length(context: int, longest_episode: int | None) -> int:
+    """Room for whole episodes: 2048 tokens, 1.5 contexts, or 1.25 times the training corpus's longest episode."""
+    return max(2048, context + context // 2, (longest_episode or 0) * 5 // 4)
+
+
+def sampling_config(args: argparse.Namespace, context: int, longest_episode: int | None = None) -> SamplingConfig:
     from gamegrammar.sampling import SamplingConfig
 
     if args.num < 1:
         raise GameGrammarError(f"--num must be at least 1, got {args.num}")
-    max_length = max(2048, context + context // 2) if args.max_length is None else args.max_length
+    max_length = default_max_length(context, longest_episode) if args.max_length is None else args.max_length
     return SamplingConfig(args.temperature, args.top_k, args.top_p, max_length, args.batch_size, args.seed)
 
 
@@ -87,7 +92,7 @@ def device_of(name: str | None):
 def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: SamplingStats) -> list[list[str]]:
     from gamegrammar.sampling import generate
 
-    config = sampling_config(args, loaded.model.config.block_size)
+    config = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode)
     ids = generate(loaded.model, build_prompts(args, loaded), loaded.tokenizer.eos_id, config, stats)
     return [loaded.tokenizer.decode(seq) for seq in ids]
 
