@@ -96,3 +96,11 @@ def test_grammar_constrained_sampling_always_parses():
         assert items and (tokens[-1] == "EOS" or len(tokens) == 512)
     free = generate(model, [[tok.bos_id]] * 4, tok.eos_id, SamplingConfig(max_length=64, seed=3))
     assert any(tok.decode(s)[1] != "SNAP" for s in free)  # an untrained model breaks the grammar when free
+
+
+def test_the_default_cap_makes_room_for_the_longest_training_episode():
+    from gamegrammar.commands.sample import default_max_length
+
+    assert default_max_length(64, None) == 2048  # the original's small context: whole episodes all the same
+    assert default_max_length(1536, 1255) == 2304  # a Snake corpus: 1.5 contexts already hold every episode
+    assert default_max_length(1024, 4400) == 5500  # Battlesnake: episodes far longer than the context
