@@ -124,11 +124,13 @@ def test_every_config_parses(config, capsys, tiny_corpus):
         main(["train", "fit", "--config", str(config), "--data.path", str(tiny_corpus), "--print_config"])
     assert exit_.value.code == 0
     printed = yaml.safe_load(capsys.readouterr().out)
-    assert printed["model"]["preset"] == config.stem and printed["data"]["path"] == str(tiny_corpus)
+    preset = {"bs-cpu": "gg-cpu", "bs-gpu": "gg-gpu"}.get(config.stem, config.stem)  # Battlesnake's configs reuse the shapes
+    assert printed["model"]["preset"] == preset and printed["data"]["path"] == str(tiny_corpus)
     assert "vocab_size" not in printed["model"]  # linked from the corpus
 
 
-BUDGETS = {"gg31k": "00:00:05:00", "gg-cpu": "00:00:15:00", "gg-gpu": "00:00:15:00"}  # issue 5's training budgets
+# the training budgets: issue 5's for Snake, issue 18's for Battlesnake
+BUDGETS = {"gg31k": "00:00:05:00", "gg-cpu": "00:00:15:00", "gg-gpu": "00:00:15:00", "bs-cpu": "00:00:15:00", "bs-gpu": "00:00:15:00"}
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.name for c in CONFIGS])
