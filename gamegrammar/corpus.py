@@ -559,7 +559,15 @@ _NUMBER = (int, float)
 MANIFEST_SCHEMA: dict[str, Any] = {
     "format_version": int,
     "game": str,
-    "spec": {"game": dict, "codec": dict, "agents": (dict, list), "episodes": int, "seed": int, "val_fraction": _NUMBER, "shard_episodes": int},
+    "spec": {
+        "game": dict,
+        "codec": dict,
+        "agents": (dict, list),
+        "episodes": int,
+        "seed": int,
+        "val_fraction": _NUMBER,
+        "shard_episodes": int,
+    },
     "episodes": int,
     "tokens": int,
     "dtype": str,

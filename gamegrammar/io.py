@@ -54,9 +54,7 @@ def _inside(path: Path, other: Path) -> bool:
     return path == other or other in path.parents
 
 
-def check_output_file(
-    path: str | Path, *, what: str, overwrite: bool = False, inputs: tuple[str | Path | None, ...] = ()
-) -> Path:
+def check_output_file(path: str | Path, *, what: str, overwrite: bool = False, inputs: tuple[str | Path | None, ...] = ()) -> Path:
     """Refuse, before any work, an output file that could not be written or would destroy something.
 
     A directory, a path under a file, an input (or a path inside an input directory such as a corpus), and an

@@ -20,7 +20,12 @@ def add_sampling_arguments(p: argparse.ArgumentParser, ckpt_required: bool = Tru
     p.add_argument("--top-k", type=int, default=None)
     p.add_argument("--top-p", type=float, default=None)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-length", type=int, default=None, help="tokens per sequence, prompt included (default: room for the longest training episode, at least 1.5 contexts or 2048)")
+    p.add_argument(
+        "--max-length",
+        type=int,
+        default=None,
+        help="tokens per sequence, prompt included (default: room for the longest training episode, at least 1.5 contexts or 2048)",
+    )
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
     p.add_argument("--prompt-corpus", default=None, help="start from prefixes of this corpus's held-out episodes instead of BOS")

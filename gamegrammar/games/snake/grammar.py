@@ -197,8 +197,6 @@ class Tick:
         return out
 
 
-
-
 # The parser is written as straight-line code over token lookups (no reader object, no method call per
 # token) because the evaluator parses every sampled sequence: it is the hot loop of a validity report.
 _INPUT_OF = {f"INPUT_{d.name}": d for d in Direction}
