@@ -33,6 +33,7 @@ from gamegrammar.games.battlesnake.rules import CAUSES, EVENTS, MAX_HEALTH, Batt
 from gamegrammar.gamespec import BatchResult, CodecConfig
 from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
 from gamegrammar.tokenizer import GameTokenizer
+from gamegrammar.tokenlog import TokenLog
 
 
 class TokenTable:
@@ -61,35 +62,6 @@ class TokenTable:
         for n in range(3, config.max_length + 1):
             self.len[n] = ids[f"LEN{n}"]
         self.health = np.array([0, *(ids[f"H{h}"] for h in range(1, MAX_HEALTH + 1))], dt)
-
-
-class TokenLog:
-    """Token chunks written tick by tick; each chunk holds one run of tokens per game, games ascending.
-
-    Positions are resolved once at the end (`assemble`), when every episode's length and so its
-    offset is known: one scatter per chunk, no per-token bookkeeping. (The same device as Snake's
-    rollout; game packages do not import one another.)
-    """
-
-    def __init__(self, n: int) -> None:
-        self.cursor = np.zeros(n, np.int64)
-        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-
-    def write(self, games: np.ndarray, ids: np.ndarray, mask: np.ndarray) -> None:
-        """Append the masked ids of each row (row-major) to the episode of `games[row]`."""
-        counts = mask.sum(axis=1)
-        self.chunks.append((games, self.cursor[games], counts, ids[mask]))
-        self.cursor[games] += counts
-
-    def assemble(self, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
-        """Episode-major flat tokens and each episode's length."""
-        lengths = self.cursor.copy()
-        offsets = np.cumsum(lengths) - lengths
-        flat = np.empty(int(lengths.sum()), dtype)
-        for games, before, counts, tokens in self.chunks:
-            run_start = np.cumsum(counts) - counts
-            flat[np.arange(len(tokens)) + np.repeat(offsets[games] + before - run_start, counts)] = tokens
-        return flat, lengths
 
 
 def keyframe_token_ids(t: TokenTable, batch: BattlesnakeBatch, rows: np.ndarray, bos: bool = False) -> tuple[np.ndarray, np.ndarray]:

@@ -37,6 +37,7 @@ from gamegrammar.games.snake.rules import EVENTS, Direction, SnakeConfig
 from gamegrammar.gamespec import BatchResult, CodecConfig
 from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
 from gamegrammar.tokenizer import GameTokenizer
+from gamegrammar.tokenlog import TokenLog
 
 # ---------------------------------------------------------------- tokens
 
@@ -86,45 +87,7 @@ _TICK_COLUMNS = [
 _COL = {name: i for i, (name, _) in enumerate(_TICK_COLUMNS)}
 
 
-class _TokenLog:
-    """Token chunks written tick by tick; each chunk holds one run of tokens per game, games ascending.
-
-    Positions are resolved once at the end (`assemble`), when every episode's
-    length and so its offset is known: one scatter per chunk, no per-token bookkeeping.
-    """
-
-    def __init__(self, n: int) -> None:
-        self.cursor = np.zeros(n, np.int64)
-        # (games, cursor before, counts or None for dense rows, tokens: flat or (games, width))
-        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]] = []
-
-    def write(self, games: np.ndarray, ids: np.ndarray, mask: np.ndarray) -> None:
-        """Append the masked ids of each row (row-major) to the episode of `games[row]`."""
-        counts = mask.sum(axis=1)
-        self.chunks.append((games, self.cursor[games], counts, ids[mask]))
-        self.cursor[games] += counts
-
-    def write_dense(self, games: np.ndarray, ids: np.ndarray) -> None:
-        """Append every id of each row: the fast path for rows without optional tokens."""
-        self.chunks.append((games, self.cursor[games], None, ids))
-        self.cursor[games] += ids.shape[1]
-
-    def assemble(self, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
-        """Episode-major flat tokens and each episode's length."""
-        lengths = self.cursor.copy()
-        offsets = np.cumsum(lengths) - lengths
-        flat = np.empty(int(lengths.sum()), dtype)
-        for games, before, counts, tokens in self.chunks:
-            start = offsets[games] + before
-            if counts is None:
-                flat[start[:, None] + np.arange(tokens.shape[1])] = tokens
-            else:
-                run_start = np.cumsum(counts) - counts
-                flat[np.arange(len(tokens)) + np.repeat(start - run_start, counts)] = tokens
-        return flat, lengths
-
-
-def _write_keyframes(log: _TokenLog, t: TokenTable, batch: SnakeBatch, rows: np.ndarray, games: np.ndarray, bos: bool = False) -> None:
+def _write_keyframes(log: TokenLog, t: TokenTable, batch: SnakeBatch, rows: np.ndarray, games: np.ndarray, bos: bool = False) -> None:
     """SNAP PLAYER Xx Yy DIR_d LENn BODY b{n-1} FOOD [Xx Yy] SCORE Vs for the games at `rows`."""
     if not rows.size:
         return
@@ -201,7 +164,7 @@ def play_batch(
     w = table.word
     dropped = [i for i, (_, salience) in enumerate(_TICK_COLUMNS) if salience < codec.min_salience]
     dense = not any(_TICK_COLUMNS[i][0] in ("TICK", "INPUT", "MOVE") for i in dropped)
-    log = _TokenLog(n)
+    log = TokenLog(n)
     ticks = np.zeros(n, np.int64)
     scores = np.zeros(n, np.int64)
     ends = np.zeros(n, np.int64)
@@ -263,7 +226,7 @@ def play_batch(
 
 
 def _write_tick(
-    log: _TokenLog,
+    log: TokenLog,
     t: TokenTable,
     batch: SnakeBatch,
     rows: np.ndarray,
