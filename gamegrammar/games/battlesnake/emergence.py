@@ -32,7 +32,6 @@ runs it beside the game-agnostic tier 3 and probes.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -67,8 +66,9 @@ from gamegrammar.games.battlesnake.rules import (
 )
 from gamegrammar.games.battlesnake.trace import trace
 from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs, random_like
-from gamegrammar.io import atomic_write
 from gamegrammar.model import GameGPT
+from gamegrammar.rule_emergence import bucket_label, bucket_labels, fmt, mean, same_split
+from gamegrammar.rule_emergence import plot as plot_emergence
 from gamegrammar.tokenizer import GameTokenizer
 
 RULES = [
@@ -102,20 +102,6 @@ CONTEXTS: dict[str, list[int]] = {
     "token_position": [0, 128, 256, 512, 1024, 2048],
 }
 PROBE_KINDS = {"food_ahead": "EAT", "wall_ahead": "OUT", "head_to_head": "DIE_HEAD"}
-
-
-def bucket_label(value: int, edges: Sequence[int]) -> str:
-    """'4-5' style label of the bucket holding value ('24+' for the last, '<3' below the first)."""
-    if value < edges[0]:
-        return f"<{edges[0]}"
-    for lo, hi in itertools.pairwise(edges):
-        if value < hi:
-            return str(lo) if hi - lo == 1 else f"{lo}-{hi - 1}"
-    return f"{edges[-1]}+"
-
-
-def bucket_labels(edges: Sequence[int]) -> list[str]:
-    return [str(lo) if hi - lo == 1 else f"{lo}-{hi - 1}" for lo, hi in itertools.pairwise(edges)] + [f"{edges[-1]}+"]
 
 
 @dataclass
@@ -228,17 +214,13 @@ class _Scores:
     share: list[float] = field(default_factory=list)  # spawn_on_open: of the mass on cells, the share on open ones
 
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"count": len(self.probs), "mean_prob": _mean(self.probs), "accuracy": _mean(self.hits)}
+        out: dict[str, Any] = {"count": len(self.probs), "mean_prob": mean(self.probs), "accuracy": mean(self.hits)}
         if self.blind:
             # The share of the cell mass on open cells, against the open fraction that a model blind to the board
             # would get: only a share above it says the model keeps food off the snakes and away from heads.
-            out["open_share"] = _mean(self.share)
-            out["open_fraction"] = _mean(self.blind)
+            out["open_share"] = mean(self.share)
+            out["open_fraction"] = mean(self.blind)
         return out
-
-
-def _mean(xs: Sequence[float]) -> float:
-    return float(np.mean(xs)) if len(xs) else float("nan")
 
 
 def _spawn_scores(
@@ -532,14 +514,6 @@ def tier2(
 # ---------------------------------------------------------------- report pieces
 
 
-def _f(x: float | None, digits: int = 3) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
-
-
-def _same_split(em: dict[str, Any], a: str, b: str) -> bool:
-    return em["contexts"][a] == em["contexts"][b] and all(e["by"][a] == e["by"][b] for e in em["rules"].values())
-
-
 def markdown(result: dict[str, Any]) -> list[str]:
     """Markdown lines for a tier2() result."""
     em = result["emergence"]
@@ -556,13 +530,15 @@ def markdown(result: dict[str, Any]) -> list[str]:
         u = e.get("untrained", {})
         note = ""
         if "open_fraction" in e:
-            note = f"share of cell mass on open cells {_f(e['open_share'])} vs open fraction {_f(e['open_fraction'])} (blind to the board)"
+            note = (
+                f"share of cell mass on open cells {fmt(e['open_share'])} vs open fraction {fmt(e['open_fraction'])} (blind to the board)"
+            )
         lines.append(
-            f"| {rule} | {e['count']} | {_f(e['mean_prob'])} | {_f(e['accuracy'])} | {_f(u.get('mean_prob'))} | {_f(u.get('accuracy'))} | {note} |"
+            f"| {rule} | {e['count']} | {fmt(e['mean_prob'])} | {fmt(e['accuracy'])} | {fmt(u.get('mean_prob'))} | {fmt(u.get('accuracy'))} | {note} |"
         )
     for context in em["contexts"]:
         labels = em["contexts"][context]
-        if context == "ticks_since_keyframe" and _same_split(em, context, "tick"):
+        if context == "ticks_since_keyframe" and same_split(em, context, "tick"):
             lines += ["", "(Ticks since the last keyframe equal the tick number here: the corpus has no keyframes after tick 0.)"]
             continue
         rows = [(rule, e) for rule, e in em["rules"].items() if e["count"] and e["by"].get(context)]
@@ -574,7 +550,7 @@ def markdown(result: dict[str, Any]) -> list[str]:
             cells = []
             for label in labels:
                 b = e["by"][context].get(label)
-                cells.append(f"{_f(b['mean_prob'], 2)} / {b['count']}" if b else "")
+                cells.append(f"{fmt(b['mean_prob'], 2)} / {b['count']}" if b else "")
             lines.append(f"| {rule} | " + " | ".join(cells) + " |")
     cf = result["counterfactuals"]
     lines += ["", f"### Counterfactual probes ({cf['episodes']} held-out episodes)", ""]
@@ -588,8 +564,8 @@ def markdown(result: dict[str, Any]) -> list[str]:
             lines.append(f"| {kind} | {PROBE_KINDS[kind]} | 0 | | | | | | |")
             continue
         lines.append(
-            f"| {kind} | {m['mandated']} | {m['count']} | {_f(m['mean_prob'])} | {_f(m['accuracy'])} | {_f(m['control_mean_prob'])} "
-            f"| {_f(m['control_accuracy'])} | {_f(u['mean_prob'])} | {_f(u['accuracy'])} |"
+            f"| {kind} | {m['mandated']} | {m['count']} | {fmt(m['mean_prob'])} | {fmt(m['accuracy'])} | {fmt(m['control_mean_prob'])} "
+            f"| {fmt(m['control_accuracy'])} | {fmt(u['mean_prob'])} | {fmt(u['accuracy'])} |"
         )
     lines += [
         "",
@@ -599,48 +575,6 @@ def markdown(result: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _save_figure(fig: Any, path: Any) -> None:
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
-
-
 def plot(result: dict[str, Any], out: Any) -> list[str]:
     """emergence.png (P by context per rule) and counterfactuals.png; returns the file names written."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    em = result["emergence"]
-    contexts = [c for c in em["contexts"] if not (c == "ticks_since_keyframe" and _same_split(em, c, "tick"))]
-    fig, axes = plt.subplots(1, len(contexts), figsize=(4.2 * len(contexts), 3.4), sharey=True)
-    for ax, context in zip(np.atleast_1d(axes), contexts):
-        labels = em["contexts"][context]
-        for i, (rule, e) in enumerate(em["rules"].items()):
-            if not e["count"] or not e["by"].get(context):
-                continue
-            ys = [e["by"][context].get(label, {}).get("mean_prob", np.nan) for label in labels]
-            ax.plot(range(len(labels)), ys, marker="o", label=rule, color=f"C{i % 10}", linestyle="-" if i < 10 else "--")
-        ax.set_xticks(range(len(labels)), labels, rotation=45, fontsize=7)
-        ax.set_title(context.replace("_", " "))
-        ax.set_ylim(-0.02, 1.02)
-    np.atleast_1d(axes)[0].set_ylabel("P(rule-mandated continuation)")
-    np.atleast_1d(axes)[-1].legend(fontsize=6)
-    _save_figure(fig, out / "emergence.png")
-    plt.close(fig)
-
-    cf = result["counterfactuals"]
-    kinds = [k for k in PROBE_KINDS if cf["model"][k]["count"]]
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    x = np.arange(len(kinds))
-    for j, (label, src, key) in enumerate(
-        (("control", "model", "control_mean_prob"), ("edited", "model", "mean_prob"), ("untrained, edited", "untrained", "mean_prob"))
-    ):
-        ax.bar(x + (j - 1) * 0.27, [cf[src][k][key] for k in kinds], width=0.27, label=label)
-    ax.set_xticks(x, [f"{k}\n{PROBE_KINDS[k]} (n={cf['model'][k]['count']})" for k in kinds], fontsize=7)
-    ax.set_ylabel("P(mandated)")
-    ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7)
-    ax.set_title("Counterfactual probes")
-    _save_figure(fig, out / "counterfactuals.png")
-    plt.close(fig)
-    return ["emergence.png", "counterfactuals.png"]
+    return plot_emergence(result, out, PROBE_KINDS)
