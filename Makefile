@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu clean $(addprefix reproduce-,gg31k gg-cpu gg-gpu)
+.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu screen-bs screen-snake clean $(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
 # a machine with a CUDA torch keeps it (make setup VENV_FLAGS=--system-site-packages,
@@ -62,6 +62,33 @@ reproduce-bs-cpu: setup $(BS_CORPUS)/manifest.json
 	rm -rf runs/bs-cpu-final
 	$(GG) train fit --config configs/bs-cpu.yaml --data.path $(BS_CORPUS) --run_dir runs/bs-cpu-final --trainer.enable_progress_bar false
 	$(GG) evaluate --ckpt runs/bs-cpu-final/checkpoints/last.ckpt --corpus $(BS_CORPUS) --num 1000 --temperature 1.0 --out reports/bs-cpu
+
+# Learnability of Battlesnake's two grammar designs (docs/levers.md, "Battlesnake grammar"): bs-cpu with and
+# without explicit tail events (--tails), SCREEN_SEEDS seeds each at an equal budget of SCREEN_STEPS steps (equal
+# tokens: the same compute), each read by the teacher-forced check and SCREEN_NUM samples. Reports in reports/screen-bs/;
+# a rerun skips the runs whose report exists (delete reports/screen-bs to start afresh).
+SCREEN_SEEDS ?= 1 2 3
+SCREEN_STEPS ?= 400
+SCREEN_NUM ?= 20
+
+$(BS_CORPUS)-tails/manifest.json: | setup
+	$(GG) generate --game battlesnake --episodes 4000 --keyframe-interval 20 --tails --seed 0 --workers 2 --out $(BS_CORPUS)-tails --quiet
+
+screen-bs: setup $(BS_CORPUS)/manifest.json $(BS_CORPUS)-tails/manifest.json
+	GG=$(GG) scripts/screen.sh bs configs/bs-cpu.yaml $(SCREEN_STEPS) $(SCREEN_NUM) "$(SCREEN_SEEDS)" \
+	  plain=$(BS_CORPUS) tails=$(BS_CORPUS)-tails
+
+# Snake's grammar options against grammar v1 (issue 20, docs/levers.md "Making the body visible"): gg-cpu on each
+# design's 60,000-episode corpus, three seeds each at an equal budget of SNAKE_SCREEN_STEPS steps, 200 samples.
+SNAKE_SCREEN_STEPS ?= 400
+SNAKE_SCREEN_SEEDS ?= 1 2 3
+
+$(CORPUS)-tails/manifest.json: | setup
+	$(GG) generate --episodes 60000 --seed 0 --workers 2 --tail-events --out $(CORPUS)-tails --quiet
+
+screen-snake: setup $(CORPUS)/manifest.json $(CORPUS)-tails/manifest.json
+	GG=$(GG) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 200 "$(SNAKE_SCREEN_SEEDS)" \
+	  v1=$(CORPUS) tails=$(CORPUS)-tails
 
 test: setup
 	$(PY) -m pytest

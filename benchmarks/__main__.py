@@ -11,19 +11,29 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = ["bench_generate", "bench_evaluator", "bench_sampling", "bench_training", "bench_envs"]
+BENCHMARKS = [  # (module, its own arguments)
+    ("bench_generate", []),
+    ("bench_generate", ["--game", "battlesnake"]),
+    ("bench_evaluator", []),
+    ("bench_evaluator", ["--game", "battlesnake", "--repeats", "1"]),  # no fast path: one pass is minutes
+    ("bench_sampling", []),
+    ("bench_training", []),
+    ("bench_envs", []),
+    ("bench_play", []),
+]
 
 
 def main() -> int:
     extra = sys.argv[1:]
     failed = []
-    for name in BENCHMARKS:
-        print(f"\n=== {name} ===", flush=True)
+    for name, own in BENCHMARKS:
+        title = " ".join([name, *own])
+        print(f"\n=== {title} ===", flush=True)
         args = [a for a in extra if a == "--quick" or name != "bench_training"]
         if name == "bench_training" and "--quick" in extra:
             args = ["--steps", "3"]
-        if subprocess.run([sys.executable, "-m", f"benchmarks.{name}", *args]).returncode:
-            failed.append(name)
+        if subprocess.run([sys.executable, "-m", f"benchmarks.{name}", *own, *args]).returncode:
+            failed.append(title)
     if failed:
         print(f"\nfailed: {', '.join(failed)}")
     return 1 if failed else 0

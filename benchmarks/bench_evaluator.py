@@ -1,11 +1,13 @@
 """Strict evaluator throughput: sequences/s on full corpus episodes, every rule checked.
 
-Run from the repository root:  python -m benchmarks.bench_evaluator  [--quick] [--episodes N] [--corpus PATH] [--json PATH]
+Run from the repository root:
+  python -m benchmarks.bench_evaluator  [--game NAME] [--quick] [--episodes N] [--corpus PATH] [--json PATH]
 
-The sequences are whole episodes of a default corpus (10x10, 200 ticks, the
-default agent mix, keyframe_interval 0), 10,000 of them (the "10k rollouts" an
-evaluation of model samples validates), generated into a temporary directory
-unless --corpus names one. Each figure is the best of --repeats passes (the
+The sequences are whole episodes of the game's default corpus (Snake: 10x10, 200
+ticks; Battlesnake: 4 snakes on 11x11, 300 ticks; the default agent mix,
+keyframe_interval 0), 10,000 of them for Snake (the "10k rollouts" an evaluation
+of model samples validates; Battlesnake's are ~5x longer: 2,000), generated into
+a temporary directory unless --corpus names one. Each figure is the best of --repeats passes (the
 machine is shared, so the best pass is the least disturbed one), timed both by
 the wall clock and by this process's CPU time. Rows:
 
@@ -14,7 +16,7 @@ the wall clock and by this process's CPU time. Rows:
   validate_many tokens  the same on token strings (each looked up in the vocabulary first)
   validate              the reference, one sequence at a time (timed on the first 2,000: its cost per
                         sequence does not depend on how many there are)
-  parse only            the reference's parser alone (Snake's grammar; same 2,000), to tell the grammar's share from the replay's
+  decode only           the game's parser alone, reading the events back (same 2,000), to tell the grammar's share from the replay's
   cut at 64             validate_many on the episodes cut to their first 64 token ids (what a
                         64-token context samples: answered by the fast path as valid prefixes)
 
@@ -22,7 +24,9 @@ Then a scaling table: validate_many's throughput against the number of
 sequences per call (NumPy's per-call cost is paid once per tick of a call, so
 small calls are slower per sequence). Ratios are against the reference on the
 same sequences and against the original pure-Python checker's ~1.2k
-sequences/s on a 2-core machine (DESIGN.md). The load average is printed,
+sequences/s on a 2-core machine (DESIGN.md; Snake only). A game without a fast
+path (Battlesnake) answers validate_many one sequence at a time: its rows show
+the reference's speed on ids and tokens. The load average is printed,
 because other work on a shared machine slows every figure.
 """
 
@@ -42,12 +46,12 @@ import numpy as np
 from gamegrammar.corpus import Corpus, CorpusSpec, engines, generate
 from gamegrammar.evaluation import validate, validate_many
 from gamegrammar.evaluation.report import describe_game
-from gamegrammar.games import game_of
-from gamegrammar.games.snake.grammar import parse
+from gamegrammar.games import DEFAULT_GAME, game_of, load_game
 from gamegrammar.verdict import rule_names
 
 ORIGINAL_SEQUENCES_PER_S = 1_200
 REFERENCE_SEQUENCES = 2_000
+EPISODES = {"battlesnake": 2_000}  # default episodes per game (else 10,000)
 
 
 def best_of(repeats: int, work: Callable[[], object]) -> tuple[float, float]:
@@ -62,14 +66,14 @@ def best_of(repeats: int, work: Callable[[], object]) -> tuple[float, float]:
 
 
 def load_sequences(
-    corpus_path: str | None, episodes: int
+    corpus_path: str | None, episodes: int, game_name: str = DEFAULT_GAME
 ) -> tuple[Corpus, list[list[str]], list[np.ndarray], tempfile.TemporaryDirectory | None]:
     tmp = None
     if corpus_path is None:
         tmp = tempfile.TemporaryDirectory()
         corpus_path = str(Path(tmp.name) / "corpus")
         engine = "batch" if "batch" in engines() else "scalar"  # the corpus does not depend on the engine
-        generate(CorpusSpec(episodes=episodes), corpus_path, engine=engine)
+        generate(CorpusSpec(game=load_game(game_name).make_config(), episodes=episodes), corpus_path, engine=engine)
     corpus = Corpus(corpus_path)
     rows = range(min(episodes, len(corpus)))
     return corpus, [corpus.episode_tokens(row) for row in rows], [corpus.episode_ids(row) for row in rows], tmp
@@ -77,16 +81,17 @@ def load_sequences(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default=DEFAULT_GAME, help="the game of the generated corpus (default snake)")
     parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
-    parser.add_argument("--episodes", type=int, default=None, help="sequences to validate (default 10000, quick 300)")
+    parser.add_argument("--episodes", type=int, default=None, help="sequences to validate (default 10000, Battlesnake 2000; quick 300)")
     parser.add_argument("--repeats", type=int, default=None, help="timed passes; the best counts (default 3, quick 1)")
     parser.add_argument("--corpus", default=None, help="an existing corpus to read episodes from (default: generate one)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args()
-    episodes = args.episodes or (300 if args.quick else 10_000)
+    episodes = args.episodes or (300 if args.quick else EPISODES.get(args.game, 10_000))
     repeats = args.repeats or (1 if args.quick else 3)
 
-    corpus, sequences, ids, tmp = load_sequences(args.corpus, episodes)
+    corpus, sequences, ids, tmp = load_sequences(args.corpus, episodes, args.game)
     config = corpus.game
     n = len(sequences)
     tokens = sum(map(len, sequences))
@@ -117,7 +122,7 @@ def main() -> None:
         "validate_many tokens": (n, tokens, *best_of(repeats, lambda: validate_many(sequences, config))),
         "validate": (len(few), sum(map(len, few)), *best_of(repeats, lambda: [validate(s, config) for s in few])),
         # keep nothing alive
-        "parse only": (len(few), sum(map(len, few)), *best_of(repeats, lambda: [deque(parse(s, to_eos=True), maxlen=0) for s in few])),
+        "decode only": (len(few), sum(map(len, few)), *best_of(repeats, lambda: deque(map(game.decode_events, few), maxlen=0))),
         "cut at 64": (n, sum(map(len, cut)), *best_of(repeats, lambda: validate_many(cut, config))),
     }
     print(f"load average before timing: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)")
@@ -127,7 +132,7 @@ def main() -> None:
     for name, (count, counted, wall, cpu) in rows.items():
         rate = count / wall
         print(f"{name:<22}{count:>7}{wall:>8.3f}{rate:>10,.0f}{counted / wall:>12,.0f}{count / cpu:>11,.0f}", end="")
-        print(f"{rate / reference:>12.1f}{rate / ORIGINAL_SEQUENCES_PER_S:>12.1f}")
+        print(f"{rate / reference:>12.1f}" + (f"{rate / ORIGINAL_SEQUENCES_PER_S:>12.1f}" if game.name == "snake" else f"{'-':>12}"))
         key = name.replace(" ", "_")
         figures[key] = {
             "sequences": count,
@@ -137,9 +142,10 @@ def main() -> None:
             "cpu_seq_per_s": count / cpu,
             "tokens_per_s": counted / wall,
         }
-    figures["vs_original"] = figures["validate_many_ids"]["seq_per_s"] / ORIGINAL_SEQUENCES_PER_S
+    figures["vs_original"] = figures["validate_many_ids"]["seq_per_s"] / ORIGINAL_SEQUENCES_PER_S if game.name == "snake" else None
     figures["vs_reference"] = figures["validate_many_ids"]["seq_per_s"] / reference
-    print(f"\nall {n} episodes valid, identical verdicts; original checker ~{ORIGINAL_SEQUENCES_PER_S:,} seq/s")
+    print(f"\nall {n} episodes valid, identical verdicts", end="")
+    print(f"; original checker ~{ORIGINAL_SEQUENCES_PER_S:,} seq/s" if game.name == "snake" else "")
 
     print(f"\nvalidate_many scaling on ids (best of {repeats}; one call over the first k episodes)")
     print(f"{'per call':>10}{'wall ms':>10}{'seq/s':>10}{'cpu seq/s':>11}")

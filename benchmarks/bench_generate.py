@@ -1,12 +1,12 @@
 """Corpus generation throughput: scalar vs batch engine, 1 and 2 workers, and how it scales.
 
-Run from the repository root:  python -m benchmarks.bench_generate  [--quick] [--json PATH]
+Run from the repository root:  python -m benchmarks.bench_generate  [--game NAME] [--quick] [--json PATH]
 
 Every figure is end to end through `gamegrammar.corpus.generate` (simulation,
 tokens, index, atomic shard files, manifest), except the batch-size table, which
 times `batch_shard` alone. Ratios are against the scalar engine measured in
-the same run and against the original pure-Python generator (~400k tokens/s on
-a 2-core machine, DESIGN.md). Timings depend on what else the machine is doing:
+the same run and, for Snake, against the original pure-Python generator (~400k
+tokens/s on a 2-core machine, DESIGN.md; it had no other game). Timings depend on what else the machine is doing:
 compare figures from one run.
 """
 
@@ -17,11 +17,15 @@ import json
 import os
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from gamegrammar.corpus import CorpusSpec, batch_shard, generate
+from gamegrammar.evaluation.report import describe_game
+from gamegrammar.games import DEFAULT_GAME, load_game
 
 ORIGINAL_TOKENS_PER_S = 400_000
+SCALE = {"battlesnake": 4}  # Battlesnake's default episodes are ~5x Snake's in tokens: a quarter as many
 
 
 def timed_generate(spec: CorpusSpec, engine: str, workers: int) -> dict[str, float]:
@@ -45,20 +49,23 @@ def rates(run: dict[str, float]) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default=DEFAULT_GAME, help="the game whose default corpus is generated (default snake)")
     parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
     parser.add_argument("--scalar-episodes", type=int, default=None, help="episodes per scalar run (default 600, quick 100)")
     parser.add_argument("--batch-episodes", type=int, default=None, help="episodes per batch run (default 131072, quick 4096)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args()
-    n_scalar = args.scalar_episodes or (100 if args.quick else 600)
-    n_batch = args.batch_episodes or (4096 if args.quick else 131_072)
-    base = CorpusSpec()  # 10x10, 200 ticks, random=0.4,greedy=0.4,wall_follower=0.2, keyframe_interval 0
-    print(f"corpus generation, {base.game.width}x{base.game.height}, {base.game.max_ticks} ticks, agents {base.agents}, ", end="")
+    game = load_game(args.game)
+    scale = SCALE.get(game.name, 1)  # a game whose episodes are longer runs fewer of them
+    n_scalar = args.scalar_episodes or (100 if args.quick else 600) // scale
+    n_batch = args.batch_episodes or (4096 if args.quick else 131_072) // scale
+    base = CorpusSpec(game=game.make_config())  # the game's defaults: its default board, agent mix, keyframe_interval 0
+    print(f"corpus generation, {game.name} {describe_game(base.game)}, agents {base.agents}, ", end="")
     print(f"keyframe_interval {base.codec.keyframe_interval}; {os.cpu_count()} CPUs")
 
     rows = []
     for engine, episodes in (("scalar", n_scalar), ("batch", n_batch)):
-        spec = CorpusSpec(episodes=episodes, shard_episodes=max(1, episodes // 8))  # 8 shards: even work for 2 workers
+        spec = replace(base, episodes=episodes, shard_episodes=max(1, episodes // 8))  # 8 shards: even work for 2 workers
         for workers in (1, 2):
             rows.append({"engine": engine, "workers": workers, **timed_generate(spec, engine, workers)})
     scalar_1 = rates(rows[0])[0]
@@ -67,18 +74,19 @@ def main() -> None:
     for r in rows:
         tps, eps = rates(r)
         r["tokens_per_s"], r["episodes_per_s"] = tps, eps
-        r["vs_scalar"], r["vs_original"] = tps / scalar_1, tps / ORIGINAL_TOKENS_PER_S
+        r["vs_scalar"] = tps / scalar_1
+        r["vs_original"] = tps / ORIGINAL_TOKENS_PER_S if game.name == "snake" else None
         print(
             f"{r['engine']:<8}{r['workers']:>8}{r['episodes']:>10}{r['tokens']:>12}{r['seconds']:>9.2f}{tps:>12,.0f}{eps:>12,.0f}", end=""
         )
-        print(f"{r['vs_scalar']:>13.1f}{r['vs_original']:>12.1f}")
+        print(f"{r['vs_scalar']:>13.1f}" + (f"{r['vs_original']:>12.1f}" if r["vs_original"] else f"{'-':>12}"))
 
     print("\nbatch engine, one process, throughput vs games stepped together (batch_shard alone, no files)")
     print(f"{'batch':>8}{'episodes':>10}{'seconds':>9}{'tokens/s':>12}{'episodes/s':>12}")
     scaling = []
-    for batch in (256, 1024, 4096, 16384) if not args.quick else (256, 4096):
+    for batch in sorted({min(b, n_batch) for b in ((256, 1024, 4096, 16384) if not args.quick else (256, 4096))}):
         episodes = max(batch, min(n_batch // 2, 4 * batch))
-        r = {"batch": batch, **timed_batch(CorpusSpec(episodes=episodes, shard_episodes=episodes), batch)}
+        r = {"batch": batch, **timed_batch(replace(base, episodes=episodes, shard_episodes=episodes), batch)}
         r["tokens_per_s"], r["episodes_per_s"] = rates(r)
         scaling.append(r)
         print(f"{batch:>8}{episodes:>10}{r['seconds']:>9.2f}{r['tokens_per_s']:>12,.0f}{r['episodes_per_s']:>12,.0f}")

@@ -1,27 +1,242 @@
-"""Sampling throughput: batched KV-cache generation against full recomputation, at sequence length L.
+"""Sampling throughput: today's sampler against the one before it, and the KV cache against full recomputation.
 
-Run from the repository root:  python -m benchmarks.bench_sampling  [--quick] [--length 1000] [--json PATH]
+Run from the repository root:  python -m benchmarks.bench_sampling  [--quick] [--threads N] [--repeats N] [--json PATH]
 
-The baseline recomputes the whole prefix for every new token (what a model without a
-KV cache must do; its total is summed from timed steps spread over the sequence); both run the same model on the same batch, measured in the same
-run, so their ratio is what the cache buys. EOS is masked out so every sequence runs
-to exactly L tokens. Also a table of KV-cache throughput against batch size.
+1. This sampler against `baseline_generate`, a faithful copy of the sampler as it was before it was made
+   faster (its loop, its per-row grammar mask, a zeroed cache allocated per batch and per slide, compaction
+   by copying the whole cache), both measured in this run on the same model, prompts and seed, at the batch
+   sizes a self-play loop uses: Snake (gg-cpu, context 1536), Snake with the grammar mask, and Battlesnake
+   (gg-cpu at context 1024: its episodes outgrow the context, so the window slides). The untrained models
+   write EOS about as often as a game ends (`rare_eos`), so rows end at spread-out lengths as in real
+   sampling. Both samplers must return the same sequences: the table says so.
+2. The KV cache against full recomputation (what a model without a cache must do; its total is summed
+   from timed steps spread over the sequence), at sequence length L with EOS masked out, and a table of
+   KV-cache throughput against batch size.
+
+The weights are random: throughput depends on them only through where EOS falls. Timings depend on what
+else the machine is doing: compare figures from one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import torch
+from torch import Tensor
 
-from gamegrammar.model import GameGPT, preset
-from gamegrammar.sampling import SamplingConfig, SamplingStats, generate
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.games import load_game, tokenizer_for
+from gamegrammar.model import GameGPT, KVCache, preset
+from gamegrammar.sampling import SamplingConfig, SamplingStats, generate, next_tokens
 
 VOCAB = 250
 NO_EOS = -1  # an id no model emits: sequences run to max_length
+
+
+# ---------------------------------------------------------------- the sampler before it was made faster
+
+
+def _baseline_new_cache(model: GameGPT, batch_size: int, max_len: int) -> KVCache:
+    """GameGPT.new_cache as it was: the whole cache zeroed."""
+    p, c = next(model.parameters()), model.config
+    shape = (c.n_layer, batch_size, c.n_head, max_len, c.n_embd // c.n_head)
+    return KVCache(torch.zeros(shape, dtype=p.dtype, device=p.device), torch.zeros(shape, dtype=p.dtype, device=p.device))
+
+
+def _baseline_select(cache: KVCache, rows: Tensor) -> None:
+    """KVCache.select as it was: a copy of the kept rows at every position, filled or not."""
+    cache.k, cache.v, cache.ticks = cache.k[:, rows], cache.v[:, rows], cache.ticks[rows]
+
+
+class _BaselineGrammarMask:
+    """The per-row grammar mask as it was: a Python automaton step per row and per token."""
+
+    def __init__(self, tokenizer, automaton, device: torch.device) -> None:
+        self.automaton, self.tokenizer, self.device = automaton, tokenizer, device
+        self._masks: dict[frozenset[str], Tensor] = {}
+
+    def mask(self, states: list[tuple]) -> Tensor:
+        rows = []
+        for state in states:
+            allowed = self.automaton.allowed(state)
+            if allowed not in self._masks:
+                m = torch.zeros(len(self.tokenizer), dtype=torch.bool, device=self.device)
+                ids = self.tokenizer.ids
+                m[[ids[t] for t in allowed if t in ids]] = True
+                self._masks[allowed] = m
+            rows.append(self._masks[allowed])
+        return torch.stack(rows)
+
+    def step(self, state: tuple, token_id: int) -> tuple:
+        nxt = self.automaton.step(state, self.tokenizer.tokens[token_id])
+        if nxt is None:
+            raise GameGrammarError(f"the grammar does not allow {self.tokenizer.tokens[token_id]!r} here")
+        return nxt
+
+
+@torch.no_grad()
+def baseline_generate(
+    model: GameGPT, prompts: list[list[int]], eos_id: int, config: SamplingConfig, stats: SamplingStats, grammar=None
+) -> list[list[int]]:
+    """gamegrammar.sampling.generate as it was before it was made faster (same arguments, same samples)."""
+    model.eval()
+    device = next(model.parameters()).device
+    generator = torch.Generator(device=device).manual_seed(config.seed)
+    mask = _BaselineGrammarMask(*grammar, device) if config.constrained and grammar is not None else None
+    out: list[list[int]] = []
+    start = time.perf_counter()
+    for first in range(0, len(prompts), config.batch_size):
+        out += _baseline_batch(model, prompts[first : first + config.batch_size], eos_id, config, generator, device, stats, mask)
+    stats.seconds += time.perf_counter() - start
+    stats.sequences += len(prompts)
+    return out
+
+
+def _baseline_batch(model, prompts, eos_id, config, generator, device, stats, mask) -> list[list[int]]:
+    B, cap = len(prompts), config.max_length
+    context = model.config.block_size
+    tokens = torch.zeros(B, cap, dtype=torch.long, device=device)
+    prompt_len = torch.tensor([len(p) for p in prompts], device=device)
+    for i, p in enumerate(prompts):
+        tokens[i, : len(p)] = torch.tensor(p, device=device)
+    lengths = torch.full((B,), cap, device=device)
+    active = torch.arange(B, device=device)
+    alive = torch.ones(B, dtype=torch.bool, device=device)
+    length = int(prompt_len.min())
+    tick_id = model.config.tick_id
+
+    def prefill(window: int):
+        cache = _baseline_new_cache(model, len(active), min(context, cap))
+        if tick_id is not None:
+            cache.ticks = (tokens[active, : length - window] == tick_id).sum(1)
+        logits, _ = model(tokens[active, length - window : length], cache=cache)
+        return logits[:, -1], cache
+
+    last, cache = prefill(min(length, context))
+    states: list[tuple] = []
+    if mask is not None:
+        for p in prompts:
+            state = mask.automaton.start()
+            for t in p[:length]:
+                state = mask.step(state, t)
+            states.append(state)
+    while True:
+        forced = length < prompt_len[active]
+        if mask is not None:
+            allowed = mask.mask([states[r] for r in active.tolist()])
+            allowed[~alive] = True
+            last = last.masked_fill(~allowed, float("-inf"))
+        sampled = next_tokens(last, config, generator)
+        chosen = torch.where(forced, tokens[active, length], sampled)
+        tokens[active[alive], length] = chosen[alive]
+        if mask is not None:
+            for r, t, a in zip(active.tolist(), chosen.tolist(), alive.tolist()):
+                if a:
+                    states[r] = mask.step(states[r], t)
+        stats.generated_tokens += int((~forced & alive).sum())
+        length += 1
+        done = alive & ((~forced & (chosen == eos_id)) | (length >= cap))
+        if bool(done.any()):
+            lengths[active[done]] = length
+            alive &= ~done
+            if not bool(alive.any()):
+                break
+            if int((~alive).sum()) * 4 >= len(active):
+                keep = torch.nonzero(alive).squeeze(-1)
+                active, alive, chosen = active[keep], alive[keep], chosen[keep]
+                _baseline_select(cache, keep)
+        if cache.pos == cache.max_len:
+            stats.slides += 1
+            last, cache = prefill(max(1, context // 2))
+        else:
+            logits, _ = model(chosen[:, None], cache=cache)
+            last = logits[:, -1]
+    return [tokens[i, : lengths[i]].tolist() for i in range(B)]
+
+
+# ---------------------------------------------------------------- today's sampler against the baseline
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    model: GameGPT
+    eos_id: int
+    max_length: int
+    runs: tuple[tuple[int, int], ...]  # (batch size, sequences)
+    grammar: tuple | None = None
+
+
+def rare_eos(model: GameGPT, eos_id: int, mean_length: int) -> GameGPT:
+    """Make an untrained model write EOS about once in `mean_length` tokens instead of once in vocab_size.
+
+    Rows then end at lengths spread around a real game's mean, and that decides what sampling costs (how long
+    contexts grow, how often rows leave the batch, how often the window slides). EOS's logit is lowered by
+    log(mean_length / vocab_size) through the final LayerNorm's bias: the head, tied to the embedding, has none.
+    """
+    w = model.wte.weight[eos_id]
+    with torch.no_grad():
+        model.ln_f.bias -= math.log(mean_length / model.config.vocab_size) * w / w.dot(w)
+    return model
+
+
+def workloads(quick: bool) -> list[Workload]:
+    """What a self-play loop samples, at the batch sizes it uses (quick: small and short, a smoke test)."""
+    snake, bs = load_game("snake"), load_game("battlesnake")
+    snake_config, bs_config = snake.config_type(), bs.config_type()  # the default games
+    snake_tok, bs_tok = tokenizer_for(snake_config), tokenizer_for(bs_config)
+    torch.manual_seed(0)
+    # Snake: gg-cpu (a whole episode fits the context), episodes of ~500 tokens (DESIGN.md), the cap
+    # `gamegrammar sample` sets for a Snake corpus (2304 tokens)
+    snake_model = GameGPT(preset("gg-cpu", vocab_size=len(snake_tok), tick_id=snake_tok.ids[snake.tick_token])).eval()
+    rare_eos(snake_model, snake_tok.eos_id, 150 if quick else 500)
+    # `gamegrammar ouroboros` measures each generation on 200 samples in batches of 64
+    snake_cap, snake_runs = (400, ((16, 24),)) if quick else (2304, ((64, 200), (256, 256)))
+    # Battlesnake: configs/bs-cpu.yaml's shape (context 1024, no tick clock), episodes of ~2400 tokens (its corpus,
+    # keyframes every 20 ticks), and the cap it advises for sampling (6144): the window slides
+    context = 256 if quick else 1024
+    bs_model = GameGPT(preset("gg-cpu", vocab_size=len(bs_tok), block_size=context, tick_table=0, tick_id=bs_tok.ids[bs.tick_token])).eval()
+    rare_eos(bs_model, bs_tok.eos_id, 600 if quick else 2400)
+    return [
+        Workload("snake", snake_model, snake_tok.eos_id, snake_cap, snake_runs),
+        Workload("snake, grammar mask", snake_model, snake_tok.eos_id, snake_cap, snake_runs, (snake_tok, snake.automaton(snake_config))),
+        Workload("battlesnake", bs_model, bs_tok.eos_id, context * 6, ((4, 4),) if quick else ((16, 16), (64, 64))),
+    ]
+
+
+def compare(w: Workload, batch: int, sequences: int, repeats: int = 1) -> dict[str, float]:
+    """Both samplers on the same prompts (BOS, seed 0), `repeats` times each, the order alternating
+    (baseline first in odd rounds), and the best rate of each: on a shared machine the load drifts."""
+    prompts = [[w.model.config.bos_id]] * sequences
+    config = SamplingConfig(max_length=w.max_length, batch_size=batch, seed=0, constrained=w.grammar is not None)
+    rates: dict[str, list[float]] = {"before": [], "now": []}
+    out: dict[str, list[list[int]]] = {}
+    for r in range(repeats):
+        for name in ("before", "now") if r % 2 == 0 else ("now", "before"):
+            stats = SamplingStats()
+            run = baseline_generate if name == "before" else generate
+            out[name] = run(w.model, prompts, w.eos_id, config, stats, w.grammar)
+            rates[name].append(stats.tokens_per_second)
+            tokens, slides = stats.generated_tokens, stats.slides
+    return {
+        "batch": batch,
+        "sequences": sequences,
+        "tokens": tokens,
+        "mean_length": float(np.mean([len(s) for s in out["now"]])),
+        "slides": slides,
+        "baseline_tokens_per_s": max(rates["before"]),
+        "tokens_per_s": max(rates["now"]),
+        "speedup": max(rates["now"]) / max(rates["before"]),
+        "same_samples": out["before"] == out["now"],
+    }
+
+
+# ---------------------------------------------------------------- the KV cache against full recomputation
 
 
 @torch.no_grad()
@@ -54,16 +269,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
     parser.add_argument("--preset", default="gg-cpu")
-    parser.add_argument("--length", type=int, default=None, help="tokens per sequence (default 1000, quick 200)")
-    parser.add_argument("--batch", type=int, default=None, help="sequences per batch (default 32, quick 8)")
+    parser.add_argument("--length", type=int, default=None, help="tokens per sequence against full recomputation (default 1000, quick 200)")
+    parser.add_argument("--batch", type=int, default=None, help="sequences per batch against full recomputation (default 32, quick 8)")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's, one per core)")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each sampler per row, the best kept (default 1)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     length = args.length or (200 if args.quick else 1000)
     batch = args.batch or (8 if args.quick else 32)
+
+    best = f", best of {args.repeats} alternating runs each" if args.repeats > 1 else ""
+    print(f"sampling against the sampler before it was made faster (same run, same samples), {torch.get_num_threads()} threads{best}")
+    print(
+        f"{'workload':<22}{'batch':>6}{'seqs':>6}{'tokens':>9}{'mean len':>9}{'slides':>7}{'before tok/s':>14}{'now tok/s':>11}{'x before':>9}{'same':>6}"
+    )
+    against_baseline = []
+    for w in workloads(args.quick):
+        for b, n in w.runs:
+            r = {"workload": w.name, **compare(w, b, n, args.repeats)}
+            against_baseline.append(r)
+            print(
+                f"{w.name:<22}{b:>6}{n:>6}{r['tokens']:>9,}{r['mean_length']:>9.0f}{r['slides']:>7}"
+                f"{r['baseline_tokens_per_s']:>14,.0f}{r['tokens_per_s']:>11,.0f}{r['speedup']:>9.2f}{'yes' if r['same_samples'] else 'NO':>6}",
+                flush=True,
+            )
+
     torch.manual_seed(0)
     model = GameGPT(preset(args.preset, vocab_size=VOCAB, block_size=max(length, 64), tick_id=4)).eval()  # any id: the clock counts it
     print(
-        f"sampling: {args.preset} ({model.num_params():,} parameters), {batch} sequences x {length} tokens, {torch.get_num_threads()} threads"
+        f"\nsampling: {args.preset} ({model.num_params():,} parameters), {batch} sequences x {length} tokens, {torch.get_num_threads()} threads"
     )
     kv_seconds, tokens = kv_cache(model, batch, length)
     full_seconds = full_recompute(model, batch, length)
@@ -83,7 +319,14 @@ def main() -> None:
         print(f"{b:>8}{scaling[b]:>12,.0f}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"tokens_per_s": rows, "batch_scaling": scaling, "length": length, "batch": batch}, f, indent=2)
+            figures = {
+                "against_baseline": against_baseline,
+                "tokens_per_s": rows,
+                "batch_scaling": scaling,
+                "length": length,
+                "batch": batch,
+            }
+            json.dump(figures, f, indent=2)
 
 
 if __name__ == "__main__":

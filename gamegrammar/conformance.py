@@ -163,8 +163,13 @@ def check_endings(p: Played) -> None:
         )
         with _about(f"{p.where(i)}: summarize_episode"):
             summary = p.spec.summarize_episode(t)
-        want = EpisodeSummary(record.ticks, record.score, record.end)
+        want = EpisodeSummary(record.ticks, record.score, record.end, summary.outcomes)  # the players' fates are not recorded
         _require(summary == want, f"{p.where(i)}: summarize_episode gives {summary}, the record {want}")
+        labels = p.spec.outcome_labels
+        _require(
+            all(fate in labels for fate in summary.outcomes) and bool(labels) == bool(summary.outcomes),
+            f"{p.where(i)}: summarize_episode's outcomes {summary.outcomes} are not among the spec's outcome_labels {labels}",
+        )
 
 
 def check_strict_evaluator(p: Played) -> None:

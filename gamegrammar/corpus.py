@@ -36,7 +36,7 @@ from gamegrammar import __version__, rng
 from gamegrammar.agents import unknown_agent
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import DEFAULT_GAME, game_of, load_game, tokenizer_for
-from gamegrammar.gamespec import CodecConfig, GameSpec
+from gamegrammar.gamespec import BatchResult, CodecConfig, GameSpec
 from gamegrammar.io import atomic_write, atomic_write_json, remove_stale_temporaries
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -138,7 +138,7 @@ def split_of(seed: int, episode: int, val_fraction: float) -> int:
 def scalar_shard(spec: CorpusSpec, shard: int) -> tuple[np.ndarray, np.ndarray]:
     """Token ids and index records of one shard, episode by episode."""
     game = spec.game_spec
-    tokenizer = tokenizer_for(spec.game)
+    tokenizer = tokenizer_for(spec.game, spec.codec)
     episodes = spec.shard_range(shard)
     index = np.zeros(len(episodes), INDEX_DTYPE)
     chunks = []
@@ -198,7 +198,7 @@ def batch_shard(spec: CorpusSpec, shard: int, batch_episodes: int = BATCH_EPISOD
         rows["split"] = splits(spec, eps)
         chunks.append(result.tokens)
         offset += len(result.tokens)
-    dtype = tokenizer_for(spec.game).dtype
+    dtype = tokenizer_for(spec.game, spec.codec).dtype
     return (np.concatenate(chunks) if chunks else np.zeros(0, dtype)), index
 
 
@@ -331,7 +331,7 @@ def generate(
         part = None  # the one part is the whole corpus
     out = Path(out)
     _prepare_out(out, _plan(spec, part), overwrite)
-    tokenizer = tokenizer_for(spec.game)
+    tokenizer = tokenizer_for(spec.game, spec.codec)
     tokenizer.save(out / "tokenizer.json")
     shards: dict[int, tuple[int, int]] = {}
     todo = []
@@ -420,7 +420,7 @@ def merge(out: str | Path, parts: list[str | Path], *, overwrite: bool = False, 
                 raise GameGrammarError(f"shard {entry['name']} is in both {owner[entry['name']]} and {path}")
             owner[entry["name"]] = path
     spec = CorpusSpec.from_dict(first["spec"], game_name=first.get("game"))
-    tokenizer = tokenizer_for(spec.game)
+    tokenizer = tokenizer_for(spec.game, spec.codec)
     expected = [f"{s:05d}" for s in range(spec.num_shards)]
     missing = [name for name in expected if name not in owner]
     if missing:
@@ -489,7 +489,7 @@ class Corpus:
         self.tokenizer = GameTokenizer.from_file(self.path / "tokenizer.json")
         if self.tokenizer.sha256() != self.manifest["tokenizer_sha256"]:
             raise GameGrammarError(f"{self.path}/tokenizer.json does not match the manifest's vocabulary")
-        if self.tokenizer.tokens != self.game_spec.vocabulary(self.game):
+        if self.tokenizer.tokens != self.game_spec.codec_vocabulary(self.game, self.codec):
             raise GameGrammarError(f"{self.path}: the tokenizer's vocabulary is not the one of the manifest's game config ({self.game})")
         dtype = np.dtype(self.manifest["dtype"])
         if dtype != self.tokenizer.dtype:
@@ -551,7 +551,134 @@ class Corpus:
         return self.tokenizer.decode(self.episode_ids(row))
 
     def agent(self, row: int) -> str:
-        return self.game_spec.agent_names[self.index[row]["agent"]]
+        code = int(self.index[row]["agent"])
+        if code == OUTSIDE_AGENT:  # a corpus of games played outside `generate` (`write_played`)
+            return str(self.manifest.get("origin", {}).get("agent", "outside"))
+        return self.game_spec.agent_names[code]
+
+
+# ---------------------------------------------------------------- several corpora, and games played elsewhere
+
+
+class CorpusMix:
+    """Several corpora of one game config and vocabulary, read as one: rows run through the first corpus's episodes,
+    then the next's. Training reads a real corpus and self-play games together this way (`--data.path [a, b]`); each
+    corpus keeps its own split. `parts[i]` is corpus i and `part_rows(i)` its rows here."""
+
+    def __init__(self, paths: list[str | Path]) -> None:
+        if not paths:
+            raise GameGrammarError("no corpus given")
+        self.parts = [Corpus(p) for p in paths]
+        first = self.parts[0]
+        for other in self.parts[1:]:
+            if other.tokenizer.sha256() != first.tokenizer.sha256() or other.game.to_dict() != first.game.to_dict():
+                raise GameGrammarError(f"corpora {first.path} and {other.path} hold different game configs or vocabularies")
+            if other.codec.to_dict() != first.codec.to_dict():
+                raise GameGrammarError(f"corpora {first.path} and {other.path} were written with different codecs")
+        self.path = first.path
+        self.paths = [c.path for c in self.parts]
+        self.spec, self.tokenizer, self.manifest = first.spec, first.tokenizer, first.manifest
+        sizes = [len(c) for c in self.parts]
+        self._part = np.repeat(np.arange(len(sizes)), sizes)
+        self._offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.index = np.concatenate([c.index for c in self.parts])
+
+    def __str__(self) -> str:
+        return ", ".join(map(str, self.paths))
+
+    @property
+    def game(self) -> Any:
+        return self.spec.game
+
+    @property
+    def game_spec(self) -> GameSpec:
+        return self.spec.game_spec
+
+    @property
+    def codec(self) -> CodecConfig:
+        return self.spec.codec
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def part_rows(self, i: int) -> np.ndarray:
+        return self._offset[i] + np.arange(len(self.parts[i]))
+
+    def split(self, name: str) -> np.ndarray:
+        return np.concatenate([self._offset[i] + c.split(name) for i, c in enumerate(self.parts)])
+
+    def _locate(self, row: int) -> tuple[Corpus, int]:
+        part = int(self._part[row])
+        return self.parts[part], int(row - self._offset[part])
+
+    def episode_ids(self, row: int) -> np.ndarray:
+        corpus, r = self._locate(row)
+        return corpus.episode_ids(r)
+
+    def episode_tokens(self, row: int) -> list[str]:
+        return self.tokenizer.decode(self.episode_ids(row))
+
+    def agent(self, row: int) -> str:
+        corpus, r = self._locate(row)
+        return corpus.agent(r)
+
+
+def open_corpus(path: str | Path | list[str | Path] | tuple[str | Path, ...]) -> Corpus | CorpusMix:
+    """One corpus, or several read as one (`CorpusMix`) when given a list of more than one path."""
+    if isinstance(path, (list, tuple)):
+        return Corpus(path[0]) if len(path) == 1 else CorpusMix(list(path))
+    return Corpus(path)
+
+
+OUTSIDE_AGENT = 255  # the index's agent code of an episode played outside the game's scripted agents (a model)
+
+
+def write_played(
+    out: str | Path,
+    config: Any,
+    codec: CodecConfig,
+    tokenizer: GameTokenizer,
+    seed: int,
+    episodes: np.ndarray,
+    result: BatchResult,
+    origin: dict[str, Any],
+    *,
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """A corpus of episodes played outside `generate` (by a model, say): the same layout and codec, one shard, every
+    episode in the train split, agent code OUTSIDE_AGENT. No agent mix made it (the spec's agents are empty), so the
+    manifest's `origin` says who played it (origin["agent"] names the player). The manifest comes last."""
+    out = Path(out)
+    if (out / "manifest.json").exists() and not overwrite:
+        raise GameGrammarError(f"{out} already holds a finished corpus; pass overwrite to replace it")
+    if out.exists() and not out.is_dir():
+        raise GameGrammarError(f"{out} exists and is not a directory")
+    for name in _OUR_FILES:
+        (out / name).unlink(missing_ok=True)
+    shutil.rmtree(out / "shards", ignore_errors=True)
+    episodes = np.asarray(episodes, np.int64)
+    if len(episodes) != len(result.lengths) or not len(episodes):
+        raise GameGrammarError(f"write_played needs one result per episode, got {len(episodes)} episodes and {len(result.lengths)} results")
+    spec = CorpusSpec(
+        game=config, codec=codec, agents={}, episodes=len(episodes), seed=seed, val_fraction=0.0, shard_episodes=len(episodes)
+    )
+    index = np.zeros(len(episodes), INDEX_DTYPE)
+    index["episode"] = episodes
+    index["offset"] = np.cumsum(result.lengths) - result.lengths
+    index["length"] = result.lengths
+    index["ticks"] = result.ticks
+    index["score"] = result.scores
+    index["agent"] = OUTSIDE_AGENT
+    index["end"] = result.ends
+    tokens = np.asarray(result.tokens, tokenizer.dtype)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(out / "tokenizer.json")
+    tokens_path, index_path = _shard_paths(out, 0)
+    atomic_write(index_path, lambda f: np.save(f, index, allow_pickle=False))
+    atomic_write(tokens_path, lambda f: f.write(tokens.tobytes()))
+    manifest = {**_manifest(spec, tokenizer, {0: (len(episodes), len(tokens))}, None), "origin": origin}
+    atomic_write_json(out / "manifest.json", manifest)
+    return manifest
 
 
 # manifest.json's fields and their types; `check_manifest` reads this once when a corpus opens.
@@ -626,7 +753,8 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
     )
     agents = {}
     game = corpus.game_spec
-    for code, name in enumerate(game.agent_names):
+    players = [*enumerate(game.agent_names), (OUTSIDE_AGENT, str(corpus.manifest.get("origin", {}).get("agent", "outside")))]
+    for code, name in players:
         rows = index[index["agent"] == code]
         if not len(rows):
             continue

@@ -24,6 +24,9 @@ makes everything the pipeline needs around them):
   `rule_determined_positions` (what teacher forcing scores).
 - states: `trace(tokens, config)`, the states a token sequence describes, and
   `probe_targets(state, config)`, what world-state probes read from one state.
+- state identity (novelty): `feature_space`, `state_features` and `feature_changes`, the
+  Zobrist features of a state and of one tick's change (`gamegrammar.zobrist`); optionally
+  `state_keys_batch`, the same keys for whole corpus episodes at once.
 - optional parts, `None` when a game has none: `symmetries` (augmentation),
   `renderer` (replays), `emergence` (tier 2), `episode_statistics` (tier 3).
 
@@ -45,6 +48,7 @@ from gamegrammar.events import Event, Salience
 if TYPE_CHECKING:
     from gamegrammar.agents import Agent
     from gamegrammar.tokenizer import GameTokenizer
+    from gamegrammar.tokenlog import TokenLog
     from gamegrammar.verdict import Verdict
 
 SPECIAL_TOKENS = ("PAD", "UNK", "BOS", "EOS")  # ids 0..3 in every game's vocabulary
@@ -106,6 +110,25 @@ class BatchResult:
     ends: np.ndarray  # position in the game's end_events
 
 
+Controller = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+"""controller(games, mask, draws) -> inputs: player 0's input in each game of `games` (positions in the episodes) whose
+player 0 moves this tick, as positions in `input_tokens`. mask (m, inputs) bool: the inputs it may play (at least one);
+draws (m,) uint64: its draw of this tick, keyed by (seed, episode, tick) like a scripted agent's (a sampler's randomness).
+What the engine has written so far is in the `TokenLog` passed to `GameSpec.play_controlled`."""
+
+
+@dataclass
+class PlayerResult:
+    """Episodes where player 0 was one agent (`GameSpec.play_controlled`): what the engine wrote, and that player's lot."""
+
+    episodes: BatchResult
+    score: np.ndarray  # (E,) its score: the game's with one player; with several its own (Battlesnake: its final length)
+    ticks: np.ndarray  # (E,) the ticks it played: to the end, or to its elimination
+    fate: np.ndarray  # (E,) its fate, a position in `fates`
+    fates: tuple[str, ...]  # the fates it can meet: one player's are the game's end events
+    place: np.ndarray | None = None  # (E,) 1 = the last standing, ties sharing the better place; None with one player
+
+
 @dataclass
 class EpisodeSummary:
     """What fidelity compares with the corpus: ticks, last score and end reason, read as far as the grammar allows."""
@@ -113,6 +136,7 @@ class EpisodeSummary:
     ticks: int
     score: int
     end: str  # one of the game's end_events, or "none"
+    outcomes: tuple[str, ...] = ()  # each player's fate, one of the spec's outcome_labels (games with several players)
 
 
 @dataclass
@@ -146,6 +170,23 @@ class Automaton(Protocol):
     def allowed(self, state: tuple) -> frozenset[str]: ...
 
     def step(self, state: tuple, token: str) -> tuple | None: ...
+
+
+@dataclass
+class TickReading:
+    """One written tick read from the state before it (`GameSpec.read_tick`): a dream's step, and its agreement."""
+
+    state: Any | None  # the state after the tick as `trace` follows it; None where the rules cannot follow it
+    broken: tuple[str, ...]  # the strict rules the tick breaks from the state before it, by position; () = the rules could write it
+
+
+class InputPolicy(Protocol):
+    """Scripted agents choosing one tick's inputs on a state, written as the grammar's input tokens (every player's, in
+    grammar order): what a dream forces into the sequence. Seeded like the game: `reset(seed, episode)` first."""
+
+    def reset(self, seed: int, episode: int) -> None: ...
+
+    def inputs(self, state: Any) -> list[str]: ...
 
 
 class Symmetries(Protocol):
@@ -196,6 +237,7 @@ class GameSpec:
     keyframe_token: ClassVar[str | None] = None  # starts every keyframe (a complete state): training's keyframe windows start there
     rules: ClassVar[dict[str, tuple[str, ...]]]  # the strict evaluator's rule names by tier (structural, physical, rules)
     teacher_categories: ClassVar[tuple[str, ...]]  # categories of `rule_determined_positions`
+    outcome_labels: ClassVar[tuple[str, ...]] = ()  # each player's possible fates (EpisodeSummary.outcomes); () = one player
 
     # -- config
 
@@ -223,6 +265,12 @@ class GameSpec:
 
     def vocabulary(self, config: Any) -> list[str]:
         raise NotImplementedError
+
+    def codec_vocabulary(self, config: Any, codec: CodecConfig) -> list[str]:
+        """The vocabulary of a corpus written with `codec` (its tokenizer): `vocabulary(config)` unless a grammar option
+        adds words. Such a game lists them last in `vocabulary` and leaves out here those `codec` does not write, so
+        every token keeps its id and a corpus without the option keeps the tokenizer it had before the option."""
+        return self.vocabulary(config)
 
     def input_tokens(self, config: Any) -> list[str]:
         """The tokens an agent's input is written as (training can weight the outcome that follows one)."""
@@ -273,19 +321,47 @@ class GameSpec:
     play_batch: Callable[..., BatchResult] | None = None
     """Optional vectorized engine: play_batch(config, codec, seed, episodes, agent_codes) -> BatchResult, byte-identical."""
 
+    def input_policy(self, agent: str, config: Any) -> InputPolicy:
+        """The scripted agent `agent` (what `play_episode` takes) choosing every player's inputs on a state, as tokens."""
+        raise GameGrammarError(f"{self.name} has no input policy for dreams")
+
+    def input_prompt(self, config: Any) -> list[str]:
+        """The tokens an engine writes in a tick before player 0's input: what a model is given before it writes one."""
+        raise GameGrammarError(f"{self.name} has no input prompt: a model cannot play it")
+
+    def play_controlled(
+        self,
+        config: Any,
+        codec: CodecConfig,
+        seed: int,
+        episodes: np.ndarray,
+        player: str | Controller,
+        opponents: dict[str, float] | None = None,
+        log: TokenLog | None = None,
+    ) -> PlayerResult:
+        """Episodes on the batch engine with player 0 played by `player`, a scripted agent's name or a `Controller` (a
+        model), the other players by the agent mix `opponents` (None: the game's default mix), drawn per episode and
+        player; the engine writes through `log` (a fresh one when None), so a controller can read each game's tokens."""
+        raise GameGrammarError(f"{self.name} has no engine a model can play in (GameSpec.play_controlled)")
+
     # -- evaluation
 
-    def validate(self, tokens: Sequence[str], config: Any) -> Verdict:
+    def validate(self, tokens: Sequence[str], config: Any, codec: CodecConfig | None = None) -> Verdict:
+        """The strict verdict of one sequence. `codec` (the corpus's or the checkpoint's) declares the grammar
+        options the sequence must follow; None lets the game read them off the sequence where it can (and a
+        game without grammar options may leave the parameter out: it is only passed when given)."""
         raise NotImplementedError
 
-    def validate_many(self, sequences: Sequence[Sequence[str] | Sequence[int] | np.ndarray], config: Any) -> list[Verdict]:
+    def validate_many(
+        self, sequences: Sequence[Sequence[str] | Sequence[int] | np.ndarray], config: Any, codec: CodecConfig | None = None
+    ) -> list[Verdict]:
         """`validate` for many sequences (token lists, or token ids); a game may answer faster than one by one."""
         tokens = self.vocabulary(config)
         out = []
         for seq in sequences:
             if len(seq) and not isinstance(seq[0], str):
                 seq = [tokens[i] if 0 <= i < len(tokens) else f"<id {i}>" for i in np.asarray(seq).tolist()]
-            out.append(self.validate(seq, config))
+            out.append(self.validate(seq, config) if codec is None else self.validate(seq, config, codec))
         return out
 
     def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
@@ -305,12 +381,40 @@ class GameSpec:
         """The states a token sequence describes, tick 0 first, as far as the rules can follow it."""
         raise NotImplementedError
 
+    def read_tick(self, state: Any, tokens: Sequence[str], config: Any, codec: CodecConfig) -> TickReading:
+        """One whole written tick (`tokens`: from its tick token to the next one, keyframe and EOS included) read after
+        `state`: the trace and the strict evaluator one tick at a time from a known state, as a dream advances.
+        A chain of readings over a valid episode's ticks gives `trace`'s states and breaks no rule."""
+        raise GameGrammarError(f"{self.name} cannot read a tick from a state (dreams need it)")
+
     def probe_targets(self, state: Any, config: Any) -> ProbeTargets:
         raise GameGrammarError(f"{self.name} has no world-state probe targets")
 
     def board_shape(self, config: Any) -> tuple[int, int]:
         """(height, width) of the cell planes of `probe_targets`."""
         raise GameGrammarError(f"{self.name} has no board planes")
+
+    # -- state identity: Zobrist keys for novelty (gamegrammar.zobrist, gamegrammar.novelty)
+
+    def feature_space(self, config: Any) -> tuple[int, int]:
+        """(slots, codes) of `state_features`: board cells and the game's extra slots, and what may occupy them."""
+        raise GameGrammarError(f"{self.name} has no state features for novelty")
+
+    def state_features(self, state: Any, config: Any) -> list[tuple[int, int]]:
+        """The features (slot, code) of one state of `trace`, each once: two states are the same when their features
+        are (the rules' state, not the tick). Raises `zobrist.OutsideSpace` for a state outside the feature space."""
+        raise GameGrammarError(f"{self.name} has no state features for novelty")
+
+    def feature_changes(self, before: Any, after: Any, config: Any) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """(removed, added) features of one tick, `before` and `after` consecutive states of a trace: the incremental
+        path of the keys. A game finds them from what the tick did (a head enters a cell, a tail leaves one); this
+        default, correct for any game but not incremental, removes every feature of `before` and adds those of `after`."""
+        return self.state_features(before, config), self.state_features(after, config)
+
+    state_keys_batch: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+    """Optional fast path of novelty: state_keys_batch(episodes, config, codec, table) -> (keys, counts), the keys of every
+    state of whole episodes (token id arrays) that the strict evaluator finds valid, episode after episode, and how many
+    each has; the same keys as following each episode through `trace` and `feature_changes`."""
 
     # -- optional parts
 

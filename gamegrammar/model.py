@@ -11,6 +11,7 @@ keys/values and advances `pos`, so sampling costs one token of work per step.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
@@ -112,9 +113,26 @@ class KVCache:
         return self.k.shape[3]
 
     def select(self, rows: Tensor) -> None:
-        """Keep only these batch rows (in this order), so finished sequences stop costing work."""
+        """Keep only these batch rows (in this order), so finished sequences stop costing work.
+
+        Only the filled positions (< pos) are copied. Rows in increasing order (what a sampler dropping its
+        finished rows asks for) are moved down in place, so no memory is allocated and rows that stay put
+        are not copied at all; k and v then become views of the first rows of the same memory.
+        """
         rows = rows.to(self.k.device)
-        self.k, self.v, self.ticks = self.k[:, rows], self.v[:, rows], self.ticks[rows]
+        order = rows.tolist()
+        n, pos = len(order), self.pos
+        if all(a < b for a, b in itertools.pairwise(order)):
+            for i, r in enumerate(order):  # r >= i: each row is read before anything is written over it
+                if r != i:
+                    self.k[:, i, :, :pos].copy_(self.k[:, r, :, :pos])
+                    self.v[:, i, :, :pos].copy_(self.v[:, r, :, :pos])
+            self.k, self.v = self.k[:, :n], self.v[:, :n]
+        else:
+            k, v = self.k.new_empty(self.k[:, :n].shape), self.v.new_empty(self.v[:, :n].shape)
+            k[:, :, :, :pos], v[:, :, :, :pos] = self.k[:, rows, :, :pos], self.v[:, rows, :, :pos]
+            self.k, self.v = k, v
+        self.ticks = self.ticks[rows]
 
 
 def rotary_tables(head_dim: int, length: int, base: float = 10000.0) -> tuple[Tensor, Tensor]:
@@ -237,7 +255,9 @@ class GameGPT(nn.Module):
         p = next(self.parameters())
         c = self.config
         shape = (c.n_layer, batch_size, c.n_head, max_len, c.n_embd // c.n_head)
-        return KVCache(torch.zeros(shape, device=p.device, dtype=p.dtype), torch.zeros(shape, device=p.device, dtype=p.dtype))
+        # Uninitialised: attention reads only positions < pos, each written before it is read; zeroing
+        # hundreds of MB would cost more than many decode steps on a small CPU.
+        return KVCache(torch.empty(shape, device=p.device, dtype=p.dtype), torch.empty(shape, device=p.device, dtype=p.dtype))
 
     def tick_clock(self, idx: Tensor, cache: KVCache | None = None) -> Tensor:
         """Ticks since the last BOS at every position (TICK tokens counted, the current one included)."""

@@ -22,6 +22,7 @@ class Purpose(IntEnum):
     AGENT = 3
     AGENT_PICK = 4
     SPLIT = 5
+    ZOBRIST = 6  # the keys of Zobrist hashing (gamegrammar.zobrist): draw(0, slot, code, ZOBRIST)
 
 
 def mix64(z: int) -> int:

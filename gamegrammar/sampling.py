@@ -4,9 +4,17 @@ All rows of a batch advance together, so they share the cache position. Prompts
 of different lengths are handled by prefilling the shortest common prefix and
 then *forcing* each row's remaining prompt tokens through the decode loop. Rows
 that finish (EOS or the length cap) leave the batch and the cache, so they stop
-costing work (in bulk, once a quarter of the rows are done, since leaving copies the cache). When the cache is full (the sequence is longer than the model's
+costing work (in bulk, once a quarter of the rows are done, since leaving moves
+cache rows). When the cache is full (the sequence is longer than the model's
 context) the window slides: the cache is rebuilt from the last half-context of
 every row. Models whose context covers whole episodes never slide.
+
+What keeps it fast on a small CPU (benchmarks/bench_sampling.py measures it against the
+sampler before): one cache for the whole call, refilled in place by every batch and every
+slide, since allocating hundreds of MB costs more than many decode steps; finished rows
+leave by moving the rows after them down in place, only the filled positions; the grammar
+mask is two table lookups per step for the whole batch (`GrammarMask`); and no per-row
+Python in the loop. The samples are the same as the simple loop's, token for token.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from torch import Tensor
 
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.gamespec import Automaton
-from gamegrammar.model import GameGPT
+from gamegrammar.model import GameGPT, KVCache
 from gamegrammar.tokenizer import GameTokenizer
 
 
@@ -49,33 +57,73 @@ class SamplingConfig:
 
 
 class GrammarMask:
-    """Grammar-constrained decoding: per-row automaton states and the [rows, vocab] mask they allow."""
+    """Grammar-constrained decoding for a whole batch at once: automaton states numbered as they are met.
+
+    A row's state is an index into two tables over the vocabulary: `allowed` (the row's mask) and `next`
+    (the state after each token, filled the first time a (state, token) pair occurs). A step is then two
+    tensor lookups for all rows; the automaton (Python) runs only for the pairs not met before in this call.
+    """
+
+    UNKNOWN = -1
 
     def __init__(self, tokenizer: GameTokenizer, automaton: Automaton, device: torch.device) -> None:
-        self.automaton = automaton
-        self.tokenizer, self.device = tokenizer, device
-        self._masks: dict[frozenset[str], Tensor] = {}
+        self.automaton, self.tokenizer, self.device = automaton, tokenizer, device
+        self.states: list[tuple] = []
+        self.index: dict[tuple, int] = {}
+        self._rows: dict[frozenset[str], Tensor] = {}  # allowed set -> its mask row
+        self._steps: dict[tuple[int, int], int] = {}  # (state, token) -> state: the table's source, while it grows
+        self.allowed = torch.zeros(0, len(tokenizer), dtype=torch.bool, device=device)
+        self.next = torch.full((0, len(tokenizer)), self.UNKNOWN, dtype=torch.long, device=device)
 
-    def start(self) -> tuple:
-        return self.automaton.start()
+    def state_id(self, state: tuple) -> int:
+        """The number of an automaton state, its mask row added the first time it is met."""
+        found = self.index.get(state)
+        if found is not None:
+            return found
+        n = len(self.states)
+        if n == len(self.allowed):  # grow both tables by doubling
+            more = max(64, n)
+            self.allowed = torch.cat((self.allowed, self.allowed.new_zeros(more, self.allowed.size(1))))
+            self.next = torch.cat((self.next, self.next.new_full((more, self.next.size(1)), self.UNKNOWN)))
+        allowed = self.automaton.allowed(state)
+        row = self._rows.get(allowed)
+        if row is None:
+            row = torch.zeros(len(self.tokenizer), dtype=torch.bool, device=self.device)
+            ids = self.tokenizer.ids  # an automaton may allow words of a grammar option this vocabulary lacks
+            row[[ids[t] for t in allowed if t in ids]] = True
+            self._rows[allowed] = row
+        self.allowed[n] = row
+        self.states.append(state)
+        self.index[state] = n
+        return n
 
-    def mask(self, states: list[tuple]) -> Tensor:
-        rows = []
-        for state in states:
-            allowed = self.automaton.allowed(state)
-            if allowed not in self._masks:
-                m = torch.zeros(len(self.tokenizer), dtype=torch.bool, device=self.device)
-                m[[self.tokenizer.ids[t] for t in allowed]] = True
-                self._masks[allowed] = m
-            rows.append(self._masks[allowed])
-        return torch.stack(rows)
+    def start(self, rows: int) -> Tensor:
+        return torch.full((rows,), self.state_id(self.automaton.start()), dtype=torch.long, device=self.device)
 
-    def step(self, state: tuple, token_id: int) -> tuple:
-        token = self.tokenizer.tokens[token_id]
-        nxt = self.automaton.step(state, token)
-        if nxt is None:
-            raise GameGrammarError(f"the grammar does not allow {token!r} here (state {state[0]}): is the prompt a valid prefix?")
+    def mask(self, states: Tensor) -> Tensor:
+        """[rows, vocab]: the tokens the grammar allows next in each row."""
+        return self.allowed[states]
+
+    def step(self, states: Tensor, token_ids: Tensor) -> Tensor:
+        """Every row's state after its token; a token the grammar forbids (only a prompt can hold one) is an error."""
+        nxt = self.next[states, token_ids]
+        new = torch.nonzero(nxt < 0).squeeze(-1)
+        if len(new):  # pairs not in the table yet: ask the automaton once each
+            s, t = states[new], token_ids[new]
+            found = torch.tensor([self._transition(*pair) for pair in zip(s.tolist(), t.tolist())], device=self.device)
+            self.next[s, t] = nxt[new] = found
         return nxt
+
+    def _transition(self, state: int, token_id: int) -> int:
+        found = self._steps.get((state, token_id))
+        if found is None:
+            token = self.tokenizer.tokens[token_id]
+            nxt = self.automaton.step(self.states[state], token)
+            if nxt is None:
+                what = self.states[state][0]
+                raise GameGrammarError(f"the grammar does not allow {token!r} here (state {what}): is the prompt a valid prefix?")
+            found = self._steps[state, token_id] = self.state_id(nxt)
+        return found
 
 
 @dataclass
@@ -110,7 +158,7 @@ def next_tokens(logits: Tensor, config: SamplingConfig, generator: torch.Generat
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).squeeze(-1)
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def generate(
     model: GameGPT,
     prompts: list[list[int]],
@@ -136,10 +184,15 @@ def generate(
     device = next(model.parameters()).device
     generator = torch.Generator(device=device).manual_seed(config.seed)
     mask = GrammarMask(*grammar, device) if config.constrained and grammar is not None else None
+    # One cache for every batch: allocating (and page-faulting) hundreds of MB per batch or per slide costs
+    # more than many decode steps on a small CPU.
+    store = model.new_cache(min(config.batch_size, len(prompts)), min(model.config.block_size, config.max_length))
     out: list[list[int]] = []
     start = time.perf_counter()
     for first in range(0, len(prompts), config.batch_size):
-        out += _generate_batch(model, prompts[first : first + config.batch_size], eos_id, config, generator, device, stats, mask)
+        batch = prompts[first : first + config.batch_size]
+        cache = KVCache(store.k[:, : len(batch)], store.v[:, : len(batch)])
+        out += _generate_batch(model, batch, eos_id, config, generator, cache, stats, mask)
     if device.type == "cuda":
         torch.cuda.synchronize()
     stats.seconds += time.perf_counter() - start
@@ -153,69 +206,86 @@ def _generate_batch(
     eos_id: int,
     config: SamplingConfig,
     generator: torch.Generator,
-    device: torch.device,
+    cache: KVCache,
     stats: SamplingStats,
     mask: GrammarMask | None = None,
 ) -> list[list[int]]:
+    """One batch through the decode loop. Per step: one forward pass, one draw for the whole batch, and a few
+    tensor ops; Python-side bookkeeping is plain ints (no per-row loops)."""
     B, cap = len(prompts), config.max_length
-    context = model.config.block_size
+    length = min(map(len, prompts))  # every active row holds `length` tokens
+    if length >= cap:  # every prompt fills the cap: nothing to write
+        return [list(p) for p in prompts]
+    device = cache.k.device
+    context, tick_id = model.config.block_size, model.config.tick_id
+    longest = max(map(len, prompts))
     tokens = torch.zeros(B, cap, dtype=torch.long, device=device)
-    prompt_len = torch.tensor([len(p) for p in prompts], device=device)
     for i, p in enumerate(prompts):
         tokens[i, : len(p)] = torch.tensor(p, device=device)
+    prompt_len = torch.tensor([len(p) for p in prompts], device=device)
     lengths = torch.full((B,), cap, device=device)  # final length of each row
     active = torch.arange(B, device=device)  # rows in the cache, in cache order
     alive = torch.ones(B, dtype=torch.bool, device=device)  # ... of which these are still being written
-    length = int(prompt_len.min())  # every active row holds `length` tokens
-    tick_id = model.config.tick_id
+    riding = 0  # rows in the cache that are finished: they ride along until compaction, what they write is dropped
 
-    def prefill(window: int) -> tuple[Tensor, object]:
-        cache = model.new_cache(len(active), min(context, cap))
+    def prefill(window: int) -> Tensor:
+        cache.pos = 0  # (re)fill the cache in place: a slide reuses its memory
         # the game clock of a window that starts mid-episode: the ticks before it (rows hold one episode each)
-        if tick_id is not None:
-            cache.ticks = (tokens[active, : length - window] == tick_id).sum(1)
+        cache.ticks = (tokens[active, : length - window] == tick_id).sum(1) if tick_id is not None else torch.zeros_like(active)
         logits, _ = model(tokens[active, length - window : length], cache=cache)
-        return logits[:, -1], cache
+        return logits[:, -1]
 
-    last, cache = prefill(min(length, context))
-    states: list[tuple] = []
+    last = prefill(min(length, context))
+    states = None
     if mask is not None:
-        for p in prompts:
-            state = mask.start()
-            for t in p[:length]:
-                state = mask.step(state, t)
-            states.append(state)
+        states = mask.start(B)
+        for t in range(length):
+            states = mask.step(states, tokens[:, t])
     while True:
-        forced = length < prompt_len[active]
         if mask is not None:
-            allowed = mask.mask([states[r] for r in active.tolist()])
-            allowed[~alive] = True  # finished rows riding along until compaction: anything goes, nothing is kept
+            allowed = mask.mask(states[active])
+            if riding:
+                allowed[~alive] = True  # finished rows riding along until compaction: anything goes, nothing is kept
             last = last.masked_fill(~allowed, float("-inf"))
-        sampled = next_tokens(last, config, generator)
-        chosen = torch.where(forced, tokens[active, length], sampled)
-        tokens[active[alive], length] = chosen[alive]
+        chosen = next_tokens(last, config, generator)
+        if length < longest:  # some rows are still reading their prompt: their next token is forced
+            forced = length < prompt_len[active]
+            chosen = torch.where(forced, tokens[active, length], chosen)
+            free = ~forced & alive
+            stats.generated_tokens += int(free.sum())
+            ends = free & (chosen == eos_id)
+        else:
+            stats.generated_tokens += len(active) - riding
+            ends = chosen == eos_id
+            if riding:
+                ends &= alive
+        tokens[active, length] = chosen  # finished rows write too, past their end: nothing reads it
         if mask is not None:
-            for r, t, a in zip(active.tolist(), chosen.tolist(), alive.tolist()):
-                if a:
-                    states[r] = mask.step(states[r], t)
-        stats.generated_tokens += int((~forced & alive).sum())
+            if riding:
+                rows = active[alive]
+                states[rows] = mask.step(states[rows], chosen[alive])
+            else:
+                states[active] = mask.step(states[active], chosen)
         length += 1
-        done = alive & ((~forced & (chosen == eos_id)) | (length >= cap))
+        done = alive if length >= cap else ends
         if bool(done.any()):
             lengths[active[done]] = length
-            alive &= ~done
-            if not bool(alive.any()):
+            alive = alive & ~done
+            riding = len(active) - int(alive.sum())
+            if riding == len(active):
                 break
-            # Finished rows leave the cache in bulk: a compaction copies the whole cache, so wait
-            # until a quarter of the rows are finished (until then they ride along, unwritten).
-            if int((~alive).sum()) * 4 >= len(active):
+            # Finished rows leave the cache in bulk: a compaction moves cache rows, so wait
+            # until a quarter of the rows are finished (until then they ride along).
+            if riding * 4 >= len(active):
                 keep = torch.nonzero(alive).squeeze(-1)
                 active, alive, chosen = active[keep], alive[keep], chosen[keep]
                 cache.select(keep)
+                riding = 0
         if cache.pos == cache.max_len:  # the context is full: slide the window
             stats.slides += 1
-            last, cache = prefill(max(1, context // 2))
+            last = prefill(max(1, context // 2))
         else:
             logits, _ = model(chosen[:, None], cache=cache)
             last = logits[:, -1]
-    return [tokens[i, : lengths[i]].tolist() for i in range(B)]
+    rows = tokens[:, : int(lengths.max())].tolist()
+    return [row[:n] for row, n in zip(rows, lengths.tolist())]

@@ -32,8 +32,8 @@ from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
 from torch.utils.data import DataLoader, Dataset
 
-from gamegrammar.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_KEY
-from gamegrammar.corpus import Corpus
+from gamegrammar.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_KEY, read_checkpoint
+from gamegrammar.corpus import Corpus, CorpusMix, open_corpus
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.model import IGNORE_INDEX, GameGPT, GPTConfig
 from gamegrammar.model import preset as preset_config
@@ -53,7 +53,9 @@ class EpisodeWindows(Dataset):
     symmetries (`GameSpec.symmetries`: for Snake the 8 of the square board), drawn at random.
     """
 
-    def __init__(self, corpus: Corpus, rows: np.ndarray, block_size: int, windows: Windows = "episode", augment: bool = False) -> None:
+    def __init__(
+        self, corpus: Corpus | CorpusMix, rows: np.ndarray, block_size: int, windows: Windows = "episode", augment: bool = False
+    ) -> None:
         self.corpus, self.rows, self.block_size, self.windows = corpus, rows, block_size, windows
         game = corpus.game_spec
         self.keyframe_id = None
@@ -107,7 +109,7 @@ def collate_windows(batch: list[np.ndarray], pad_id: int) -> tuple[torch.Tensor,
 
 
 def window_loader(
-    corpus: Corpus,
+    corpus: Corpus | CorpusMix,
     rows: np.ndarray,
     block_size: int,
     windows: Windows,
@@ -129,19 +131,24 @@ def window_loader(
 
 
 class CorpusDataModule(L.LightningDataModule):
-    """Episodes of a corpus directory; train/val split by episode as the corpus records it.
+    """Episodes of a corpus directory, or of several read as one; train/val split by episode as each corpus records it.
 
+    path: a corpus, or a list of corpora of one game config and vocabulary (a real corpus and self-play games:
+    `--data.path '[data/corpus, runs/selfplay]'`); each epoch reads every training episode of each once, unless
+    weights: one per corpus, each corpus's share of an epoch's training windows (its episodes drawn over and over,
+    or some of them, to fill it); validation reads every corpus's val split as it is.
     block_size: tokens per window; default the model's context. Longer than the model's -> error.
     """
 
     def __init__(
         self,
-        path: str = "data/corpus",
+        path: str | list[str] = "data/corpus",
         batch_size: int = 16,
         block_size: int | None = None,
         windows: Windows = "episode",
         augment: bool = False,
         num_workers: int = 0,
+        weights: list[float] | None = None,
     ) -> None:
         super().__init__()
         # block_size is left out: the model's hparams have their own (its context), and Lightning refuses to log
@@ -153,9 +160,11 @@ class CorpusDataModule(L.LightningDataModule):
             raise GameGrammarError(f"--data.block_size must be at least 1, got {block_size}")
         if windows not in get_args(Windows):
             raise GameGrammarError(f"--data.windows must be one of {', '.join(get_args(Windows))}, got {windows!r}")
-        self.path, self.batch_size, self.block_size, self.windows, self.num_workers = path, batch_size, block_size, windows, num_workers
+        self.corpus = open_corpus(path)  # opened now: a bad path fails before any model is built
+        self.path = path if isinstance(path, str) else ", ".join(map(str, path))
+        self.batch_size, self.block_size, self.windows, self.num_workers = batch_size, block_size, windows, num_workers
         self.augment = augment
-        self.corpus = Corpus(path)  # opened now: a bad path fails before any model is built
+        self.weights = None if weights is None else _check_weights(weights, len(path) if isinstance(path, list) else 1)
         self.tokenizer = self.corpus.tokenizer
         if not len(self.corpus.split("train")):
             raise GameGrammarError(f"corpus {path} has no training episodes")
@@ -203,11 +212,25 @@ class CorpusDataModule(L.LightningDataModule):
                 f"first {self.block_size + 1} tokens (the longest episode has {int(lengths.max())})"
             )
 
+    def train_rows(self) -> np.ndarray:
+        """The training split's rows for one epoch: each episode once, or with `weights` each corpus's share of them."""
+        rows = self.corpus.split("train")
+        if self.weights is None or not isinstance(self.corpus, CorpusMix):
+            return rows
+        rng = np.random.default_rng(0)  # which episodes fill a share is fixed: the loader shuffles the order
+        parts = []
+        for i, weight in enumerate(self.weights):
+            own = np.intersect1d(rows, self.corpus.part_rows(i))
+            count = round(len(rows) * weight / sum(self.weights))
+            if count and not len(own):
+                raise GameGrammarError(f"--data.weights gives corpus {self.corpus.paths[i]} a share, but it has no training episodes")
+            parts.append(np.resize(rng.permutation(own), count) if count else own[:0])
+        return np.concatenate(parts)
+
     def _loader(self, split: str, shuffle: bool) -> DataLoader:
         augment = self.augment and split == "train"
-        return window_loader(
-            self.corpus, self.corpus.split(split), self.block_size, self.windows, self.batch_size, augment, shuffle, self.num_workers
-        )
+        rows = self.train_rows() if split == "train" else self.corpus.split(split)
+        return window_loader(self.corpus, rows, self.block_size, self.windows, self.batch_size, augment, shuffle, self.num_workers)
 
     def train_dataloader(self) -> DataLoader:
         return self._loader("train", shuffle=True)
@@ -217,6 +240,14 @@ class CorpusDataModule(L.LightningDataModule):
             rank_zero_warn(f"corpus {self.path} has no validation episodes; val/loss is not logged")
             return []  # type: ignore[return-value]
         return self._loader("val", shuffle=False)
+
+
+def _check_weights(weights: list[float], corpora: int) -> list[float]:
+    if len(weights) != corpora:
+        raise GameGrammarError(f"--data.weights needs one weight per corpus of --data.path ({corpora}), got {len(weights)}")
+    if not all(0 <= w < math.inf for w in weights) or not sum(weights) > 0:
+        raise GameGrammarError(f"--data.weights must be finite, >= 0 and not all 0, got {weights}")
+    return [float(w) for w in weights]
 
 
 # ---------------------------------------------------------------- model
@@ -294,6 +325,9 @@ class GameGPTModule(L.LightningModule):
     MOVE, EAT or a death), the rule small models learn last; 1 is the plain mean.
     val/loss is always the plain mean, so runs stay comparable.
     optimizer: "adamw", or "muon" (Muon on the blocks' matrices at muon_lr, AdamW at lr on embeddings, norms, biases).
+    init_from: a checkpoint whose model weights a fresh fit starts from (fine-tuning, as `gamegrammar ouroboros` does):
+    its model must have this config and its vocabulary the corpus's; optimizer, schedule and step start afresh.
+    `--ckpt_path` (a resume) restores its own weights over them.
     """
 
     def __init__(
@@ -321,6 +355,7 @@ class GameGPTModule(L.LightningModule):
         outcome_weight: float = 1.0,
         optimizer: OptimizerName = "adamw",
         muon_lr: float = 0.02,
+        init_from: str | None = None,
     ) -> None:
         super().__init__()
         self.save_hyperparameters()
@@ -366,6 +401,7 @@ class GameGPTModule(L.LightningModule):
             raise GameGrammarError(f"--model.min_lr_ratio must be in [0, 1], got {min_lr_ratio}")
         self.model = GameGPT(self.config)
         self._input_ids: torch.Tensor | None = None  # INPUT_d token ids, for outcome_weight
+        self._initialized = False  # init_from's weights are loaded (once, in setup)
         self.corpus_info: dict[str, Any] | None = None  # filled from the datamodule or a checkpoint
         self._forward = self.model
 
@@ -380,11 +416,27 @@ class GameGPTModule(L.LightningModule):
             self.corpus_info = dm.checkpoint_info()
             corpus = dm.corpus
             self._input_ids = torch.tensor(dm.tokenizer.encode(corpus.game_spec.input_tokens(corpus.game)))
+        if self.hparams.init_from and not self._initialized:
+            self._load_initial_weights(self.hparams.init_from)
         if self.hparams.compile and self._forward is self.model:
             # Kept out of the module tree so state_dict keys stay plain (no "_orig_mod.").
             object.__setattr__(self, "_forward", torch.compile(self.model))
         if stage == "fit":
             rank_zero_info(f"GameGPT {self.hparams.preset}: {self.model.num_params():,} parameters, {self.config}")
+
+    def _load_initial_weights(self, path: str) -> None:
+        """init_from: the model weights of a gamegrammar checkpoint, refused in one line if they do not fit."""
+        ckpt = read_checkpoint(path)
+        info = ckpt[CHECKPOINT_KEY]
+        if info.get("gpt_config") != self.config.to_dict():
+            diff = {k: v for k, v in info.get("gpt_config", {}).items() if self.config.to_dict().get(k) != v}
+            raise GameGrammarError(f"--model.init_from {path}: its model differs from the configured one ({diff})")
+        if self.corpus_info is not None and info.get("tokenizer_sha256") != self.corpus_info["tokenizer_sha256"]:
+            raise GameGrammarError(f"--model.init_from {path} was trained on another vocabulary than the corpus's")
+        prefix = "model."
+        self.model.load_state_dict({k[len(prefix) :]: v for k, v in ckpt["state_dict"].items() if k.startswith(prefix)})
+        self._initialized = True
+        rank_zero_info(f"model weights from {path}")
 
     # -- steps
 

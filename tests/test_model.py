@@ -69,6 +69,33 @@ def test_kv_cache_select_rows():
     torch.testing.assert_close(out, full[[3, 1], 8:], atol=1e-5, rtol=1e-5)
 
 
+def test_kv_cache_select_drops_rows_in_place():
+    model = small()
+    idx = torch.randint(0, 50, (5, 12))
+    full, _ = model(idx)
+    cache = model.new_cache(5, max_len=12)
+    model(idx[:, :6], cache=cache)
+    memory = cache.k.data_ptr()
+    cache.select(torch.tensor([0, 2, 3]))  # rows in order, as a sampler drops finished ones: moved down, no copy made
+    assert cache.batch_size == 3 and cache.k.data_ptr() == memory
+    out, _ = model(idx[[0, 2, 3], 6:9], cache=cache)
+    torch.testing.assert_close(out, full[[0, 2, 3], 6:9], atol=1e-5, rtol=1e-5)
+    cache.select(torch.tensor([1, 2]))
+    out, _ = model(idx[[2, 3], 9:], cache=cache)
+    torch.testing.assert_close(out, full[[2, 3], 9:], atol=1e-5, rtol=1e-5)
+
+
+def test_unfilled_cache_positions_are_never_read():
+    model = small()
+    idx = torch.randint(0, 50, (2, 16))
+    full, _ = model(idx)
+    cache = model.new_cache(2)  # not zeroed: nothing past `pos` may reach the output
+    cache.k.fill_(float("nan"))
+    cache.v.fill_(float("nan"))
+    steps = [model(idx[:, :5], cache=cache)[0]] + [model(idx[:, t : t + 1], cache=cache)[0] for t in range(5, 16)]
+    torch.testing.assert_close(torch.cat(steps, 1), full, atol=1e-5, rtol=1e-5)
+
+
 def test_context_limits_are_one_line_errors():
     model = small()
     with pytest.raises(GameGrammarError, match="longer than the model's position table"):

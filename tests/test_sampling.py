@@ -5,8 +5,8 @@ import torch
 
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import tokenizer_for
-from gamegrammar.model import GameGPT, GPTConfig
-from gamegrammar.sampling import SamplingConfig, SamplingStats, filter_logits, generate
+from gamegrammar.model import GameGPT, GPTConfig, KVCache
+from gamegrammar.sampling import GrammarMask, SamplingConfig, SamplingStats, filter_logits, generate
 
 EOS = 3
 
@@ -63,6 +63,57 @@ def test_sequences_longer_than_the_context_slide():
         assert stats.slides > 0
 
 
+def windowed_greedy(model: GameGPT, prompt: list[int], eos: int, cap: int, first: int) -> list[int]:
+    """What the sampler must write for one row at temperature 0, from full forward passes: at every step the
+    model sees the window the cache holds (the sequence until it fills the context, then the last
+    half-context, grown until full again) with the game clock of the ticks before it. `first` is the shortest
+    prompt of the row's batch: every row of a batch slides at the same lengths."""
+    context = model.config.block_size
+    max_len = min(context, cap)
+    seq, start, length = list(prompt), first - min(first, context), first
+    while True:
+        cache = model.new_cache(1, length - start)
+        cache.ticks = torch.tensor([seq[:start].count(model.config.tick_id)])
+        logits, _ = model(torch.tensor([seq[start:length]]), cache=cache)
+        free = length >= len(prompt)
+        if free:
+            seq.append(int(logits[0, -1].argmax()))
+        length += 1
+        if (free and seq[-1] == eos) or length >= cap:
+            return seq
+        if length - 1 - start == max_len:  # the cache is full: the sampler slides
+            start = length - context // 2
+
+
+def test_batches_with_forced_prompts_finished_rows_and_slides_write_what_one_row_at_a_time_would(monkeypatch):
+    torch.manual_seed(0)
+    model = GameGPT(GPTConfig(vocab_size=20, block_size=16, n_layer=2, n_head=2, n_embd=16, rope=True, tick_table=8, tick_id=4)).eval()
+    g = torch.Generator().manual_seed(1)
+    prompts = [[2, *torch.randint(4, 20, (int(n),), generator=g).tolist()] for n in torch.randint(0, 22, (16,), generator=g)]
+    cap, batch = 60, 6  # three batches (6, 6, 4 rows); prompts up to 22 tokens, longer than the context
+    firsts = [min(map(len, prompts[i - i % batch : i - i % batch + batch])) for i in range(len(prompts))]
+    # An EOS that ends many rows, at different steps, so that finished rows leave the cache.
+    free = [windowed_greedy(model, p, -1, cap, f) for p, f in zip(prompts, firsts)]
+    ends = {t: [next((j for j in range(len(p), cap) if s[j] == t), cap) for p, s in zip(prompts, free)] for t in range(3, 20)}
+    eos = max(ends, key=lambda t: (sum(e < cap for e in ends[t]), -t))
+    selected = []
+    select = KVCache.select
+    monkeypatch.setattr(KVCache, "select", lambda cache, rows: selected.append(rows.tolist()) or select(cache, rows))
+    stats = SamplingStats()
+    got = generate(model, prompts, eos, SamplingConfig(temperature=0, max_length=cap, batch_size=batch), stats)
+    assert got == [windowed_greedy(model, p, eos, cap, f) for p, f in zip(prompts, firsts)]
+    assert stats.slides > 0 and selected and any(rows != list(range(len(rows))) for rows in selected)
+    assert stats.generated_tokens == sum(len(s) - len(p) for s, p in zip(got, prompts))
+
+
+def test_a_prompt_as_long_as_the_cap_comes_back_as_it_is():
+    model = tiny_model()
+    stats = SamplingStats()
+    assert generate(model, [[2] * 30, [2, 5] * 15], EOS, SamplingConfig(max_length=30), stats) == [[2] * 30, [2, 5] * 15]
+    assert stats.generated_tokens == 0
+    assert len(generate(model, [[2] * 30, [2]], EOS, SamplingConfig(max_length=30))[0]) == 30
+
+
 def test_filters():
     logits = torch.tensor([[1.0, 3.0, 2.0, 0.0]])
     assert torch.isinf(filter_logits(logits, 2, None)).tolist() == [[True, False, False, True]]
@@ -96,6 +147,30 @@ def test_grammar_constrained_sampling_always_parses():
         assert items and (tokens[-1] == "EOS" or len(tokens) == 512)
     free = generate(model, [[tok.bos_id]] * 4, tok.eos_id, SamplingConfig(max_length=64, seed=3))
     assert any(tok.decode(s)[1] != "SNAP" for s in free)  # an untrained model breaks the grammar when free
+
+
+def test_the_grammar_mask_tables_agree_with_the_automaton():
+    from gamegrammar.games.snake import GAME
+    from gamegrammar.games.snake.rules import SnakeConfig
+
+    game = SnakeConfig(5, 5, 30)
+    tok, automaton = tokenizer_for(game), GAME.automaton(game)
+    mask = GrammarMask(tok, automaton, torch.device("cpu"))
+    episode = "BOS SNAP PLAYER X2 Y2 DIR_R LEN2 BODY B_L FOOD X4 Y2 SCORE V0 TICK INPUT_R EAT MOVE X3 Y2 GROW LEN3 SCORE V1 TICK INPUT_U DIE_WALL EOS"
+    ids = [tok.ids[t] for t in episode.split()]
+    for _ in range(2):  # the first pass fills the tables from the automaton, the second reads them
+        states, state = mask.start(2), automaton.start()  # two rows: a pair met twice in one step
+        for i in ids:
+            want = torch.zeros(len(tok), dtype=torch.bool)
+            want[[tok.ids[t] for t in automaton.allowed(state)]] = True
+            assert torch.equal(mask.mask(states), torch.stack([want, want]))
+            states, state = mask.step(states, torch.tensor([i, i])), automaton.step(state, tok.tokens[i])
+            assert [mask.states[s] for s in states.tolist()] == [state, state]
+    with pytest.raises(GameGrammarError, match="does not allow 'MOVE' here"):
+        mask.step(mask.start(1), torch.tensor([tok.ids["MOVE"]]))
+    model = GameGPT(GPTConfig(vocab_size=len(tok), block_size=32, n_layer=1, n_head=2, n_embd=16)).eval()
+    with pytest.raises(GameGrammarError, match="does not allow 'TICK' here"):
+        generate(model, [[tok.bos_id, tok.ids["TICK"]]], tok.eos_id, SamplingConfig(constrained=True), grammar=(tok, automaton))
 
 
 def test_the_default_cap_makes_room_for_the_longest_training_episode():

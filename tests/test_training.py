@@ -23,7 +23,8 @@ from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
 from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor
 
-CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("*.yaml"))
+# training configs (ouroboros.yaml is the self-improvement loop's)
+CONFIGS = sorted(p for p in (Path(__file__).parent.parent / "configs").glob("*.yaml") if p.name != "ouroboros.yaml")
 
 
 def tiny_config(tmp_path: Path, corpus: Path, *, wandb: bool = False, max_steps: int = 6, name: str = "cfg") -> Path:

@@ -14,9 +14,12 @@ from gamegrammar.io import atomic_write, check_output_file
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("corpus", help="inspect a corpus, or merge corpus parts")
     csub = p.add_subparsers(dest="corpus_command", required=True, metavar="ACTION")
-    stats = csub.add_parser("stats", help="episodes, tokens, length quantiles, per-agent score and end reasons")
+    stats = csub.add_parser("stats", help="episodes, tokens, length quantiles, per-agent score and end reasons, distinct states")
     stats.add_argument("path")
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    stats.add_argument(
+        "--no-states", action="store_true", help="skip counting distinct states (Zobrist keys; cached in the corpus after the first count)"
+    )
     stats.set_defaults(run=run_stats)
     export = csub.add_parser("export", help="one episode per line as space-separated tokens")
     export.add_argument("path")
@@ -33,8 +36,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     join.set_defaults(run=run_merge)
 
 
+def state_stats(corpus: Corpus) -> dict:
+    """States of the corpus's episodes (every tick's, repeats counted) and distinct ones, by split; how many of val's
+    distinct states train never reaches."""
+    from gamegrammar.novelty import corpus_states
+    from gamegrammar.zobrist import member
+
+    train, val = corpus_states(corpus, "train"), corpus_states(corpus, "val")
+    unseen = int((~member(val.keys, train.keys)).sum())
+    return {
+        "total": train.states + val.states,
+        "distinct": len(train.keys) + unseen,
+        "train": {"states": train.states, "distinct": len(train.keys)},
+        "val": {"states": val.states, "distinct": len(val.keys), "distinct_not_in_train": unseen},
+    }
+
+
 def run_stats(args: argparse.Namespace) -> int:
-    stats = corpus_stats(Corpus(args.path))
+    corpus = Corpus(args.path)
+    stats = corpus_stats(corpus)
+    if not args.no_states:
+        stats["states"] = state_stats(corpus)
     if args.json:
         print(json.dumps(stats, indent=2))
         return 0
@@ -42,6 +64,12 @@ def run_stats(args: argparse.Namespace) -> int:
     print(f"corpus      {stats['path']}  ({stats['game']}: {facts}, vocab {stats['vocab_size']})")
     print(f"episodes    {stats['episodes']}  (train {stats['train_episodes']}, val {stats['val_episodes']})")
     print(f"tokens      {stats['tokens']}")
+    states = stats.get("states")
+    if states:
+        train, val = states["train"], states["val"]
+        unseen = f", {val['distinct_not_in_train'] / val['distinct']:.1%} of them not in train" if val["distinct"] else ""
+        print(f"states      {states['total']}  (train {train['states']}, val {val['states']})")
+        print(f"distinct    {states['distinct']}  (train {train['distinct']}, val {val['distinct']}{unseen})")
     q = stats["length_quantiles"]
     print("length      " + "  ".join(f"{k} {v:g}" for k, v in q.items()))
     print(f"{'agent':<14}{'episodes':>9}{'score':>8}{'max':>5}{'ticks':>8}  ends")

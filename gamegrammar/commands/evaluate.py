@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gamegrammar.commands.analyze import add_analysis_arguments, parse_tiers
 from gamegrammar.commands.game_args import add_game_arguments, game_config
 from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args, sampling_config
@@ -20,7 +22,9 @@ from gamegrammar.evaluation.cli_tokens import read_token_file
 from gamegrammar.evaluation.validity import summarize, validate_many
 from gamegrammar.games import game_of
 from gamegrammar.interpret.analysis import run_analysis
-from gamegrammar.io import atomic_write_json
+from gamegrammar.io import atomic_write_json, atomic_write_text
+
+OUTCOME_EPISODES = 1000  # corpus episodes read for the players' fates (fidelity of a game with several players)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -113,7 +117,7 @@ def run_tokens(args: argparse.Namespace) -> int:
     corpus = _open_corpus(args.corpus)
     config = game_config(args, corpus.game if corpus is not None else None)
     lines = read_token_file(args.tokens, config)
-    verdicts = validate_many([tokens for _, tokens in lines], config)
+    verdicts = validate_many([tokens for _, tokens in lines], config, corpus.codec if corpus is not None else None)
     summary = summarize(verdicts, game_of(config).rules)
     _print_summary(summary)
     if args.json:
@@ -128,6 +132,8 @@ def run_tokens(args: argparse.Namespace) -> int:
         }
         if corpus is not None:
             report["fidelity"] = _fidelity(corpus, [tokens for _, tokens in lines])
+            report["novelty"] = _novelty(corpus, [tokens for _, tokens in lines])
+            _print_novelty(report["novelty"])
         print(f"wrote {write_report(report, args.out)}")
     return 0
 
@@ -136,7 +142,28 @@ def _fidelity(corpus: Any, sequences: list[list[str]]) -> dict:
     from gamegrammar.evaluation.fidelity import compare_distributions, summarize_episodes
 
     index, config = corpus.index, corpus.game
-    return compare_distributions(summarize_episodes(sequences, config), index["ticks"], index["score"], index["end"], config)
+    summaries = summarize_episodes(sequences, config)
+    players = []  # the players' fates are not in the index: read them off corpus episodes, evenly spaced
+    if corpus.game_spec.outcome_labels:
+        rows = np.unique(np.linspace(0, len(corpus) - 1, min(len(corpus), OUTCOME_EPISODES)).astype(np.int64))
+        players = summarize_episodes([corpus.episode_tokens(int(r)) for r in rows], config)
+    return compare_distributions(summaries, index["ticks"], index["score"], index["end"], config, players)
+
+
+def _novelty(corpus: Any, sequences: list[list[str]]) -> dict:
+    """The share of the sequences' states that the training corpus never reaches (Zobrist keys, gamegrammar.novelty)."""
+    from gamegrammar.novelty import corpus_states, novelty
+
+    known = corpus_states(corpus, "train")
+    corpus_facts = {"split": "train", "episodes": known.episodes, "states": known.states, "distinct": len(known.keys)}
+    return {**novelty(sequences, known.keys, corpus.game), "corpus": corpus_facts}
+
+
+def _print_novelty(result: dict) -> None:
+    print(
+        f"  novelty: {100 * result['novel_share']:.1f}% of {result['states']} states "
+        f"({100 * result['novel_distinct_share']:.1f}% of {result['distinct']} distinct) never occur in the training corpus"
+    )
 
 
 def run_model(args: argparse.Namespace) -> int:
@@ -159,7 +186,7 @@ def run_model(args: argparse.Namespace) -> int:
     max_length = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode).max_length
     sequences = sample_from_args(args, loaded, stats)
     start = time.perf_counter()
-    verdicts = validate_many(sequences, config)
+    verdicts = validate_many(sequences, config, loaded.codec)  # held to the design it was trained on
     validate_seconds = time.perf_counter() - start
     game = game_of(config)
     summary = summarize(verdicts, game.rules)
@@ -192,6 +219,7 @@ def run_model(args: argparse.Namespace) -> int:
     }
     if corpus is not None:
         report["fidelity"] = _fidelity(corpus, sequences)
+        report["novelty"] = _novelty(corpus, sequences)
         rows = corpus.split("val")[: args.teacher_episodes]
         if len(rows):
             report["teacher_forced"] = teacher_forced(
@@ -204,8 +232,9 @@ def run_model(args: argparse.Namespace) -> int:
         )
     path = write_report(report, args.out)
     _print_fidelity(report)
-    with open(Path(args.out) / "samples.txt", "w") as f:
-        f.writelines(" ".join(s) + "\n" for s in sequences)
+    if "novelty" in report:
+        _print_novelty(report["novelty"])
+    atomic_write_text(Path(args.out) / "samples.txt", "".join(" ".join(s) + "\n" for s in sequences))
     print(f"wrote {path}")
     return 0
 
@@ -215,6 +244,7 @@ def _print_fidelity(report: dict) -> None:
     if dist:
         print(
             f"  fidelity TV: length {dist['length_ticks']['tv']:.3f}, score {dist['score']['tv']:.3f}, end reason {dist['end_reason']['tv']:.3f}"
+            + (f", players' fates {dist['outcomes']['tv']:.3f}" if "outcomes" in dist else "")
         )
     if teacher:
         print(f"  teacher-forced rule tokens: {100 * teacher['accuracy']:.2f}% argmax accuracy on {teacher['positions']} tokens")

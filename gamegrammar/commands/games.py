@@ -22,7 +22,7 @@ def describe(name: str) -> dict:
         "name": name,
         "description": game.description,
         "default_config": config.to_dict(),
-        "vocab_size": len(game.vocabulary(config)),
+        "vocab_size": len(game.codec_vocabulary(config, game.codec_type())),  # a corpus's, at the default codec
         "agents": list(game.agent_names),
         "end_events": list(game.end_events),
         "rules": {tier: list(rules) for tier, rules in game.rules.items()},

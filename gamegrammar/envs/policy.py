@@ -8,7 +8,8 @@ seeded generator, so a policy with the same seed plays the same game. The KV cac
 a step costs the new tokens only (a sliding window past the model's context, as in `gamegrammar.sampling`).
 
 For games with one input per tick written right after the tick token (Snake); make the environment with
-`env_kwargs` so that it writes the tokens the model was trained on (board, tick limit, codec).
+`env_kwargs` so that it writes the tokens the model was trained on (board, tick limit, codec). For many games at
+once, on any game's batch engine, `gamegrammar.play.ModelAgent` makes the same choice for a whole batch per forward pass.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class ModelPolicy:
     @property
     def env_kwargs(self) -> dict[str, Any]:
         """Keyword arguments that make an environment write this model's tokens: its game config and codec."""
-        return {**self.config.to_dict(), "keyframe_interval": self.codec.keyframe_interval, "min_salience": int(self.codec.min_salience)}
+        return {**self.config.to_dict(), **self.codec.to_dict()}  # the game's grammar options too (tail events, tails)
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the episode (a reset's tokens, starting with BOS, do this too); reseed the sampler if `seed` is given."""

@@ -22,9 +22,8 @@ from gymnasium import spaces
 
 from gamegrammar.envs.seeding import check_seed, next_key
 from gamegrammar.events import Event
-from gamegrammar.games.snake.grammar import EpisodeEncoder
+from gamegrammar.games.snake.grammar import EpisodeEncoder, SnakeCodec
 from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeGame, SnakeState
-from gamegrammar.gamespec import CodecConfig
 
 PLANES = ("board", "food", "body", "head", "dir_U", "dir_D", "dir_L", "dir_R")
 DIRECTION_PLANE = PLANES.index("dir_U")
@@ -59,7 +58,7 @@ class SnakeEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     Rewards: `food_reward` per food eaten, `death_reward` on DIE_WALL or DIE_SELF, `win_reward` on WIN (a full
     board). `terminated` on a death or a win, `truncated` when the tick limit (`max_ticks`) ends the episode.
-    The codec settings (`keyframe_interval`, `min_salience`) only change `info["tokens"]`: use the corpus's (or the
+    The codec settings (`keyframe_interval`, `min_salience`, `tail_events`) only change `info["tokens"]`: use the corpus's (or the
     model's, see `ModelPolicy.env_kwargs`) to get its tokens.
 
     info: "action_mask" (np.int8 [4]), "events" (the tick's `Event`s; none at reset), "tokens" (their tokens, with the
@@ -79,12 +78,13 @@ class SnakeEnv(gymnasium.Env[np.ndarray, np.int64]):
         win_reward: float = 0.0,
         keyframe_interval: int = 0,
         min_salience: int = 0,
+        tail_events: bool = False,
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.config = SnakeConfig(width, height, max_ticks)
-        self.codec = CodecConfig(keyframe_interval, min_salience)
+        self.codec = SnakeCodec(keyframe_interval, min_salience, tail_events)
         self.food_reward, self.death_reward, self.win_reward = float(food_reward), float(death_reward), float(win_reward)
         self.render_mode = render_mode
         self.observation_space = observation_space(self.config)

@@ -73,14 +73,22 @@ def _compare_binned(samples: np.ndarray, corpus: np.ndarray, edges: Sequence[int
 
 
 def compare_distributions(
-    samples: Sequence[EpisodeSummary], corpus_ticks: np.ndarray, corpus_scores: np.ndarray, corpus_ends: np.ndarray, config: Any
+    samples: Sequence[EpisodeSummary],
+    corpus_ticks: np.ndarray,
+    corpus_scores: np.ndarray,
+    corpus_ends: np.ndarray,
+    config: Any,
+    corpus_summaries: Sequence[EpisodeSummary] = (),
 ) -> dict:
     """TV (binned) and KS distances of sampled length/score/end-reason distributions from the corpus's.
 
     `config` is the corpus's game config: its game names the end reasons (`corpus_ends`
-    are positions in its `end_events`), its `max_ticks` closes the length bins.
+    are positions in its `end_events`), its `max_ticks` closes the length bins. For a game with
+    several players (`outcome_labels`), `corpus_summaries` (corpus episodes read by the game) give
+    the players' fates, compared as one more distribution ("outcomes": e.g. elimination causes).
     """
-    labels = end_labels(game_of(config))
+    game = game_of(config)
+    labels = end_labels(game)
     max_ticks = config.max_ticks
     s_ticks = np.array([s.ticks for s in samples])
     s_scores = np.array([s.score for s in samples])
@@ -90,7 +98,7 @@ def compare_distributions(
         tick_edges.insert(-1, max_ticks)  # a bin of its own for episodes that time out
     end_p = np.bincount(s_ends, minlength=len(labels)) / max(1, len(s_ends))
     end_q = np.bincount(corpus_ends, minlength=len(labels)) / max(1, len(corpus_ends))
-    return {
+    out = {
         "samples": len(samples),
         "corpus_episodes": len(corpus_ticks),
         "length_ticks": _compare_binned(s_ticks, corpus_ticks, tick_edges),
@@ -102,6 +110,23 @@ def compare_distributions(
             "corpus": end_q.tolist(),
         },
     }
+    if game.outcome_labels and corpus_summaries:
+        out["outcomes"] = _compare_outcomes(samples, corpus_summaries, game.outcome_labels)
+    return out
+
+
+def _compare_outcomes(samples: Sequence[EpisodeSummary], corpus: Sequence[EpisodeSummary], labels: Sequence[str]) -> dict:
+    """TV distance between the players' fates in samples and in corpus episodes (every player of every episode counts once)."""
+
+    def shares(summaries: Sequence[EpisodeSummary]) -> np.ndarray:
+        counts = np.zeros(len(labels))
+        for s in summaries:
+            for fate in s.outcomes:
+                counts[labels.index(fate)] += 1
+        return counts / max(1, counts.sum())
+
+    p, q = shares(samples), shares(corpus)
+    return {"tv": total_variation(p, q), "labels": list(labels), "sample": p.tolist(), "corpus": q.tolist(), "corpus_episodes": len(corpus)}
 
 
 # ---------------------------------------------------------------- teacher-forced rule tokens

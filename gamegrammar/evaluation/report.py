@@ -66,6 +66,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         ends = dist["end_reason"]
         lines += ["", "| end reason | samples | corpus |", "| --- | --- | --- |"]
         lines += [f"| {lab} | {_pct(s)} | {_pct(c)} |" for lab, s, c in zip(ends["labels"], ends["sample"], ends["corpus"])]
+        fates = dist.get("outcomes")
+        if fates:
+            lines += ["", f"Each player's fate (elimination cause, or standing at the end): total variation {fates['tv']:.3f}", ""]
+            lines += [f"| fate | samples | corpus ({fates['corpus_episodes']} episodes) |", "| --- | --- | --- |"]
+            lines += [f"| {lab} | {_pct(s)} | {_pct(c)} |" for lab, s, c in zip(fates["labels"], fates["sample"], fates["corpus"])]
     teacher = report.get("teacher_forced")
     if teacher:
         lines += [
@@ -85,6 +90,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines += ["| true outcome | ticks | argmax accuracy | mean probability |", "| --- | --- | --- | --- |"]
             for kind, c in _by_count(teacher["outcomes"]):
                 lines.append(f"| {kind} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
+    lines += novelty_lines(report.get("novelty"))
     if any(report.get(k) for k in ("tier2", "tier3", "probes")):
         from gamegrammar.interpret.analysis import markdown_sections
 
@@ -97,6 +103,25 @@ def render_markdown(report: dict[str, Any]) -> str:
     if plots:
         lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def novelty_lines(novelty: dict[str, Any] | None) -> list[str]:
+    """The novelty section: how many of the samples' states (as far as the rules follow them) the training corpus never reaches."""
+    if not novelty:
+        return []
+    corpus = novelty["corpus"]
+    lines = ["", f"## Novelty against the training corpus ({novelty['sequences']} samples)", ""]
+    lines += [
+        "A state is what the rules keep (the game's state identity, not the tick), hashed with Zobrist keys; a sample's "
+        "states are those the rules can follow it through. The training corpus reaches "
+        f"{corpus['distinct']} distinct states in {corpus['states']} ({corpus['episodes']} episodes).",
+        "",
+        "| | samples' states | never in the training corpus |",
+        "| --- | --- | --- |",
+        f"| every state | {novelty['states']} | {novelty['novel_states']} ({_pct(novelty['novel_share'])}) |",
+        f"| distinct states | {novelty['distinct']} | {_pct(novelty['novel_distinct_share'])} |",
+    ]
+    return lines
 
 
 def write_plots(report: dict[str, Any], out: Path) -> list[str]:

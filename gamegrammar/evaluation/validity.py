@@ -12,20 +12,32 @@ from typing import Any
 
 from gamegrammar.evaluation.stats import wilson_interval
 from gamegrammar.games import game_of
+from gamegrammar.gamespec import CodecConfig
 from gamegrammar.verdict import Verdict, rule_names, tiers_of
 
 
-def validate(tokens: Sequence[str] | str, config: Any) -> Verdict:
-    """Parse and replay one sequence (tokens, or one space-separated string) through its game's rules."""
+def validate(tokens: Sequence[str] | str, config: Any, codec: CodecConfig | None = None) -> Verdict:
+    """Parse and replay one sequence (tokens, or one space-separated string) through its game's rules.
+
+    `codec` declares the grammar options the sequence must follow (the corpus's, or the checkpoint's:
+    a model trained on a design is held to it); None lets the game read them off the sequence.
+    """
     if isinstance(tokens, str):
         tokens = tokens.split()
-    return game_of(config).validate(tokens, config)
+    game = game_of(config)
+    return game.validate(tokens, config) if _declares_nothing(codec) else game.validate(tokens, config, codec)
 
 
-def validate_many(sequences: Iterable[Sequence[str] | str | Sequence[int]], config: Any) -> list[Verdict]:
+def validate_many(sequences: Iterable[Sequence[str] | str | Sequence[int]], config: Any, codec: CodecConfig | None = None) -> list[Verdict]:
     """`validate` each sequence (tokens, a space-separated string, or token ids), exactly, many at once."""
     seqs = [s.split() if isinstance(s, str) else s for s in sequences]
-    return game_of(config).validate_many(seqs, config)
+    game = game_of(config)
+    return game.validate_many(seqs, config) if _declares_nothing(codec) else game.validate_many(seqs, config, codec)
+
+
+def _declares_nothing(codec: CodecConfig | None) -> bool:
+    """No codec, or one without a game's own grammar options: a game whose `validate` takes no codec is asked without."""
+    return codec is None or type(codec) is CodecConfig
 
 
 def summarize(verdicts: Sequence[Verdict], rules: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:

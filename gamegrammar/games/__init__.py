@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gamegrammar.errors import GameGrammarError
 
 if TYPE_CHECKING:
-    from gamegrammar.gamespec import GameSpec
+    from gamegrammar.gamespec import CodecConfig, GameSpec
     from gamegrammar.tokenizer import GameTokenizer
 
 BUILTIN = {"snake": "gamegrammar.games.snake:GAME", "battlesnake": "gamegrammar.games.battlesnake:GAME"}
@@ -73,8 +73,9 @@ def game_of(config: Any) -> GameSpec:
     return load_game(name)
 
 
-def tokenizer_for(config: Any) -> GameTokenizer:
-    """The tokenizer of a game config's vocabulary."""
+def tokenizer_for(config: Any, codec: CodecConfig | None = None) -> GameTokenizer:
+    """The tokenizer of a game config's vocabulary; with a codec, of the corpus it writes (`GameSpec.codec_vocabulary`)."""
     from gamegrammar.tokenizer import GameTokenizer
 
-    return GameTokenizer(game_of(config).vocabulary(config))
+    game = game_of(config)
+    return GameTokenizer(game.vocabulary(config) if codec is None else game.codec_vocabulary(config, codec))

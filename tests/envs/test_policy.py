@@ -117,3 +117,19 @@ def test_misuse_is_refused(policy):
         policy.act(np.zeros(4, np.int8))
     with pytest.raises(GameGrammarError, match="tokens"):
         policy(obs, {"action_mask": info["action_mask"]})
+
+
+def test_env_kwargs_carry_the_grammar_options():
+    """A model trained with tail events gets an environment that writes them (not grammar v1, silently)."""
+    from gamegrammar.envs.snake import SnakeEnv
+    from gamegrammar.games.snake.grammar import SnakeCodec
+    from gamegrammar.games.snake.rules import SnakeConfig
+
+    policy = ModelPolicy.__new__(ModelPolicy)
+    policy.config, policy.codec = SnakeConfig(6, 6, 30), SnakeCodec(tail_events=True)
+    env = SnakeEnv(**policy.env_kwargs)
+    env.reset(seed=0)
+    tokens = list(env.tokens)
+    for _ in range(3):
+        tokens += env.step(0)[-1]["tokens"]
+    assert env.codec.tail_events and "FREE" in tokens

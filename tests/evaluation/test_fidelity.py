@@ -49,3 +49,17 @@ def test_teacher_forced_windows_score_every_position_once(untrained_teacher_forc
     kinds = Counter(t[i + 1] for t in tokens for i, tok in enumerate(t) if tok.startswith("INPUT_"))
     assert {k: v["count"] for k, v in result["outcomes"].items()} == dict(kinds)
     assert sum(v["count"] for v in result["outcomes"].values()) <= result["categories"]["outcome"]["count"]
+
+
+def test_the_players_fates_are_compared_for_games_with_several_players():
+    from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
+
+    config = BattlesnakeConfig(7, 7, 2, max_ticks=30)
+    labels = list(load_game("battlesnake").outcome_labels)
+    corpus = [EpisodeSummary(5, 4, "WIN", ("wall-collision", "survived"))] * 2
+    samples = [EpisodeSummary(5, 4, "WIN", ("head-collision", "survived")), corpus[0]]
+    ends = np.zeros(2, np.int64)
+    d = compare_distributions(samples, np.array([5, 5]), np.array([4, 4]), ends, config, corpus)
+    assert d["outcomes"]["labels"] == labels and d["outcomes"]["tv"] == 0.25  # one fate of four moved
+    assert d["outcomes"]["corpus"][labels.index("survived")] == 0.5
+    assert "outcomes" not in compare_distributions(samples, np.array([5, 5]), np.array([4, 4]), ends, config)

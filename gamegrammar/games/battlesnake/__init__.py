@@ -28,8 +28,8 @@ from gamegrammar.games.battlesnake import grammar as _grammar
 from gamegrammar.games.battlesnake import validity as _validity
 from gamegrammar.games.battlesnake.agents import AGENTS, lineup, make_agent, parse_lineup
 from gamegrammar.games.battlesnake.api import board_from_state, state_from_board, step_board
-from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeGame, BattlesnakeState, final_length
-from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, ProbeTargets
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeGame, BattlesnakeState, final_length, snake_id
+from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, PlayerResult, ProbeTargets
 
 __all__ = ["GAME", "BattlesnakeConfig", "BattlesnakeSpec", "board_from_state", "state_from_board", "step_board"]
 
@@ -46,6 +46,7 @@ class BattlesnakeSpec(GameSpec):
     keyframe_token = "SNAP"
     rules = _validity.RULES
     teacher_categories = _fidelity.CATEGORIES
+    outcome_labels = _fidelity.OUTCOMES
 
     def describe_config(self, config: BattlesnakeConfig) -> dict[str, Any]:
         return {"board": f"{config.width}x{config.height}", "snakes": config.num_snakes, "max_ticks": config.max_ticks}
@@ -78,6 +79,25 @@ class BattlesnakeSpec(GameSpec):
         ]
 
     # -- engines
+
+    def input_prompt(self, config: BattlesnakeConfig) -> list[str]:
+        """Snake 0's input follows the tick token and its name (the others' follow its move)."""
+        return [self.tick_token, snake_id(0)]
+
+    def play_controlled(
+        self,
+        config: BattlesnakeConfig,
+        codec: CodecConfig,
+        seed: int,
+        episodes: np.ndarray,
+        player: Any,
+        opponents: dict[str, float] | None = None,
+        log: Any = None,
+    ) -> PlayerResult:
+        """Snake 0 played by `player` against `opponents` (default: the game's default mix, drawn per snake)."""
+        from gamegrammar.games.battlesnake.control import play_controlled
+
+        return play_controlled(config, codec, seed, episodes, player, opponents or dict(self.default_agents), log)
 
     def new_agent(self, name: str, config: BattlesnakeConfig) -> Any:
         """Snake 0's agent (`agents.make_agent(name, config, snake)` for any other)."""
@@ -131,8 +151,8 @@ class BattlesnakeSpec(GameSpec):
 
     # -- evaluation
 
-    def validate(self, tokens: Sequence[str], config: BattlesnakeConfig) -> Any:
-        return _validity.validate(tokens, config)
+    def validate(self, tokens: Sequence[str], config: BattlesnakeConfig, codec: CodecConfig | None = None) -> Any:
+        return _validity.validate(tokens, config, tails=None if codec is None else bool(getattr(codec, "tails", False)))
 
     def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
         return _fidelity.summarize_episode(tokens)
@@ -166,6 +186,36 @@ class BattlesnakeSpec(GameSpec):
         from gamegrammar.games.battlesnake import emergence
 
         return emergence
+
+    # -- dreams (gamegrammar.dream)
+
+    def input_policy(self, agent: str, config: BattlesnakeConfig) -> Any:
+        """Every snake's agent: one name for all, or a lineup "safe,greedy,space,random" (as `play_episode` takes)."""
+        from gamegrammar.games.battlesnake.dream import ScriptedInputs
+
+        return ScriptedInputs(agent, config)
+
+    def read_tick(self, state: BattlesnakeState, tokens: Sequence[str], config: BattlesnakeConfig, codec: CodecConfig) -> Any:
+        from gamegrammar.games.battlesnake.dream import read_tick
+
+        return read_tick(state, tokens, config, bool(getattr(codec, "tails", False)))
+
+    # -- state identity (novelty): gamegrammar/games/battlesnake/zobrist.py
+
+    def feature_space(self, config: BattlesnakeConfig) -> tuple[int, int]:
+        from gamegrammar.games.battlesnake.zobrist import feature_space
+
+        return feature_space(config)
+
+    def state_features(self, state: BattlesnakeState, config: BattlesnakeConfig) -> list[tuple[int, int]]:
+        from gamegrammar.games.battlesnake.zobrist import state_features
+
+        return state_features(state, config)
+
+    def feature_changes(self, before: BattlesnakeState, after: BattlesnakeState, config: BattlesnakeConfig) -> Any:
+        from gamegrammar.games.battlesnake.zobrist import feature_changes
+
+        return feature_changes(before, after, config)
 
 
 GAME = BattlesnakeSpec()

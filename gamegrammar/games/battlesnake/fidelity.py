@@ -5,32 +5,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, parse
+from gamegrammar.games.battlesnake.rules import CAUSES
 from gamegrammar.gamespec import EpisodeSummary
 
 CATEGORIES = ("move", "free", "eat", "grow", "health", "death", "end", "flow", "keyframe")
+SURVIVED, UNFINISHED = "survived", "unfinished"
+OUTCOMES = (*CAUSES, SURVIVED, UNFINISHED)  # each snake's fate: its elimination cause, or standing at the end (or not ended)
 
 
 def summarize_episode(tokens: Sequence[str]) -> EpisodeSummary:
-    """Ticks, score and end reason of a token sequence, read as far as the grammar allows.
+    """Ticks, score, end reason and every snake's fate in a token sequence, read as far as the grammar allows.
 
-    The score is `rules.final_length`'s: the length of the longest snake left standing, or, when none
-    is, of the longest eliminated on the last tick (lengths as written: keyframe LEN, EAT's LEN).
+    The score is `rules.final_length`'s: the length of the longest snake left standing (the winner's,
+    when there is one), or, when none is, of the longest eliminated on the last tick (lengths as
+    written: keyframe LEN, EAT's LEN). `outcomes` holds, per snake of the first keyframe, its
+    elimination cause, SURVIVED if it stands at the end, or UNFINISHED where the sequence stops first.
     """
     ticks, end = 0, "none"
     lengths: dict[int, int] = {}
     alive: list[int] = []
     last_dead: list[int] = []
+    fates: dict[int, str] = {}
     try:
         for item in parse(tokens):
             if isinstance(item, Keyframe):
                 lengths = {s.snake: s.length for s in item.snakes}
                 alive = item.alive
+                fates = fates or {k: UNFINISHED for k in alive}
                 continue
             ticks = item.number
             for m in item.moves:
                 if m.eat and m.length is not None:
                     lengths[m.snake] = m.length
             last_dead = [d.snake for d in item.deaths]
+            fates.update({d.snake: d.cause for d in item.deaths})
             alive = item.alive_after
             if item.keyframe is not None:
                 lengths.update({s.snake: s.length for s in item.keyframe.snakes})
@@ -39,7 +47,10 @@ def summarize_episode(tokens: Sequence[str]) -> EpisodeSummary:
     except GrammarError:
         pass
     standing = alive or last_dead
-    return EpisodeSummary(ticks, max((lengths.get(k, 0) for k in standing), default=0), end)
+    if end != "none":
+        fates.update({k: SURVIVED for k in alive})
+    score = max((lengths.get(k, 0) for k in standing), default=0)
+    return EpisodeSummary(ticks, score, end, tuple(fates[k] for k in sorted(fates)))
 
 
 def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str]]:

@@ -196,6 +196,7 @@ def play_batch(
     episodes: np.ndarray,
     policy: Policy,
     observer: Observer | None = None,
+    log: TokenLog | None = None,
 ) -> BatchResult:
     """Play whole episodes, all at once, writing token ids as the scalar encoder would.
 
@@ -208,7 +209,7 @@ def play_batch(
     n = len(episodes)
     table = TokenTable(config)
     tails = bool(getattr(codec, "tails", False))
-    log = TokenLog(n)
+    log = TokenLog(n) if log is None else log  # a caller's log lets a model read each game's tokens as they are written
     ticks, scores, ends = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     keys = episode_keys(seed, episodes)
     batch = BattlesnakeBatch.initial(config, seed, episodes)

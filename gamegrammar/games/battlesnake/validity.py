@@ -275,7 +275,7 @@ def _check_turn(state: BattlesnakeState, tick: Tick, config: BattlesnakeConfig, 
     for j, m in enumerate(tick.moves):
         p = m.positions
         before = state.snakes[m.snake]
-        if tails and m.free != turn.freed[j]:
+        if (tails or m.free is not None) and m.free != turn.freed[j]:  # a FREE written is checked in either design
             found.note("tail_freed", p["free"] if m.free is not None else p["head"])
         head = turn.heads[j]
         if m.head is None:
@@ -371,13 +371,17 @@ def check_tick(
 # ---------------------------------------------------------------- sequences
 
 
-def validate(tokens: Sequence[str] | str, config: BattlesnakeConfig) -> Verdict:
-    """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`."""
+def validate(tokens: Sequence[str] | str, config: BattlesnakeConfig, *, tails: bool | None = None) -> Verdict:
+    """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
+
+    `tails` declares the design the sequence must follow (its codec's: a tails sequence that leaves its
+    FREE cells out breaks `tail_freed`); None reads it off the sequence.
+    """
     if isinstance(tokens, str):
         tokens = tokens.split()
     n = len(tokens)
     found = Findings(n)
-    tails = "FREE" in tokens
+    tails = "FREE" in tokens if tails is None else tails
     items: list[Keyframe | Tick] = []
     stop = 0  # where the parse stopped: the EOS, or n
     ended = False

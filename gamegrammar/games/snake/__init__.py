@@ -4,7 +4,7 @@ Modules, lowest layer first (an import-linter contract keeps the order):
   rules          the rules: one reference implementation (scalar simulator)
   batch          the same rules on arrays, for thousands of games at once
   agents         scripted agents (scalar), batch_agents: the same agents on a batch
-  grammar        token grammar v1: vocabulary, encoder, parser, automaton
+  grammar        token grammar v1 and its tail-events option: vocabulary, encoder, parser, automaton
   rollout        whole episodes on the batch engine, written straight to token ids
   validity, fast the strict evaluator (reference, and its batch replay)
   fidelity       what fidelity and teacher forcing read of a sequence
@@ -28,13 +28,14 @@ from gamegrammar.games.snake import statistics as _statistics
 from gamegrammar.games.snake import validity as _validity
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame, SnakeState
-from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, ProbeTargets
+from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, PlayerResult, ProbeTargets
 
 
 class SnakeSpec(GameSpec):
     name = "snake"
     description = "one snake on a W x H grid: move, eat, grow; dies on a wall or its own body"
     config_type = SnakeConfig
+    codec_type = _grammar.SnakeCodec  # the grammar option tail_events (`generate --tail-events`)
     end_events = _grammar.END_EVENTS
     agent_names = tuple(AGENTS)
     default_agents: ClassVar[dict[str, float]] = {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}
@@ -50,7 +51,10 @@ class SnakeSpec(GameSpec):
     # -- grammar
 
     def vocabulary(self, config: SnakeConfig) -> list[str]:
-        return _grammar.vocabulary(config)
+        return _grammar.vocabulary(config)  # both designs: grammar v1's tokens, then the option's FREE
+
+    def codec_vocabulary(self, config: SnakeConfig, codec: CodecConfig) -> list[str]:
+        return _grammar.codec_vocabulary(config, codec)  # grammar v1's alone unless the codec writes tail events
 
     def input_tokens(self, config: SnakeConfig) -> list[str]:
         return _grammar.input_tokens()
@@ -71,6 +75,23 @@ class SnakeSpec(GameSpec):
         return [SnakeConfig(4, 4, 40), SnakeConfig(5, 7, 60), SnakeConfig()]
 
     # -- engines
+
+    def input_prompt(self, config: SnakeConfig) -> list[str]:
+        return [self.tick_token]
+
+    def play_controlled(
+        self,
+        config: SnakeConfig,
+        codec: CodecConfig,
+        seed: int,
+        episodes: np.ndarray,
+        player: Any,
+        opponents: dict[str, float] | None = None,
+        log: Any = None,
+    ) -> PlayerResult:
+        from gamegrammar.games.snake.control import play_controlled
+
+        return play_controlled(config, codec, seed, episodes, player, opponents, log)
 
     def new_agent(self, name: str, config: SnakeConfig) -> Any:
         from gamegrammar.games.snake.agents import make_agent
@@ -104,13 +125,13 @@ class SnakeSpec(GameSpec):
 
     # -- evaluation
 
-    def validate(self, tokens: Sequence[str], config: SnakeConfig) -> Any:
-        return _validity.validate(tokens, config)
+    def validate(self, tokens: Sequence[str], config: SnakeConfig, codec: CodecConfig | None = None) -> Any:
+        return _validity.validate(tokens, config, tails=None if codec is None else _grammar.tail_events_of(codec))
 
-    def validate_many(self, sequences: Sequence[Any], config: SnakeConfig) -> list[Any]:
+    def validate_many(self, sequences: Sequence[Any], config: SnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
         from gamegrammar.games.snake.fast import validate_fast
 
-        return validate_fast(sequences, config)
+        return validate_fast(sequences, config, tails=None if codec is None else _grammar.tail_events_of(codec))
 
     def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
         return _fidelity.summarize_episode(tokens)
@@ -152,6 +173,41 @@ class SnakeSpec(GameSpec):
 
     def episode_statistics(self, tokens: Sequence[str], config: SnakeConfig) -> np.ndarray:
         return _statistics.episode_statistics(tokens, config)
+
+    # -- dreams (gamegrammar.dream)
+
+    def input_policy(self, agent: str, config: SnakeConfig) -> Any:
+        from gamegrammar.games.snake.dream import ScriptedInputs
+
+        return ScriptedInputs(agent, config)
+
+    def read_tick(self, state: SnakeState, tokens: Sequence[str], config: SnakeConfig, codec: CodecConfig) -> Any:
+        from gamegrammar.games.snake.dream import read_tick
+
+        return read_tick(state, tokens, config, _grammar.tail_events_of(codec))
+
+    # -- state identity (novelty): gamegrammar/games/snake/zobrist.py
+
+    def feature_space(self, config: SnakeConfig) -> tuple[int, int]:
+        from gamegrammar.games.snake.zobrist import feature_space
+
+        return feature_space(config)
+
+    def state_features(self, state: SnakeState, config: SnakeConfig) -> list[tuple[int, int]]:
+        from gamegrammar.games.snake.zobrist import state_features
+
+        return state_features(state, config)
+
+    def feature_changes(self, before: SnakeState, after: SnakeState, config: SnakeConfig) -> Any:
+        from gamegrammar.games.snake.zobrist import feature_changes
+
+        return feature_changes(before, after, config)
+
+    @staticmethod
+    def state_keys_batch(episodes: Sequence[np.ndarray], config: SnakeConfig, codec: CodecConfig, table: Any) -> Any:
+        from gamegrammar.games.snake.zobrist import state_keys_batch
+
+        return state_keys_batch(episodes, config, codec, table)
 
 
 GAME = SnakeSpec()

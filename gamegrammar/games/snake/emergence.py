@@ -28,6 +28,15 @@ Each probe has a control, the same prefix unedited, so the shift is visible. The
 outcome the rules give is always checked with `rules.resolve`: no rule is
 re-implemented here. States come from `trace` (the states the rules give the episode).
 
+The tail-events design (grammar.py; a corpus with any FREE) writes `FREE Xx Yy`, the
+cell the tail leaves, between the input and the outcome word on the ticks where the
+tail leaves one. Then the rule `tail_freed` scores that FREE and its cell, and every
+outcome is asked for where the sequence writes it: the self-death conditional
+(self_death, body_ahead) is P(DIE_SELF | ... TICK INPUT_d FREE Xt Yt), the head about
+to enter the body with the freed cell known, and a probe's prefix (edited or control)
+runs up to its outcome word, FREE cell included where the rules write one. Without
+any FREE the rule is left out of the results, which are then grammar v1's exactly.
+
 This is Snake's tier 2, reached through `GAME.emergence()`; `gamegrammar.interpret.analysis`
 runs it beside the game-agnostic tier 3 and probes.
 """
@@ -41,8 +50,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
-from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState, legal_directions, resolve
+from gamegrammar.games.snake.grammar import FREE, Keyframe, Tick, parse, uses_tail_events
+from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState, freed_cell, legal_directions, resolve
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs, random_like
 from gamegrammar.model import GameGPT
@@ -53,6 +62,7 @@ from gamegrammar.tokenizer import GameTokenizer
 RULES = [
     "eat_when_food",
     "move_follows_input",
+    "tail_freed",
     "grow_after_eat",
     "score_increments",
     "spawn_on_empty",
@@ -118,6 +128,8 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
             add("eat_when_food", [p["outcome"]])
         if "move" in p:
             add("move_follows_input", [p["move"] - 1, p["move"], p["move"] + 1])
+        if "free" in p:
+            add("tail_freed", [p["free"] - 1, p["free"], p["free"] + 1])
         if "grow" in p:
             add("grow_after_eat", [p["grow"], p["grow"] + 1])
             add("score_increments", [p["score"] - 1, p["score"]])
@@ -224,6 +236,8 @@ def rule_emergence(
                         s.blind.append(blind)
     rules = {}
     for r in RULES:
+        if r == "tail_freed" and not any(uses_tail_events(t) for t in tokens):
+            continue  # grammar v1 writes no FREE
         entry = scores[r].summary()
         entry["by"] = {c: {label: s.summary() for label, s in buckets.items() if s.probs} for c, buckets in by[r].items()}
         rules[r] = entry
@@ -250,6 +264,12 @@ def _outcome(state: SnakeState, config: SnakeConfig, action: Direction) -> str:
     return resolve(state, config, action)[1].value
 
 
+def _freed(state: SnakeState, config: SnakeConfig, action: Direction, tails: bool) -> list[str]:
+    """`FREE Xx Yy` where the tail-events design writes it between this input and its outcome word, else nothing."""
+    cell = freed_cell(state, resolve(state, config, action)[1]) if tails else None
+    return [] if cell is None else [FREE, f"X{cell[0]}", f"Y{cell[1]}"]
+
+
 def food_ahead_probes(tokens: Sequence[str], config: SnakeConfig, episode: int, rng: np.random.Generator) -> list[Probe]:
     """One probe per episode: a keyframe (chosen at random) with its food moved to head + direction."""
     items = list(parse(tokens))
@@ -270,7 +290,8 @@ def food_ahead_probes(tokens: Sequence[str], config: SnakeConfig, episode: int, 
         prefix = list(tokens[: kf.end])
         edited = [*prefix[:at], f"X{ahead[0]}", f"Y{ahead[1]}", *prefix[at + 2 :]]
         step = ["TICK", f"INPUT_{d.name}"]
-        return [Probe("food_ahead", edited + step, "EAT", prefix + step, _outcome(state, config, d), episode, tick + 1)]
+        control = prefix + step + _freed(state, config, d, uses_tail_events(tokens))
+        return [Probe("food_ahead", edited + step, "EAT", control, _outcome(state, config, d), episode, tick + 1)]
     return []
 
 
@@ -279,12 +300,13 @@ def fatal_input_probes(
 ) -> list[Probe]:
     """wall_ahead and body_ahead probes: real ticks whose input is replaced by a fatal (non-reversing) direction."""
     states = trace(tokens, config)
+    tails = uses_tail_events(tokens)
     found: dict[str, list[Probe]] = {"wall_ahead": [], "body_ahead": []}
     for item in parse(tokens):
         if not isinstance(item, Tick) or item.number >= len(states):
             continue
         before = states[item.number - 1]
-        control = list(tokens[: item.start + 2])
+        control = list(tokens[: item.positions["outcome"]])  # up to the outcome word: TICK INPUT_d [FREE Xx Yy]
         control_outcome = _outcome(before, config, item.input)
         for d in legal_directions(before.direction):
             if d == item.input:
@@ -292,7 +314,7 @@ def fatal_input_probes(
             outcome = _outcome(before, config, d)
             kind = {"DIE_WALL": "wall_ahead", "DIE_SELF": "body_ahead"}.get(outcome)
             if kind is not None:
-                edited = [*tokens[: item.start], "TICK", f"INPUT_{d.name}"]
+                edited = [*tokens[: item.start], "TICK", f"INPUT_{d.name}", *_freed(before, config, d, tails)]
                 found[kind].append(Probe(kind, edited, outcome, control, control_outcome, episode, item.number))
     out = []
     for probes in found.values():
@@ -317,19 +339,21 @@ def _probe_logprobs(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """[N, V] next-token log-probs after each edited prefix and after its control.
 
-    A fatal-input probe and its control differ only in the INPUT token of a real tick, so both
-    are branches of one cached forward of the real episode (`branch_logprobs`), shared by every
-    probe of that episode; a food-ahead probe edits a keyframe, so it is run on its own.
+    A fatal-input probe and its control that differ only in the INPUT token of a real tick (grammar
+    v1, where both end with it) are branches of one cached forward of the real episode
+    (`branch_logprobs`), shared by every probe of that episode; any other probe (food-ahead
+    edits a keyframe; in the tail-events design a FREE cell may follow the input) is run on its own.
     """
     n, v = len(probes), model.config.vocab_size
     edited, control = torch.empty(n, v), torch.empty(n, v)
-    food = [i for i, p in enumerate(probes) if p.kind == "food_ahead"]
-    if food:
-        edited[food] = next_logprobs(model, [tokenizer.encode(probes[i].tokens) for i in food])
-        control[food] = next_logprobs(model, [tokenizer.encode(probes[i].control) for i in food])
+    branched = [p.kind != "food_ahead" and p.tokens[-1].startswith("INPUT_") and p.control[-1].startswith("INPUT_") for p in probes]
+    alone = [i for i in range(n) if not branched[i]]
+    if alone:
+        edited[alone] = next_logprobs(model, [tokenizer.encode(probes[i].tokens) for i in alone])
+        control[alone] = next_logprobs(model, [tokenizer.encode(probes[i].control) for i in alone])
     by_episode: dict[int, list[int]] = {}
     for i, p in enumerate(probes):
-        if p.kind != "food_ahead":
+        if branched[i]:
             by_episode.setdefault(p.episode, []).append(i)
     inputs = [tokenizer.ids[f"INPUT_{d.name}"] for d in Direction]  # indexed by Direction
     for e, rows in by_episode.items():

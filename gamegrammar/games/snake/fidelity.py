@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse
 from gamegrammar.gamespec import EpisodeSummary
 
-CATEGORIES = ("outcome", "move", "grow", "score", "spawn_presence", "flow", "keyframe")
+CATEGORIES = ("outcome", "move", "free", "grow", "score", "spawn_presence", "flow", "keyframe")
 
 
 def summarize_episode(tokens: Sequence[str]) -> EpisodeSummary:
@@ -34,7 +34,11 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
     Not determined: the agent's INPUT_d, the random food cells after FOOD_SPAWN, and
     the first keyframe (a random start). Everything else is, including which token
     follows a tick (TICK, SNAP, TIMEOUT, EOS). `kind` is the tick's outcome word
-    (MOVE, EAT, DIE_WALL, DIE_SELF) at the token right after INPUT_d, "" elsewhere.
+    (MOVE, EAT, DIE_WALL, DIE_SELF) at that word, "" elsewhere: in grammar v1 the token
+    right after INPUT_d. In the tail-events design `FREE Xx Yy` comes between them on
+    the ticks where the tail leaves a cell, category "free" (the word says the head
+    neither eats nor hits a wall, the cell is the tail's), and the outcome word after
+    it (MOVE or DIE_SELF, decided with the freed cell known) keeps the kind.
     """
     out: set[tuple[int, str, str]] = set()
     for item in parse(tokens):
@@ -43,6 +47,8 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
         assert isinstance(item, Tick)
         p = item.positions
         out.add((p["outcome"], "outcome", item.outcome))
+        if "free" in p:
+            out |= {(p["free"] - 1, "free", ""), (p["free"], "free", ""), (p["free"] + 1, "free", "")}
         if "move" in p:
             if item.outcome == "EAT":
                 out.add((p["move"] - 1, "outcome", ""))

@@ -4,6 +4,32 @@ Encoding turns a game's events and states into token strings; `parse` reads
 them back, element by element with token positions, and raises `GrammarError`
 at the first token the grammar does not allow. Decoding and the evaluator both
 use `parse`, so there is no second copy of the grammar.
+
+Option: tail events (`SnakeCodec(tail_events=True)`, `generate --tail-events`;
+docs/grammar.md). In grammar v1 the body at tick t is the last LEN head cells,
+so to know whether a cell is occupied the model must count back LEN ticks.
+With the option every tick on which the tail leaves a cell writes it,
+`FREE Xx Yy`, right after the input and before the outcome:
+
+    tick := TICK INPUT_d [FREE Xx Yy] outcome [keyframe]
+
+The rules retract the tail before the self-collision check (`rules.freed_cell`),
+so FREE comes before MOVE and before DIE_SELF (the cell it names is free when
+the head moves, which is why the head may enter it), and never on an eat (the
+snake grows) or a wall death (checked before anything moves). "Is this cell
+occupied" becomes "was it last written as a head or as a FREE", and FREE's
+presence alone says the head stays on the board and does not eat. FREE is
+written by the encoder from the state before the tick (it is not one of the
+rules' events, so `decode` gives the same events in both designs); it has a
+move's salience.
+
+One parser and one vocabulary serve both designs: `parse` accepts an optional
+FREE cell before any outcome (whether it belongs there is the evaluator's rule
+`tail_freed`), and FREE is the vocabulary's last token, so every grammar v1
+token keeps its id; a corpus written without the option has grammar v1's
+vocabulary exactly (`vocabulary(config, tail_events=False)`), byte for byte
+what it was before the option existed. A sequence is read as the tail-events
+design when it holds any FREE (`uses_tail_events`).
 """
 
 from __future__ import annotations
@@ -11,17 +37,45 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Event
-from gamegrammar.games.snake.rules import END_REASONS, Cell, Direction, SnakeConfig, SnakeState
+from gamegrammar.games.snake.rules import END_REASONS, EVENTS, Cell, Direction, Outcome, SnakeConfig, SnakeState, freed_cell
 from gamegrammar.games.snake.rules import event as _event  # the rules make the events; the parser rebuilds the same ones
 from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig
 
-__all__ = ["SPECIAL_TOKENS", "CodecConfig"]  # re-exported: the codec config every game shares
+__all__ = ["SPECIAL_TOKENS", "CodecConfig", "SnakeCodec"]  # CodecConfig re-exported: the codec config every game shares
 END_EVENTS = END_REASONS  # the grammar writes each as a word of its own
 _WORDS = ["TICK", "SNAP", "PLAYER", "BODY", "FOOD", "SCORE", "MOVE", "EAT", "GROW", "FOOD_SPAWN", *END_EVENTS]
 _DIRS = [d.name for d in Direction]
 _BODY_TOKEN = {d: f"B_{d.name}" for d in Direction}
 _BODY_DIRECTION = {token: d for d, token in _BODY_TOKEN.items()}
+FREE = "FREE"  # the tail-events option's one word: the vocabulary's last token
+_FREE_SALIENCE = EVENTS[FREE][0]  # a move's: kept and dropped with the MOVE
+
+
+@dataclass(frozen=True)
+class SnakeCodec(CodecConfig):
+    """A codec with Snake's grammar option: `tail_events` writes `FREE Xx Yy`, the cell the tail leaves, each tick.
+
+    `to_dict` names the option only when it is on, so a corpus written without it has the manifest it had before
+    the option existed (and one written before it reads as the option off).
+    """
+
+    tail_events: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.tail_events, (bool, int)) or self.tail_events not in (0, 1):
+            raise GameGrammarError(f"tail_events must be true or false, got {self.tail_events!r}")
+        object.__setattr__(self, "tail_events", bool(self.tail_events))
+
+    def to_dict(self) -> dict[str, int]:
+        return {**super().to_dict(), **({"tail_events": True} if self.tail_events else {})}
+
+
+def tail_events_of(codec: CodecConfig | None) -> bool:
+    """Does this codec write tail events? (Any game's CodecConfig does not.)"""
+    return bool(getattr(codec, "tail_events", False))
 
 
 # grammar v1's worked example on the default 10x10 board (docs/grammar.md): eats on tick 2, a keyframe after tick 3,
@@ -35,9 +89,35 @@ EXAMPLE = (
     "TICK INPUT_U DIE_WALL EOS"
 )
 
+# The same episode in the tail-events design: FREE and the cell the tail leaves before every MOVE; none on the eat
+# (the snake grows) nor on the wall death (nothing moves). Tick 3 frees X6 Y5, the tail that stayed on the eat.
+EXAMPLE_TAILS = (
+    "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 "
+    "TICK INPUT_R FREE X5 Y5 MOVE X6 Y5 "
+    "TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
+    "TICK INPUT_U FREE X6 Y5 MOVE X7 Y4 SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
+    "TICK INPUT_U FREE X7 Y5 MOVE X7 Y3 TICK INPUT_U FREE X7 Y4 MOVE X7 Y2 TICK INPUT_U FREE X7 Y3 MOVE X7 Y1 "
+    "TICK INPUT_U FREE X7 Y2 MOVE X7 Y0 "
+    "TICK INPUT_U DIE_WALL EOS"
+)
 
-def vocabulary(config: SnakeConfig) -> list[str]:
-    """Every token of grammar v1 for this board; values are exact, never capped."""
+# A self-death in the tail-events design, from a keyframe: a snake of length 6 in a 3x2 loop moves twice into the
+# cell its tail leaves (legal: FREE names it first), then turns into its body; the tail (X7 Y6) still retracts
+# before the self-collision check, so FREE comes before DIE_SELF too.
+EXAMPLE_TAILS_SELF = (
+    "BOS SNAP PLAYER X5 Y5 DIR_L LEN6 BODY B_R B_R B_D B_L B_L FOOD X2 Y7 SCORE V5 "
+    "TICK INPUT_D FREE X5 Y6 MOVE X5 Y6 "
+    "TICK INPUT_R FREE X6 Y6 MOVE X6 Y6 "
+    "TICK INPUT_U FREE X7 Y6 DIE_SELF EOS"
+)
+
+
+def vocabulary(config: SnakeConfig, *, tail_events: bool = True) -> list[str]:
+    """Every token of the grammar for this board, both designs: grammar v1's, then FREE; values are exact, never capped.
+
+    `tail_events=False` leaves FREE out: grammar v1's own vocabulary, the tokenizer of a corpus without the option.
+    FREE comes last so that every other token has the same id in both.
+    """
     return [
         *SPECIAL_TOKENS,
         *_WORDS,
@@ -48,7 +128,13 @@ def vocabulary(config: SnakeConfig) -> list[str]:
         *(f"Y{y}" for y in range(config.height)),
         *(f"LEN{n}" for n in range(1, config.cells + 1)),
         *(f"V{s}" for s in range(config.cells)),
+        *([FREE] if tail_events else []),
     ]
+
+
+def codec_vocabulary(config: SnakeConfig, codec: CodecConfig) -> list[str]:
+    """The vocabulary of a corpus written with `codec`: grammar v1's, plus FREE with the tail-events option."""
+    return vocabulary(config, tail_events=tail_events_of(codec))
 
 
 def input_tokens() -> list[str]:
@@ -91,20 +177,43 @@ def event_tokens(event: Event) -> list[str]:
     return [event.type]
 
 
+def tick_outcome(events: Sequence[Event]) -> Outcome:
+    """The outcome of a tick from its events (grammar order: an EAT, a death, or else a MOVE)."""
+    for event in events:
+        if event.type in ("EAT", "DIE_WALL", "DIE_SELF"):
+            return Outcome(event.type)
+    return Outcome.MOVE
+
+
 class EpisodeEncoder:
-    """Streams one episode into tokens: `start(state)`, then `tick(events, state_after, done)`."""
+    """Streams one episode into tokens: `start(state)`, then `tick(events, state_after, done)`.
+
+    With the tail-events option (`SnakeCodec(tail_events=True)`) it keeps the state before each tick, whose tail
+    cell `FREE Xx Yy` names, written just before the outcome's event.
+    """
 
     def __init__(self, codec: CodecConfig | None = None) -> None:
         self.codec = codec or CodecConfig()
+        self.tail_events = tail_events_of(self.codec)
         self.tokens: list[str] = []
+        self._before: SnakeState | None = None
 
     def start(self, state: SnakeState) -> None:
         self.tokens = ["BOS", *keyframe_tokens(state)]
+        self._before = state
 
     def tick(self, events: Sequence[Event], state: SnakeState, done: bool) -> None:
+        freed = None
+        if self.tail_events and self.codec.min_salience <= _FREE_SALIENCE:
+            if self._before is None:
+                raise ValueError("the tail-events encoder needs start(state) before the first tick")
+            freed = freed_cell(self._before, tick_outcome(events))
         for event in events:
             if event.salience >= self.codec.min_salience:
+                if freed is not None and event.type in ("MOVE", "DIE_SELF"):
+                    self.tokens += [FREE, f"X{freed[0]}", f"Y{freed[1]}"]
                 self.tokens += event_tokens(event)
+        self._before = state
         if done:
             self.tokens.append("EOS")
         elif self.codec.keyframe_after(state.tick):
@@ -162,8 +271,9 @@ class Keyframe:
 class Tick:
     """A parsed tick; `positions` maps each element to its token index, for first-violation reports.
 
-    positions: input, outcome (the DIE_*/EAT/MOVE word), move (X of MOVE), grow (the GROW word),
-    length (LEN), spawn (X of FOOD_SPAWN), score (V of SCORE), end (WIN or TIMEOUT).
+    positions: input, free (X of the FREE cell, tail-events design only), outcome (the DIE_*/EAT/MOVE word),
+    move (X of MOVE), grow (the GROW word), length (LEN), spawn (X of FOOD_SPAWN), score (V of SCORE),
+    end (WIN or TIMEOUT).
     """
 
     start: int
@@ -178,6 +288,7 @@ class Tick:
     end_event: str | None = None  # DIE_WALL, DIE_SELF, WIN or TIMEOUT
     keyframe: Keyframe | None = None
     positions: dict[str, int] = field(default_factory=dict)
+    free: Cell | None = None  # the FREE cell written before the outcome (tail-events design), not an event
 
     def events(self) -> list[Event]:
         t = self.number
@@ -286,7 +397,14 @@ def _tick(tokens: Sequence[str], i: int, number: int) -> Tick:
         raise _fail(tokens, i + 1, "expected INPUT_<direction>")
     i += 2
     outcome = tokens[i] if i < n else None
-    pos = {"input": start + 1, "outcome": i}
+    pos = {"input": start + 1}
+    free = None
+    if outcome == "FREE":  # the tail-events design: the cell the tail leaves, before the outcome
+        pos["free"] = i + 1
+        free = _cell(tokens, i + 1)
+        i += 3
+        outcome = tokens[i] if i < n else None
+    pos["outcome"] = i
     move = spawn = length = score = end_event = None
     if outcome == "MOVE" or outcome == "EAT":
         eat = outcome == "EAT"
@@ -320,11 +438,19 @@ def _tick(tokens: Sequence[str], i: int, number: int) -> Tick:
         end_event = outcome
     else:
         raise _fail(tokens, i, "expected an outcome (MOVE, EAT, DIE_WALL or DIE_SELF)")
-    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos)
+    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free)
+
+
+def uses_tail_events(tokens: Sequence[str]) -> bool:
+    """Is a sequence written in the tail-events design? It is when it holds any FREE (whether each FREE stands where
+    the rules put one, and only there, is the evaluator's rule `tail_freed`)."""
+    return FREE in tokens
 
 
 def parse(tokens: Sequence[str], *, to_eos: bool = False) -> Iterator[Keyframe | Tick]:
     """Yield the first keyframe, then each tick, as far as the grammar allows; then check EOS.
+
+    Both designs parse: an optional `FREE Xx Yy` after any input, before the outcome (`Tick.free`).
 
     Raises GrammarError at the first token that breaks grammar v1. Whether the
     sequence is *complete* (ends in an end event and EOS) is the caller's
@@ -418,9 +544,14 @@ class GrammarAutomaton:
     from LEN), not the rules: a constrained model can still move the wrong way.
     A row's state is a small tuple; `allowed(state)` is the set of next tokens and
     `step(state, token)` the next state (None where the grammar says no).
+
+    `tail_events`: False is grammar v1 alone; True the tail-events design (after
+    the input FREE, EAT or DIE_WALL; after the FREE cell MOVE or DIE_SELF); None
+    (`GameSpec.automaton`) either, tick by tick: a FREE cell is allowed after any
+    input, and is followed by MOVE or DIE_SELF.
     """
 
-    def __init__(self, config: SnakeConfig) -> None:
+    def __init__(self, config: SnakeConfig, tail_events: bool | None = None) -> None:
         self.cells = config.cells
         vocab = vocabulary(config)
         xs = frozenset(t for t in vocab if t[0] == "X" and t[1:].isdigit())
@@ -431,6 +562,9 @@ class GrammarAutomaton:
         dirs = frozenset(f"DIR_{d}" for d in _DIRS)
         body = frozenset(_BODY_TOKEN.values())
         one = frozenset
+        outcomes = one({"MOVE", "EAT", "DIE_WALL", "DIE_SELF"})
+        if tail_events is not False:  # a FREE cell may come first; in the tail-events design MOVE and DIE_SELF only after it
+            outcomes = one({FREE, "EAT", "DIE_WALL"}) if tail_events else outcomes | {FREE}
         # state name -> allowed tokens (chain/food states depend on the keyframe's LEN: see allowed())
         self.sets: dict[str, frozenset[str]] = {
             "start": one({"BOS"}),
@@ -449,7 +583,10 @@ class GrammarAutomaton:
             "kf_v": values,
             "tick": one({"TICK"}),
             "input": inputs,
-            "outcome": one({"MOVE", "EAT", "DIE_WALL", "DIE_SELF"}),
+            "outcome": outcomes,
+            "free_x": xs,
+            "free_y": ys,
+            "after_free": one({"MOVE", "DIE_SELF"}),
             "eat_move": one({"MOVE"}),
             "move_x": xs,
             "move_y": ys,
@@ -491,8 +628,8 @@ class GrammarAutomaton:
             return ("kf_food_x", state[2]) if token == "FOOD" else ("kf_chain", state[1] - 1, state[2])
         if name == "kf_food_x":
             return ("kf_v",) if token == "SCORE" else ("kf_food_y",)
-        if name == "outcome":
-            return {"MOVE": ("move_x", "move"), "EAT": ("eat_move",), "DIE_WALL": ("end",), "DIE_SELF": ("end",)}[token]
+        if name == "outcome" or name == "after_free":
+            return {"MOVE": ("move_x", "move"), "EAT": ("eat_move",), "DIE_WALL": ("end",), "DIE_SELF": ("end",), FREE: ("free_x",)}[token]
         if name == "eat_move":
             return ("move_x", "eat")
         if name == "move_x":
@@ -518,6 +655,8 @@ _NEXT = {
     "kf_v": "tick",
     "tick": "input",
     "input": "outcome",
+    "free_x": "free_y",
+    "free_y": "after_free",
     "grow": "len",
     "len": "spawn_or_score",
     "spawn_x": "spawn_y",

@@ -2,7 +2,8 @@
 
 `play_batch` steps every game of a batch with the batch rules (`batch`), asks a
 policy for each tick's inputs (the scripted agents of `batch_agents`, or any
-callable), and writes grammar v1 as token ids, byte for byte what the scalar
+callable), and writes grammar v1 (with the codec's tail-events option, the
+FREE cell the tail leaves too) as token ids, byte for byte what the scalar
 `EpisodeEncoder` + `GameTokenizer` write (tests/games/snake/test_batch.py).
 `keyframe_token_ids` is the one batch keyframe encoder: the corpus writer uses
 it, and the fast evaluator compares written keyframes with it.
@@ -17,6 +18,7 @@ import numpy as np
 from gamegrammar import rng
 from gamegrammar.events import Salience
 from gamegrammar.games.snake.batch import (
+    DIE_SELF,
     DIE_WALL,
     EAT,
     END_TIMEOUT,
@@ -32,7 +34,7 @@ from gamegrammar.games.snake.batch import (
     resolve,
     spawn_food,
 )
-from gamegrammar.games.snake.grammar import vocabulary
+from gamegrammar.games.snake.grammar import tail_events_of, vocabulary
 from gamegrammar.games.snake.rules import EVENTS, Direction, SnakeConfig
 from gamegrammar.gamespec import BatchResult, CodecConfig
 from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
@@ -43,7 +45,8 @@ from gamegrammar.tokenlog import TokenLog
 
 
 class TokenTable:
-    """Token ids of grammar v1 for one board, as lookup arrays."""
+    """Token ids of the grammar for one board, as lookup arrays (every token has the same id with or without the
+    tail-events option: its FREE is the vocabulary's last token)."""
 
     def __init__(self, config: SnakeConfig) -> None:
         tok = GameTokenizer(vocabulary(config))
@@ -67,6 +70,9 @@ _TICK_COLUMNS = [
     for column, kind in (
         ("TICK", "TICK"),
         ("INPUT", "INPUT"),
+        ("FREE", "FREE"),
+        ("FREE_X", "FREE"),
+        ("FREE_Y", "FREE"),
         ("DIE", "DIE_WALL"),
         ("EAT", "EAT"),
         ("MOVE", "MOVE"),
@@ -147,6 +153,7 @@ def play_batch(
     episodes: np.ndarray,
     policy: Policy,
     observer: Observer | None = None,
+    log: TokenLog | None = None,
 ) -> BatchResult:
     """Play whole episodes, all at once, writing token ids as the scalar encoder would.
 
@@ -162,9 +169,11 @@ def play_batch(
     n = len(episodes)
     table = TokenTable(config)
     w = table.word
-    dropped = [i for i, (_, salience) in enumerate(_TICK_COLUMNS) if salience < codec.min_salience]
+    tails = tail_events_of(codec)
+    free = [i for i, (name, _) in enumerate(_TICK_COLUMNS) if name.startswith("FREE")]
+    dropped = [i for i, (_, salience) in enumerate(_TICK_COLUMNS) if salience < codec.min_salience or (i in free and not tails)]
     dense = not any(_TICK_COLUMNS[i][0] in ("TICK", "INPUT", "MOVE") for i in dropped)
-    log = TokenLog(n)
+    log = TokenLog(n) if log is None else log  # a caller's log lets a model read each game's tokens as they are written
     ticks = np.zeros(n, np.int64)
     scores = np.zeros(n, np.int64)
     ends = np.zeros(n, np.int64)
@@ -179,6 +188,7 @@ def play_batch(
         pr = probe(batch)
         actions = policy(batch, games, keyed_draw(tick_key, rng.Purpose.AGENT), pr)
         res = resolve(batch, actions, pr)
+        freed = batch.tail() if tails else None  # the cell the tail leaves, read before the move (rules.freed_cell)
         advance(batch, res)
         tick_key = tick_keys(keys[games], t)  # serves this tick's food and the next tick's agents
         outcome = res.outcome
@@ -192,20 +202,25 @@ def play_batch(
             observer(batch, games, res)
 
         plain = (outcome == MOVE) & ~done
-        if dense and plain.any():  # most ticks of most games: TICK INPUT_d MOVE Xx Yy
+        if dense and plain.any():  # most ticks of most games: TICK INPUT_d [FREE Xx Yy] MOVE Xx Yy
             p = np.flatnonzero(plain)
-            ids = np.empty((len(p), 5), table.dtype)
+            ids = np.empty((len(p), 5 if freed is None else 8), table.dtype)
             ids[:, 0] = w["TICK"]
             ids[:, 1] = table.input[actions[p]]
-            ids[:, 2] = w["MOVE"]
-            ids[:, 3] = table.x[batch.head_x[p]]
-            ids[:, 4] = table.y[batch.head_y[p]]
+            if freed is not None:
+                ids[:, 2] = w["FREE"]
+                ids[:, 3] = table.x[freed[p] % config.width]
+                ids[:, 4] = table.y[freed[p] // config.width]
+            ids[:, -3] = w["MOVE"]
+            ids[:, -2] = table.x[batch.head_x[p]]
+            ids[:, -1] = table.y[batch.head_y[p]]
             log.write_dense(games[p], ids)
             rest = np.flatnonzero(~plain)
         else:
             rest = np.arange(len(batch))
         if rest.size:
-            _write_tick(log, table, batch, rest, games[rest], actions[rest], outcome[rest], win[rest], timeout[rest], dropped)
+            tail = freed[rest] if freed is not None else None
+            _write_tick(log, table, batch, rest, games[rest], actions[rest], outcome[rest], win[rest], timeout[rest], tail, dropped)
 
         if done.any():
             d = np.flatnonzero(done)
@@ -235,9 +250,11 @@ def _write_tick(
     outcome: np.ndarray,
     win: np.ndarray,
     timeout: np.ndarray,
+    freed: np.ndarray | None,
     dropped: list[int],
 ) -> None:
-    """The general path: every optional token of a tick, masked per game."""
+    """The general path: every optional token of a tick, masked per game (`freed`: each tail's cell before the
+    tick, with the tail-events option)."""
     cfg = batch.config
     w = t.word
     m = len(rows)
@@ -255,6 +272,11 @@ def _write_tick(
 
     put("TICK", w["TICK"], True)
     put("INPUT", t.input[actions], True)
+    if freed is not None:  # the tail leaves on a move, and before the self-collision check (rules.freed_cell)
+        leaves = (outcome == MOVE) | (outcome == DIE_SELF)
+        put("FREE", w["FREE"], leaves)
+        put("FREE_X", t.x[freed % cfg.width], leaves)
+        put("FREE_Y", t.y[freed // cfg.width], leaves)
     put("DIE", np.where(outcome == DIE_WALL, w["DIE_WALL"], w["DIE_SELF"]), dead)
     put("EAT", w["EAT"], eat)
     put("MOVE", w["MOVE"], alive)

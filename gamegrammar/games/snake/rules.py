@@ -131,6 +131,16 @@ def resolve(state: SnakeState, config: SnakeConfig, action: Direction) -> tuple[
     return direction, Outcome.MOVE, head
 
 
+def freed_cell(state: SnakeState, outcome: Outcome) -> Cell | None:
+    """The cell the tail leaves on a tick with this outcome, from the state before it (the tail-events grammar writes it).
+
+    On a MOVE, and on a DIE_SELF too: the tail retracts before the self-collision check (which is why the head may
+    enter the cell it leaves), though a death then leaves the snake where it was. None on an eat (the snake grows)
+    and on a wall death (checked before anything moves).
+    """
+    return state.body[-1] if outcome is Outcome.MOVE or outcome is Outcome.DIE_SELF else None
+
+
 def advance(state: SnakeState, direction: Direction, outcome: Outcome, head: Cell, food: Cell | None) -> SnakeState:
     """The state after a resolved tick; `food` is the spawned cell after an eat (None if the board is full)."""
     tick = state.tick + 1
@@ -177,6 +187,9 @@ EVENTS: dict[str, tuple[Salience, str]] = {
     "SCORE": (Salience.RULE_EFFECT, "game"),
     "WIN": (Salience.PHASE, "game"),
     "TIMEOUT": (Salience.PHASE, "game"),
+    # The cell the tail leaves (`freed_cell`): not an event of `tick_events` but what the tail-events grammar option
+    # writes before the outcome, derived from the state; its salience is a move's.
+    "FREE": (Salience.MOVEMENT, "snake"),
 }
 
 

@@ -3,7 +3,8 @@
 A symmetry moves every cell, and turns every direction with it (inputs, the keyframe
 direction and the body chain). It works on token ids, so it can run inside the data
 loader: non-transposing symmetries are a per-token lookup; the transposing ones also
-swap the two tokens of every `Xx Yy` pair, because x and y trade places.
+swap the two tokens of every `Xx Yy` pair, because x and y trade places. Every cell is
+such a pair, the tail-events design's `FREE Xx Yy` included (the word FREE maps to itself).
 
 The start cell (W//2, H//2) maps to one of the four centre cells: augmented episodes
 are valid, but start where the simulator never does. That is the price of the lever.

@@ -7,11 +7,13 @@ and `advance`, the one rules implementation, taking the food cell from the writt
 FOOD_SPAWN (the one thing the rules leave to chance). It stops after the last tick the
 rules can produce from the state before it, so it ends before:
 - a tick whose outcome or MOVE cell is not the rules' outcome for its input;
+- in the tail-events design (a sequence with any FREE), a tick whose FREE cell is not the
+  one the tail leaves, or that writes one where the tail stays, or none where it leaves;
 - an eat whose spawn is off the board, on the snake, or missing while a cell is empty;
 - the tick after a keyframe that differs from the traced state;
 - a tick past the tick limit, or a grammar error.
 Wrong GROW or SCORE values do not stop it: the rules decide length and score (as the
-strict evaluator says). For every valid episode the trace is the engine's states.
+strict evaluator says). FREE cells change no state (the rules decide where the tail is). For every valid episode the trace is the engine's states.
 
 Replays show a sequence as written, departures included: that is `replay.frames`.
 """
@@ -20,14 +22,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse
-from gamegrammar.games.snake.rules import Outcome, SnakeConfig, SnakeState, advance, empty_cells, resolve
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, uses_tail_events
+from gamegrammar.games.snake.rules import Outcome, SnakeConfig, SnakeState, advance, empty_cells, freed_cell, resolve
 
 
-def follow(state: SnakeState, tick: Tick, config: SnakeConfig) -> SnakeState | None:
-    """The state after a written tick when the rules produce that tick from `state`; None where they do not."""
+def follow(state: SnakeState, tick: Tick, config: SnakeConfig, tails: bool = False) -> SnakeState | None:
+    """The state after a written tick when the rules produce that tick from `state`; None where they do not.
+
+    `tails`: the sequence is in the tail-events design, so the tick's FREE cell must be the one the tail leaves (or
+    absent where it leaves none); a tick that writes a FREE cell is held to it anyway.
+    """
     direction, outcome, head = resolve(state, config, tick.input)
     if tick.outcome != outcome.value or (tick.move is not None and tick.move != head):
+        return None
+    if (tails or tick.free is not None) and tick.free != freed_cell(state, outcome):
         return None
     spawn = tick.spawn
     if outcome is Outcome.EAT:
@@ -43,6 +51,7 @@ def follow(state: SnakeState, tick: Tick, config: SnakeConfig) -> SnakeState | N
 def trace(tokens: Sequence[str] | str, config: SnakeConfig) -> list[SnakeState]:
     """The state at tick 0 (the first keyframe, as written) and after each tick the rules can follow."""
     tokens = tokens.split() if isinstance(tokens, str) else tokens
+    tails = uses_tail_events(tokens)
     states: list[SnakeState] = []
     try:
         for item in parse(tokens):
@@ -51,7 +60,7 @@ def trace(tokens: Sequence[str] | str, config: SnakeConfig) -> list[SnakeState]:
                 continue
             if item.number > config.max_ticks:
                 break
-            after = follow(states[-1], item, config)
+            after = follow(states[-1], item, config, tails)
             if after is None:
                 break
             states.append(after)

@@ -1,6 +1,7 @@
 """The strict replay evaluator: does a token sequence obey Snake's grammar, physics and rules?
 
-A sequence is parsed with grammar v1 (`grammar.parse`) and replayed through the
+A sequence is parsed with grammar v1 (`grammar.parse`, which also reads the
+tail-events option's FREE cells) and replayed through the
 one rules implementation (`rules.resolve` and `rules.advance`) from its first
 keyframe, which is tick 0 (the replay starts from it, score included); each
 TICK is the next tick. Every written event is checked against what the rules
@@ -12,8 +13,13 @@ structural
   grammar                 parses under grammar v1 (a sequence that simply stops is not a grammar error)
   complete                BOS keyframe ... end event EOS, and nothing after the EOS
 physical
-  in_bounds               every cell written (MOVE, FOOD_SPAWN, keyframe head, body and food) is on the board
+  in_bounds               every cell written (MOVE, FREE, FOOD_SPAWN, keyframe head, body and food) is on the board
   move_follows_input      MOVE cell == head + next_direction(direction, input): a reversal is ignored
+  tail_freed              in the tail-events design (a sequence with any FREE), FREE names the cell the
+                          tail leaves (`rules.freed_cell`), and is written iff the tail leaves one: before
+                          MOVE and DIE_SELF, never on an eat or a wall death. Reported at the FREE word
+                          when there should be none, at the outcome word when one is missing, and at
+                          the first wrong coordinate of a wrong cell
   wall_death              DIE_WALL iff the rules put the next head off the board
   self_death              DIE_SELF iff the rules say the snake runs into itself
 rules
@@ -39,11 +45,14 @@ world the sequence describes is no longer the rules' world, so the state
 becomes unknown: rules that need it are not checked until the next keyframe,
 which is a complete state, re-establishes it. Rules that need no state
 (in_bounds, end_is_final, timeout_at_limit, the structural ones) are always
-checked. Wrong GROW or SCORE values do not change the replayed state (the
-rules decide length and score), but a keyframe that disagrees with the replay
-and is itself a possible state is followed from then on, so one wrong belief is
-reported where it is written, not again at every later tick. Nothing after an end event is checked except
-the grammar: the first token after it is reported as end_is_final. Ticks that
+checked, and so is the part of tail_freed that needs none: a FREE cell goes
+with a written MOVE or DIE_SELF, and with nothing else. Wrong GROW or SCORE
+values do not change the replayed state (the rules decide length and score),
+and nor do FREE cells (the rules decide where the tail is), but a keyframe
+that disagrees with the replay and is itself a possible state is followed
+from then on, so one wrong belief is reported where it is written, not again
+at every later tick. Nothing after an end event is checked except the
+grammar: the first token after it is reported as end_is_final. Ticks that
 cannot be parsed (the one where a sequence is cut off or malformed) are not
 replayed. Every violation is found in token order, so a later rule is never
 reported as the first violation.
@@ -60,7 +69,14 @@ physical and rule tiers):
               keyframes) appear only after an EAT; values are not checked
   full        all three
 
-The strict evaluator needs full-salience sequences (codec min_salience 0).
+The strict evaluator needs full-salience sequences (codec min_salience 0). It
+reads a sequence as the tail-events design when it holds any FREE
+(`grammar.uses_tail_events`): then every tick on which the tail leaves a cell
+must say so, and a sequence that mixes the designs breaks tail_freed at the
+first tick that does not follow the design. A sequence with no FREE at all is
+judged as grammar v1 (a tail-events model that never writes FREE is caught by
+fidelity's teacher-forced "free" tokens, not here).
+
 The per-tick work is `check_tick`: it reads only (state before, parsed tick)
 and returns the state after, adding to its `Findings`, so that a vectorized
 engine can later replace the loop tick by tick and be tested against it.
@@ -73,13 +89,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell
-from gamegrammar.games.snake.rules import Cell, Direction, Outcome, SnakeConfig, SnakeState, advance, empty_cells, end_reason, resolve
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell, uses_tail_events
+from gamegrammar.games.snake.rules import (
+    Cell,
+    Direction,
+    Outcome,
+    SnakeConfig,
+    SnakeState,
+    advance,
+    empty_cells,
+    end_reason,
+    freed_cell,
+    resolve,
+)
 from gamegrammar.verdict import Findings, Verdict, make_verdict, rule_names, tiers_of
 
 RULES: dict[str, tuple[str, ...]] = {
     "structural": ("grammar", "complete"),
-    "physical": ("in_bounds", "move_follows_input", "wall_death", "self_death"),
+    "physical": ("in_bounds", "move_follows_input", "tail_freed", "wall_death", "self_death"),
     "rules": (
         "eat_iff_food",
         "grow_after_eat",
@@ -95,6 +122,7 @@ RULE_NAMES: tuple[str, ...] = rule_names(RULES)
 
 _MOVE, _EAT, _DIE_WALL, _DIE_SELF = Outcome.MOVE, Outcome.EAT, Outcome.DIE_WALL, Outcome.DIE_SELF
 _DEATHS = ("DIE_WALL", "DIE_SELF")
+_LEAVES = ("MOVE", "DIE_SELF")  # the written outcomes on which the tail leaves its cell
 
 
 # ---------------------------------------------------------------- keyframes
@@ -179,15 +207,23 @@ def check_keyframe(kf: Keyframe, state: SnakeState | None, tick: int, config: Sn
 # ---------------------------------------------------------------- ticks
 
 
-def check_tick(state: SnakeState | None, tick: Tick, config: SnakeConfig, found: Findings) -> SnakeState | None:
+def check_tick(state: SnakeState | None, tick: Tick, config: SnakeConfig, found: Findings, tails: bool = False) -> SnakeState | None:
     """Check one tick against the rules from the state before it (None = unknown); return the state after it.
 
     The state after is None when it cannot be known: the tick's outcome departed
-    from the rules, until a keyframe re-establishes it.
+    from the rules, until a keyframe re-establishes it. `tails`: the sequence is
+    in the tail-events design (a tick that writes a FREE cell is checked as such
+    anyway; without the flag a missing one goes unnoticed).
     """
     after = None
+    free = tick.free
+    tails = tails or free is not None
+    if free is not None and not config.in_bounds(free):
+        found.note("in_bounds", tick.positions["free"])
     if state is not None:
         direction, outcome, head = resolve(state, config, tick.input)
+        if tails:
+            _check_freed(tick, freed_cell(state, outcome), found)
         if outcome is _MOVE and tick.outcome == "MOVE" and tick.move == head:  # the common case: nothing to report
             after = advance(state, direction, outcome, head, None)
         else:
@@ -197,6 +233,12 @@ def check_tick(state: SnakeState | None, tick: Tick, config: SnakeConfig, found:
             found.note("in_bounds", tick.positions["move"])
         if tick.spawn is not None and not config.in_bounds(tick.spawn):
             found.note("in_bounds", tick.positions["spawn"])
+        if tails:  # no state, but a FREE cell goes with a written MOVE or DIE_SELF, and with nothing else
+            leaves = tick.outcome in _LEAVES
+            if leaves and free is None:
+                found.note("tail_freed", tick.positions["outcome"])
+            elif free is not None and not leaves:
+                found.note("tail_freed", tick.positions["free"] - 1)
     end = tick.end_event
     if end is None or end == "TIMEOUT":  # no death and no win written: the tick limit alone decides (rules.end_reason)
         # (a tick past the limit is not noted again: the tick at the limit, alive without TIMEOUT, was noted first)
@@ -213,6 +255,20 @@ def check_tick(state: SnakeState | None, tick: Tick, config: SnakeConfig, found:
             return None
         after = check_keyframe(tick.keyframe, after, tick.number, config, found)
     return after
+
+
+def _check_freed(tick: Tick, freed: Cell | None, found: Findings) -> None:
+    """tail_freed: the tick writes FREE with the cell `freed` (the one the tail leaves), or no FREE when it is None."""
+    written = tick.free
+    if written == freed:
+        return
+    pos = tick.positions
+    if written is None:
+        found.note("tail_freed", pos["outcome"])  # where the FREE should have been
+    elif freed is None:
+        found.note("tail_freed", pos["free"] - 1)  # the FREE word itself
+    else:
+        found.note("tail_freed", pos["free"] if written[0] != freed[0] else pos["free"] + 1)
 
 
 def _check_outcome(
@@ -280,12 +336,17 @@ def _adjacent_on_board(a: Cell | None, b: Cell, config: SnakeConfig) -> bool:
     return a is None or abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
 
 
-def validate(tokens: Sequence[str] | str, config: SnakeConfig) -> Verdict:
-    """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`."""
+def validate(tokens: Sequence[str] | str, config: SnakeConfig, *, tails: bool | None = None) -> Verdict:
+    """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
+
+    `tails` declares the design the sequence must follow (the codec it was trained or written with: a
+    tail-events sequence that leaves its FREE cells out breaks `tail_freed`); None reads it off the sequence.
+    """
     if isinstance(tokens, str):
         tokens = tokens.split()
     n = len(tokens)
     found = Findings(n)
+    tails = uses_tail_events(tokens) if tails is None else tails
     stop = 0  # where the parse stopped: the EOS, or n
     ended = False
     lenient_physical = True
@@ -310,7 +371,7 @@ def validate(tokens: Sequence[str] | str, config: SnakeConfig) -> Verdict:
             if ended:
                 found.note("end_is_final", tick.start)  # only the first such tick counts
                 continue
-            state = check_tick(state, tick, config, found)
+            state = check_tick(state, tick, config, found, tails)
             ended = tick.end_event is not None
     except GrammarError as err:
         found.note("complete" if err.at_end else "grammar", err.index)

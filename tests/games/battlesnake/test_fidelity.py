@@ -18,12 +18,14 @@ EXAMPLE = GAME.play_episode(SMALL, CodecConfig(), "greedy", 0, 25).tokens  # S1 
 
 
 def test_the_summary_reads_ticks_the_standing_length_and_the_end():
-    assert summarize_episode(EXAMPLE) == EpisodeSummary(8, 5, "WIN")
+    assert summarize_episode(EXAMPLE) == EpisodeSummary(8, 5, "WIN", ("head-collision", "survived"))
     third = [i for i, t in enumerate(EXAMPLE) if t == "TICK"][2]
-    assert summarize_episode(EXAMPLE[: third + 3]) == EpisodeSummary(2, 4, "none")  # cut off: both of length 4 so far
+    cut = EpisodeSummary(2, 4, "none", ("unfinished", "unfinished"))  # cut off: both of length 4 so far, neither fate known
+    assert summarize_episode(EXAMPLE[: third + 3]) == cut
     draw = "BOS SNAP S0 X1 Y5 LEN3 H100 B_S B_S S1 X5 Y5 LEN3 H100 B_S B_S FOOD X3 Y3 TICK S0 RIGHT X2 Y5 S1 LEFT X4 Y5 "
     draw += "TICK S0 RIGHT X3 Y5 S1 LEFT X3 Y5 S0 DIE_HEAD S1 DIE_HEAD DRAW EOS"
-    assert summarize_episode(draw.split()) == EpisodeSummary(2, 3, "DRAW")  # nobody left: the tied snakes' length
+    both_died = ("head-collision", "head-collision")
+    assert summarize_episode(draw.split()) == EpisodeSummary(2, 3, "DRAW", both_died)  # nobody left: the tied snakes' length
     assert summarize_episode(["BOS", "TICK"]) == EpisodeSummary(0, 0, "none")
 
 
@@ -31,7 +33,11 @@ def test_the_summary_reads_ticks_the_standing_length_and_the_end():
 def test_the_summary_agrees_with_the_engine(config):
     for episode, agent in enumerate(["random", "safe", "greedy", "space"] * 2):
         record = GAME.play_episode(config, CodecConfig(keyframe_interval=episode % 3), agent, 1, episode)
-        assert summarize_episode(record.tokens) == EpisodeSummary(record.ticks, record.score, record.end)
+        summary = summarize_episode(record.tokens)
+        assert (summary.ticks, summary.score, summary.end) == (record.ticks, record.score, record.end)
+        causes = [e.payload["cause"] for e in GAME.decode_events(record.tokens) if e.type == "DIE"]
+        assert sorted(f for f in summary.outcomes if f != "survived") == sorted(causes)  # every snake's fate, once
+        assert len(summary.outcomes) == config.num_snakes and (record.end != "WIN" or summary.outcomes.count("survived") == 1)
 
 
 def test_rule_determined_positions_skip_inputs_chance_and_the_start():

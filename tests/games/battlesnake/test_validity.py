@@ -252,3 +252,17 @@ def test_validate_many_answers_like_validate_for_tokens_and_ids():
     want = [validate(s, SMALL) for s in sequences]
     assert GAME.validate_many(sequences, SMALL) == want
     assert GAME.validate_many([tokenizer.encode(s) for s in sequences], SMALL) == want
+
+
+def test_a_declared_design_holds_a_sequence_to_it():
+    """A tails model that leaves its FREE cells out breaks `tail_freed` once its codec is given; a FREE is checked in either design."""
+    record = GAME.play_episode(SMALL, BattlesnakeCodec(tails=True), "greedy", 0, 3)
+    tokens = record.tokens
+    bare = [t for i, t in enumerate(tokens) if "FREE" not in tokens[max(0, i - 2) : i + 1]]
+    assert "FREE" not in bare and validate(bare, SMALL).valid  # read off the sequence: the plain design
+    declared = GAME.validate(bare, SMALL, BattlesnakeCodec(tails=True))
+    assert not declared.valid and declared.violations == ["tail_freed"]
+    assert GAME.validate(tokens, SMALL, BattlesnakeCodec(tails=True)).valid
+    at = tokens.index("FREE")
+    wrong = [*tokens[: at + 1], "X6" if tokens[at + 1] != "X6" else "X5", *tokens[at + 2 :]]
+    assert "tail_freed" in GAME.validate(wrong, SMALL, BattlesnakeCodec()).violations

@@ -12,6 +12,7 @@ from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import batch as sb
 from gamegrammar.games.snake.agents import make_agent
 from gamegrammar.games.snake.batch_agents import AGENT_NAMES, agent_actions, scripted_policy
+from gamegrammar.games.snake.grammar import SnakeCodec
 from gamegrammar.games.snake.rollout import play_batch
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeGame, SnakeState, advance, resolve, spawn_food
 from gamegrammar.gamespec import CodecConfig
@@ -59,6 +60,19 @@ def test_batch_plays_every_episode_like_the_scalar_engine(agent, config, keyfram
         assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
 
 
+@pytest.mark.parametrize("codec", [SnakeCodec(0, tail_events=True), SnakeCodec(4, tail_events=True)], ids=["K0", "K4"])
+@pytest.mark.parametrize("config", BOARDS[:3], ids=lambda c: f"{c.width}x{c.height}")
+@pytest.mark.parametrize("agent", ["random", "greedy", "wall_follower"])
+def test_batch_writes_tail_events_like_the_scalar_engine(agent, config, codec):
+    seed, episodes = 3 + config.height, np.arange(40, 48)
+    _, tokens, result = batch_episodes(config, codec, seed, episodes, agent)
+    for row, episode in enumerate(episodes):
+        _, want_tokens, want_end = scalar_episode(config, codec, seed, int(episode), agent)
+        assert tokens[row] == want_tokens, f"episode {episode}: tokens diverge"
+        assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
+    assert any("FREE" in t for t in tokens)
+
+
 def test_small_board_reaches_every_end_reason():
     """4x4 games win; a differential test that never sees WIN would not test it."""
     config, codec = SnakeConfig(4, 4, 40), CodecConfig(3)
@@ -83,8 +97,12 @@ def test_small_board_reaches_every_end_reason():
         CorpusSpec(game=SnakeConfig(4, 4, 60), codec=CodecConfig(2, 3), agents={"wall_follower": 0.5, "random": 0.5}, episodes=60),
         CorpusSpec(game=SnakeConfig(8, 6, 70), codec=CodecConfig(0, 4), episodes=60, seed=2**62 + 5, val_fraction=0.3),
         CorpusSpec(game=SnakeConfig(7, 7, 50), codec=CodecConfig(0, 2), episodes=60, seed=11),
+        CorpusSpec(codec=SnakeCodec(tail_events=True), episodes=100, seed=3, shard_episodes=100),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, True), episodes=80, seed=5),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True), agents={"greedy": 1.0}, episodes=60, seed=9),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, True), episodes=60, seed=11),
     ],
-    ids=["default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2"],
+    ids=["default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2", "tails", "tails-4x4-k3", "tails-k1-sal1", "tails-sal2"],
 )
 def test_batch_shard_is_byte_identical_to_scalar_shard(spec):
     want_tokens, want_index = scalar_shard(spec, 0)

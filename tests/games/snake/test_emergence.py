@@ -15,6 +15,7 @@ from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
 from gamegrammar.games.snake.rules import Outcome, resolve
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.games.snake.validity import validate
+from gamegrammar.hidden import next_logprobs
 from gamegrammar.model import GameGPT, preset
 
 
@@ -147,3 +148,65 @@ def test_traced_states_are_the_states_after_ticks(corpus):
 
 def test_game_spec_gives_this_module():
     assert GAME.emergence() is em
+
+
+# ---------------------------------------------------------------- the tail-events design
+
+
+@pytest.fixture(scope="module")
+def tails(tails_corpus) -> Corpus:
+    return Corpus(tails_corpus)
+
+
+def test_tail_events_add_the_tail_freed_rule_and_keep_the_outcomes_where_they_are_written(tails):
+    for row in range(12):
+        tokens = tails.episode_tokens(row)
+        events = em.rule_events(tokens, tails.game)
+        freed = [e for e in events if e.rule == "tail_freed"]
+        assert len(freed) == tokens.count("FREE") > 0
+        for e in freed:
+            assert tokens[e.positions[0]] == "FREE" and tokens[e.positions[1]][0] == "X" and tokens[e.positions[2]][0] == "Y"
+        for e in events:
+            if e.rule == "self_death":  # P(DIE_SELF | ... INPUT_d FREE Xt Yt): the head enters the body, the freed cell known
+                assert tokens[e.positions[0]] == "DIE_SELF" and tokens[e.positions[0] - 3] == "FREE"
+            if e.rule == "wall_death":
+                assert tokens[e.positions[0]] == "DIE_WALL" and tokens[e.positions[0] - 1].startswith("INPUT_")
+
+
+def test_tail_events_probes_run_up_to_the_outcome_word(tails):
+    rng = np.random.default_rng(1)
+    kinds = set()
+    for row in range(30):
+        tokens = tails.episode_tokens(row)
+        for probe in em.fatal_input_probes(tokens, tails.game, row, rng) + em.food_ahead_probes(tokens, tails.game, row, rng):
+            kinds.add(probe.kind)
+            assert validate([*probe.tokens, probe.mandated, "EOS"], tails.game).valid or probe.kind == "food_ahead"
+            assert (probe.tokens[-3] == "FREE") == (probe.mandated == "DIE_SELF")  # only a self-death frees the tail
+            assert (probe.control[-3] == "FREE") == (probe.control_mandated in ("MOVE", "DIE_SELF"))
+            if probe.kind != "food_ahead":  # the control is the real episode up to its outcome word
+                assert tokens[: len(probe.control)] == probe.control and tokens[len(probe.control)] == probe.control_mandated
+    assert kinds == {"wall_ahead", "body_ahead", "food_ahead"}
+
+
+def test_tier2_on_tail_events_and_only_there_scores_tail_freed(tails, corpus):
+    rows = tails.split("train")[:4]
+    model = tiny_model(tails, seed=2)
+    result = em.tier2(
+        model, [tails.episode_ids(int(r)) for r in rows], [tails.episode_tokens(int(r)) for r in rows], tails.tokenizer, tails.game
+    )
+    entry = result["emergence"]["rules"]["tail_freed"]
+    assert entry["count"] == sum(tails.episode_tokens(int(r)).count("FREE") for r in rows) and 0 <= entry["mean_prob"] <= 1
+    body = [p for p in em.make_probes([tails.episode_tokens(int(r)) for r in rows], tails.game) if p.kind == "body_ahead"]
+    if body:  # scored on the whole edited prefix, FREE cell included
+        want = float(next_logprobs(model, [tails.tokenizer.encode(body[0].tokens)])[0, tails.tokenizer.ids["DIE_SELF"]].exp())
+        alone = em.score_probes(model, body[:1], tails.tokenizer, [tails.episode_tokens(int(r)) for r in rows])
+        assert alone["body_ahead"]["mean_prob"] == pytest.approx(want, rel=1e-5)
+    v1_rows = corpus.split("train")[:2]
+    v1 = em.rule_emergence(
+        tiny_model(corpus),
+        [corpus.episode_ids(int(r)) for r in v1_rows],
+        [corpus.episode_tokens(int(r)) for r in v1_rows],
+        corpus.tokenizer,
+        corpus.game,
+    )
+    assert "tail_freed" not in v1["rules"] and list(v1["rules"]) == [r for r in em.RULES if r != "tail_freed"]

@@ -215,3 +215,13 @@ def test_the_tick_shapes_are_read_off_the_writers():
     opening = fast._opening()  # BOS SNAP PLAYER X Y DIR LEN BODY [steps] FOOD X Y SCORE V
     assert (opening.x, opening.y, opening.direction, opening.length, opening.steps) == (3, 4, 5, 6, 8)
     assert (opening.food, opening.score, opening.score_no_food) == ((9, 10), 12, 10)
+
+
+def test_tail_events_sequences_go_to_the_reference(tails_corpus):
+    corpus = Corpus(tails_corpus)
+    tails = [corpus.episode_tokens(row) for row in range(len(corpus))]
+    v1 = [[t for k, t in enumerate(seq) if "FREE" not in seq[max(0, k - 2) : k + 1]] for seq in tails]  # FREE cells taken out
+    assert all(validate(seq, corpus.game).valid for seq in v1)
+    status = fast_status([*tails, *v1], corpus.game)
+    assert (status[: len(tails)] == SLOW).tolist() == ["FREE" in seq for seq in tails] and (status[len(tails) :] == VALID).all()
+    assert_same([*tails[:20], *(seq[: len(seq) // 2] for seq in tails[:20])], corpus.game)

@@ -38,3 +38,19 @@ def test_the_kind_is_the_outcome_right_after_each_input(tiny_corpus):
         kinds = {p: k for p, _, k in rule_determined_positions(tokens) if k}
         assert kinds == {i + 1: tokens[i + 1] for i, t in enumerate(tokens) if t.startswith("INPUT_")}
         assert Counter(kinds.values()).keys() <= {"MOVE", "EAT", "DIE_WALL", "DIE_SELF"}
+
+
+def test_tail_events_are_rule_determined_as_free_and_the_kind_stays_on_the_outcome_word(tails_corpus):
+    corpus = Corpus(tails_corpus)
+    for row in range(10):
+        tokens = corpus.episode_tokens(row)
+        found = rule_determined_positions(tokens)
+        free = sorted(p for p, c, _ in found if c == "free")
+        starts = [i for i, t in enumerate(tokens) if t == "FREE"]
+        assert free == sorted(i + k for i in starts for k in range(3))  # the word and its cell
+        kinds = {p: k for p, _, k in found if k}
+        outcome = {"MOVE", "EAT", "DIE_WALL", "DIE_SELF"}
+        assert kinds == {i: tokens[i] for i, t in enumerate(tokens) if t in outcome and tokens[i - 1] != "EAT"}
+        s = summarize_episode(tokens)
+        assert (s.ticks, s.score) == (corpus.index["ticks"][row], corpus.index["score"][row])
+    assert "free" in CATEGORIES

@@ -13,10 +13,12 @@ from gamegrammar.evaluation import validate
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import replay as renderer
 from gamegrammar.games.snake.agents import AGENTS
-from gamegrammar.games.snake.grammar import EXAMPLE, vocabulary
+from gamegrammar.games.snake.grammar import EXAMPLE, EXAMPLE_TAILS, vocabulary
 from gamegrammar.games.snake.replay import gif_bytes, play, render_frame, render_html, replay, replay_data, write_gif
 from gamegrammar.games.snake.replay.ascii import FOOD, HEAD, MARK, RULES_HEAD
+from gamegrammar.games.snake.replay.frames import RULE_HINTS
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeState
+from gamegrammar.games.snake.validity import RULE_NAMES
 from gamegrammar.gamespec import CodecConfig
 
 BOARD = SnakeConfig()
@@ -200,3 +202,13 @@ def test_the_game_spec_gives_this_renderer() -> None:
     assert GAME.renderer() is renderer
     for name in ("replay", "render_frame", "play", "write_gif", "write_html"):
         assert callable(getattr(renderer, name))
+
+
+def test_a_tail_events_sequence_replays_like_its_v1_twin_and_every_rule_has_a_hint():
+    tails, v1 = replay(EXAMPLE_TAILS, BOARD), replay(BASE, BOARD)
+    assert [f.state for f in tails.frames] == [f.state for f in v1.frames] and tails.verdict.valid
+    broken = replay(EXAMPLE_TAILS.replace("FREE X5 Y5", "FREE X4 Y5"), BOARD)
+    first = broken.first_violation
+    assert first.rule == "tail_freed" and first.cell == (4, 5) and RULE_HINTS["tail_freed"] in first.message
+    assert set(RULE_HINTS) == set(RULE_NAMES)
+    assert render_frame(broken, 1)

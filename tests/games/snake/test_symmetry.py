@@ -19,8 +19,8 @@ def keyframed_corpus(tmp_path_factory):
     return Corpus(out)
 
 
-def test_every_symmetry_of_every_episode_passes_the_strict_evaluator(keyframed_corpus, tiny_corpus):
-    for corpus in (keyframed_corpus, Corpus(tiny_corpus)):
+def test_every_symmetry_of_every_episode_passes_the_strict_evaluator(keyframed_corpus, tiny_corpus, tails_corpus):
+    for corpus in (keyframed_corpus, Corpus(tiny_corpus), Corpus(tails_corpus)):
         transform = SymmetryTransform(corpus.tokenizer, corpus.game)
         for row in range(len(corpus)):
             tokens = corpus.episode_tokens(row)
@@ -47,3 +47,15 @@ def test_non_square_boards_are_refused():
     config = SnakeConfig(6, 8)
     with pytest.raises(GameGrammarError, match="square"):
         SymmetryTransform(tokenizer_for(config), config)
+
+
+def test_the_free_cell_moves_with_the_board(tails_corpus):
+    corpus = Corpus(tails_corpus)
+    transform = SymmetryTransform(corpus.tokenizer, corpus.game)
+    tokens = corpus.episode_tokens(0)
+    at = tokens.index("FREE")
+    x, y = int(tokens[at + 1][1:]), int(tokens[at + 2][1:])
+    for name, f in SYMMETRIES.items():
+        image = transform.apply_tokens(tokens, name)
+        nx, ny = f(x, y, corpus.game.width - 1)
+        assert image[at] == "FREE" and image[at + 1 : at + 3] == [f"X{nx}", f"Y{ny}"]

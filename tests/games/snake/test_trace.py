@@ -6,7 +6,7 @@ import pytest
 
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
-from gamegrammar.games.snake.grammar import EXAMPLE
+from gamegrammar.games.snake.grammar import EXAMPLE, EXAMPLE_TAILS, SnakeCodec
 from gamegrammar.games.snake.replay import replay
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.games.snake.trace import trace
@@ -66,3 +66,14 @@ def test_wrong_grow_and_score_values_do_not_stop_the_trace() -> None:
 def test_trace_stops_at_the_tick_limit() -> None:
     config = SnakeConfig(max_ticks=4)  # BASE goes on past tick 4 without a TIMEOUT
     assert len(trace(BASE, config)) == 5
+
+
+def test_trace_follows_the_tail_events_design_and_stops_at_a_wrong_free() -> None:
+    for agent in AGENTS:
+        record = GAME.play_episode(SnakeConfig(6, 6, 60), SnakeCodec(2, tail_events=True), agent, 4, 1)
+        assert trace(record.tokens, SnakeConfig(6, 6, 60)) == record.states
+    tails = EXAMPLE_TAILS.split()
+    assert trace(tails, BOARD) == trace(BASE, BOARD)
+    assert len(trace(edit(tails, tails.index("FREE") + 1, "X4"), BOARD)) == 1  # tick 1 frees the wrong cell
+    missing = [*tails[: tails.index("FREE", 20)], *tails[tails.index("FREE", 20) + 3 :]]  # tick 3 frees nothing
+    assert len(trace(missing, BOARD)) == 3

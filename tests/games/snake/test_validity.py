@@ -13,7 +13,17 @@ from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.evaluation import summarize, validate_many
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
-from gamegrammar.games.snake.grammar import END_EVENTS, EXAMPLE, CodecConfig, GrammarError, parse, vocabulary
+from gamegrammar.games.snake.grammar import (
+    END_EVENTS,
+    EXAMPLE,
+    EXAMPLE_TAILS,
+    EXAMPLE_TAILS_SELF,
+    CodecConfig,
+    GrammarError,
+    SnakeCodec,
+    parse,
+    vocabulary,
+)
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.games.snake.validity import RULE_NAMES, RULES, TIERS, lenient_tiers, validate
 from gamegrammar.verdict import Verdict
@@ -21,6 +31,8 @@ from gamegrammar.verdict import Verdict
 BOARD = SnakeConfig()
 
 BASE = EXAMPLE  # a valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8
+TAILS = EXAMPLE_TAILS  # BASE in the tail-events design: FREE and the tail's cell before every MOVE
+TAILS_SELF = EXAMPLE_TAILS_SELF  # a length-6 snake twice moves into the cell its tail leaves, then into its body
 # A snake curled round so that turning right runs into its own body (not its tail).
 CURLED = "BOS SNAP PLAYER X5 Y5 DIR_U LEN5 BODY B_D B_R B_U B_U FOOD X0 Y0 SCORE V0 "
 
@@ -44,7 +56,7 @@ def assert_only(verdict: Verdict, rule: str, index: int) -> None:
 
 
 def test_the_base_sequences_are_valid():
-    for text in (BASE, CURLED + "TICK INPUT_R DIE_SELF EOS"):
+    for text in (BASE, CURLED + "TICK INPUT_R DIE_SELF EOS", TAILS, TAILS_SELF):
         verdict = validate(text.split(), BOARD)
         assert verdict.valid, verdict
         assert verdict.violations == [] and verdict.first_violation is None
@@ -105,6 +117,14 @@ CASES = [
         ("TIMEOUT", 0),
     ),  # early
     ("timeout_at_limit", BASE.split(), SnakeConfig(max_ticks=7), ("TICK", 7)),  # alive at the limit, no TIMEOUT
+    # the tail-events design: a wrong cell (at the wrong coordinate), a missing FREE (where it belongs), a FREE where the
+    # tail stays (an eat, a wall death), and a missing FREE before DIE_SELF
+    ("tail_freed", mutate(TAILS, "FREE X5 Y5 MOVE X6 Y5", "FREE X4 Y5 MOVE X6 Y5"), BOARD, ("X4", 0)),
+    ("tail_freed", mutate(TAILS, "FREE X6 Y5 MOVE X7 Y4", "FREE X6 Y4 MOVE X7 Y4"), BOARD, ("Y4", 0)),
+    ("tail_freed", mutate(TAILS, "TICK INPUT_U FREE X7 Y5 MOVE X7 Y3", "TICK INPUT_U MOVE X7 Y3"), BOARD, ("MOVE", 3)),
+    ("tail_freed", mutate(TAILS, "INPUT_R EAT MOVE X7 Y5", "INPUT_R FREE X6 Y5 EAT MOVE X7 Y5"), BOARD, ("FREE", 1)),
+    ("tail_freed", mutate(TAILS, "INPUT_U DIE_WALL", "INPUT_U FREE X7 Y1 DIE_WALL"), BOARD, ("FREE", 6)),
+    ("tail_freed", mutate(TAILS_SELF, "FREE X7 Y6 DIE_SELF", "DIE_SELF"), BOARD, ("DIE_SELF", 0)),
 ]
 
 
@@ -172,6 +192,56 @@ def test_a_missing_win_is_caught():
     assert verdict.first_violation == len(tokens) - 2
 
 
+# ---------------------------------------------------------------- the tail-events design
+
+
+def test_a_sequence_that_mixes_the_designs_is_invalid():
+    # grammar v1 with one (correct) FREE on tick 1: the sequence is read as the tail-events design, so the next move
+    # without its FREE breaks tail_freed there
+    mixed = mutate(BASE, "TICK INPUT_R MOVE X6 Y5", "TICK INPUT_R FREE X5 Y5 MOVE X6 Y5")
+    assert_only(validate(mixed, BOARD), "tail_freed", nth(mixed, "MOVE", 2))
+    # the tail-events design with one FREE left out: caught at its tick, wherever it is
+    for k in range(6):
+        tokens = TAILS.split()
+        at = nth(tokens, "FREE", k)
+        del tokens[at : at + 3]
+        assert_only(validate(tokens, BOARD), "tail_freed", at)
+
+
+def test_a_free_cell_off_the_board_breaks_in_bounds_and_tail_freed():
+    tokens = mutate(TAILS, "FREE X7 Y5 MOVE X7 Y3", "FREE X17 Y5 MOVE X7 Y3")
+    verdict = validate(tokens, BOARD)
+    assert verdict.violations == ["in_bounds", "tail_freed"] and verdict.positions == dict.fromkeys(verdict.violations, nth(tokens, "X17"))
+
+
+def test_without_a_state_a_free_must_still_go_with_a_move_or_a_self_death():
+    # after a wrong move the state is unknown until the keyframe after tick 3; a FREE before the eat of tick 2 is
+    # still caught (it goes with an EAT), a right-looking one before a MOVE is not
+    wrong_move = mutate(TAILS, "MOVE X6 Y5", "MOVE X6 Y6")
+    assert validate(wrong_move, BOARD).violations == ["move_follows_input"]
+    extra = mutate(" ".join(wrong_move), "INPUT_R EAT", "INPUT_R FREE X1 Y1 EAT")
+    verdict = validate(extra, BOARD)
+    assert verdict.violations == ["move_follows_input", "tail_freed"] and verdict.positions["tail_freed"] == nth(extra, "FREE", 1)
+
+
+def test_the_fast_path_routes_the_tail_events_design_to_the_reference(tails_corpus):
+    corpus = Corpus(tails_corpus)
+    rows = range(len(corpus))
+    as_ids = validate_many([corpus.episode_ids(row) for row in rows], corpus.game)
+    as_tokens = validate_many([corpus.episode_tokens(row) for row in rows], corpus.game)
+    assert all(v.valid and all(v.lenient.values()) for v in as_ids) and as_ids == as_tokens
+    mutants = []
+    for row in rows:
+        tokens = corpus.episode_tokens(row)
+        if "FREE" in tokens:
+            at = len(tokens) // 2
+            at = at + tokens[at:].index("FREE")
+            mutants.append([*tokens[: at + 1], "X0" if tokens[at + 1] != "X0" else "X1", *tokens[at + 2 :]])
+    verdicts = validate_many(mutants, corpus.game)
+    assert verdicts == [validate(m, corpus.game) for m in mutants]
+    assert all(v.violations[:1] == ["tail_freed"] for v in verdicts)
+
+
 # ---------------------------------------------------------------- real episodes
 
 
@@ -182,6 +252,8 @@ def test_a_missing_win_is_caught():
         (SnakeConfig(), CodecConfig(keyframe_interval=10), {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}, 60),
         (SnakeConfig(7, 5, 60), CodecConfig(keyframe_interval=1), {"random": 0.5, "greedy": 0.5}, 60),
         (SnakeConfig(4, 4, 400), CodecConfig(keyframe_interval=3), {"greedy": 1.0}, 120),
+        (SnakeConfig(), SnakeCodec(tail_events=True), {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}, 200),
+        (SnakeConfig(4, 4, 400), SnakeCodec(keyframe_interval=3, tail_events=True), {"greedy": 1.0}, 120),
     ],
 )
 def test_every_generated_episode_passes_every_rule(tmp_path, config, codec, agents, episodes):
@@ -232,7 +304,13 @@ VOCAB = vocabulary(BOARD)
 
 @cache
 def episode_pool() -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(play(BOARD, CodecConfig(keyframe_interval=k), agent, 5, ep)) for agent in AGENTS for ep in range(4) for k in (0, 4))
+    return tuple(
+        tuple(play(BOARD, SnakeCodec(keyframe_interval=k, tail_events=tails), agent, 5, ep))
+        for agent in AGENTS
+        for ep in range(4)
+        for k in (0, 4)
+        for tails in (False, True)
+    )
 
 
 def check_invariants(verdict: Verdict, tokens: list[str]) -> None:
@@ -300,7 +378,22 @@ def test_every_prefix_of_a_valid_episode_is_only_incomplete(which, cut):
 )
 def test_played_episodes_are_always_valid(board, agent, seed, interval):
     config = SnakeConfig(*board)
-    tokens = play(config, CodecConfig(keyframe_interval=interval), agent, seed, 0)
+    tokens = play(config, SnakeCodec(keyframe_interval=interval, tail_events=seed % 2 == 1), agent, seed, 0)
     verdict = validate(tokens, config)
     assert verdict.valid, verdict
     assert all(verdict.lenient.values())
+
+
+def test_a_declared_design_holds_a_sequence_to_it():
+    """A tail-events model that leaves its FREE cells out is not judged as grammar v1 once its codec is given."""
+    from gamegrammar.games.snake.grammar import SnakeCodec
+
+    bare = TAILS.replace(" FREE", " DROP").split()
+    bare = [t for i, t in enumerate(bare) if t != "DROP" and not (i and bare[i - 1] == "DROP") and not (i > 1 and bare[i - 2] == "DROP")]
+    assert bare == BASE.split()  # the same episode, written without its tail events
+    assert validate(bare, BOARD).valid  # read off the sequence: grammar v1, valid
+    declared = GAME.validate(bare, BOARD, SnakeCodec(tail_events=True))
+    assert not declared.valid and declared.violations[0] == "tail_freed"
+    assert [v.to_json() for v in validate_many([bare] * 70, BOARD, SnakeCodec(tail_events=True))] == [declared.to_json()] * 70
+    assert GAME.validate(TAILS.split(), BOARD, SnakeCodec(tail_events=True)).valid
+    assert GAME.validate(BASE.split(), BOARD, SnakeCodec()).valid

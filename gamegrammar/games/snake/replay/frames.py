@@ -31,6 +31,7 @@ RULE_HINTS: dict[str, str] = {
     "complete": "the episode is not complete (BOS keyframe ... end event EOS)",
     "in_bounds": "a cell written off the board",
     "move_follows_input": "the MOVE cell is not head + direction",
+    "tail_freed": "FREE must name the cell the tail leaves, on every move and self-collision and only then",
     "wall_death": "DIE_WALL written iff the next head is off the board",
     "self_death": "DIE_SELF written iff the snake runs into itself",
     "eat_iff_food": "EAT written iff the next head is the food",

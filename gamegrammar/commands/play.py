@@ -1,0 +1,127 @@
+"""gamegrammar play: the model as an agent in the real game, in one table with the game's scripted agents.
+
+    gamegrammar play --ckpt runs/cpu/checkpoints/last.ckpt --games 1000 --out reports/play
+    gamegrammar play --ckpt bs.ckpt --opponents space --agents model,greedy      # Battlesnake: snake 0 against space
+    gamegrammar play --game snake --agents greedy,random                          # scripted agents alone, no model
+
+The engine writes every event; the model writes only player 0's input, among the inputs the game allows
+(an action mask), at --temperature. Every agent plays episodes 0..games-1 of --seed: the same starts and
+the same opponents. `--corpus-out DIR` also keeps the model's games as a corpus (the checkpoint's codec).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gamegrammar.agents import parse_agent_mix
+from gamegrammar.commands.game_args import add_game_arguments, game_config
+from gamegrammar.errors import GameGrammarError
+from gamegrammar.games import game_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("play", help="the model plays the real game (action-masked inputs) beside the scripted agents")
+    p.add_argument("--ckpt", default=None, help="a training checkpoint (.ckpt) or an exported model directory: the model agent")
+    p.add_argument("--games", type=int, default=1000, help="games per agent (default: %(default)s)")
+    p.add_argument("--temperature", type=float, default=1.0, help="the model's sampling temperature; 0 = argmax")
+    p.add_argument("--seed", type=int, default=0, help="episodes 0..games-1 of this seed (starts, food, opponents)")
+    p.add_argument("--agents", default=None, help="who plays, comma-separated: model and scripted agents (default: model and every one)")
+    p.add_argument("--opponents", default=None, help="games with several players: the others' agent mix (default: the game's)")
+    p.add_argument("--batch-size", type=int, default=128, help="games the model plays at once (default: %(default)s)")
+    p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads for the model (default: %(default)s: its steps are small)")
+    p.add_argument("--out", default=None, help="report directory: report.json, report.md, scores.png")
+    p.add_argument("--corpus-out", default=None, help="also write the model's games as a corpus here")
+    p.add_argument("--overwrite", action="store_true", help="replace a finished corpus in --corpus-out")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_game_arguments(p, what="without --ckpt")
+    p.set_defaults(run=run)
+
+
+def _agents(args: argparse.Namespace, scripted: tuple[str, ...]) -> list[str]:
+    names = [a.strip() for a in (args.agents or ",".join(("model", *scripted) if args.ckpt else scripted)).split(",") if a.strip()]
+    for name in names:
+        if name != "model" and name not in scripted:
+            raise GameGrammarError(f"unknown agent {name!r}; choose from model, {', '.join(scripted)}")
+    if "model" in names and args.ckpt is None:
+        raise GameGrammarError("the model agent needs --ckpt")
+    if not names or len(set(names)) != len(names):
+        raise GameGrammarError(f"--agents must name each agent once, got {args.agents!r}")
+    return names
+
+
+def run(args: argparse.Namespace) -> int:
+    from gamegrammar.io import check_output_dir
+
+    if args.games < 1:
+        raise GameGrammarError(f"--games must be at least 1, got {args.games}")
+    if args.threads < 1:
+        raise GameGrammarError(f"--threads must be at least 1, got {args.threads}")
+    if not 0 <= args.seed < 1 << 63:
+        raise GameGrammarError(f"--seed must be in [0, 2**63), got {args.seed}")
+    inputs = (args.ckpt,)
+    for flag, path in (("--out", args.out), ("--corpus-out", args.corpus_out)):
+        if path:
+            check_output_dir(path, what=flag, inputs=inputs)
+    if args.corpus_out:
+        from pathlib import Path
+
+        if args.ckpt is None:
+            raise GameGrammarError("--corpus-out keeps the model's games: give --ckpt")
+        if (Path(args.corpus_out) / "manifest.json").exists() and not args.overwrite:
+            raise GameGrammarError(f"--corpus-out {args.corpus_out} already holds a finished corpus; pass --overwrite to replace it")
+    agent: Any = None
+    if args.ckpt is not None:
+        from gamegrammar.commands.sample import device_of
+        from gamegrammar.play import ModelAgent
+
+        agent = ModelAgent.from_checkpoint(
+            args.ckpt, temperature=args.temperature, batch_size=args.batch_size, device=device_of(args.device)
+        )
+        config, codec = game_config(args, agent.config), agent.codec
+    else:
+        config = game_config(args)
+        codec = game_of(config).codec_type()
+    game = game_of(config)
+    names = _agents(args, game.agent_names)
+    if args.corpus_out and "model" not in names:
+        raise GameGrammarError("--corpus-out keeps the model's games: let the model play (--agents model,...)")
+    opponents = None if args.opponents is None else parse_agent_mix(args.opponents, game.agent_names)
+    return play(args, game, config, codec, {name: (agent if name == "model" else name) for name in names}, opponents)
+
+
+def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: dict[str, Any], opponents: dict | None) -> int:
+    """Play every agent, print the table, write the report and the model's games."""
+    import numpy as np
+    from tqdm import tqdm
+
+    from gamegrammar.play import play_agents, play_report, render_markdown, torch_threads, write_play_report
+
+    bar = tqdm(total=args.games * len(agents), unit="game", disable=args.quiet, desc="play")
+    try:
+        with torch_threads(args.threads):
+            played = play_agents(game, config, codec, args.seed, args.games, agents, opponents, lambda name, n: bar.update(n))
+    finally:
+        bar.close()
+    meta: dict[str, Any] = {"games": args.games, "seed": args.seed, "episodes": f"0..{args.games - 1}"}
+    model = agents.get("model")
+    if model is not None:
+        meta |= {"checkpoint": str(args.ckpt), "model": model.model.describe(), "temperature": args.temperature}
+        meta["model_forward_passes"] = model.forward_passes
+    if next(iter(played.values())).result.place is not None:  # several players: whom player 0 met
+        meta["opponents"] = ", ".join(f"{k}={v:g}" for k, v in (opponents or game.default_agents).items())
+    report = play_report(game, config, played, meta)
+    print(render_markdown(report), end="")
+    if args.out:
+        print(f"wrote {write_play_report(report, args.out)}")
+    if args.corpus_out:
+        from gamegrammar.corpus import write_played
+
+        games = played["model"].result.episodes
+        origin = {"agent": "model", "checkpoint": str(args.ckpt), "temperature": args.temperature, "seed": args.seed}
+        write_played(
+            args.corpus_out, config, codec, model.tokenizer, args.seed, np.arange(args.games), games, origin, overwrite=args.overwrite
+        )
+        print(f"wrote the model's {args.games} games to {args.corpus_out}")
+    return 0

@@ -1,0 +1,62 @@
+"""What a dream needs from Battlesnake: every snake's scripted input as tokens, and one written tick read from a state.
+
+`read_tick` is `trace` and the strict evaluator one tick at a time: the tick is parsed behind a keyframe of
+the state before it (the grammar parses ticks only after a keyframe, which also names the snakes that move)
+and numbered as the state's next tick, then followed with `trace.follow` from the state itself (eliminated
+snakes keep their last body, as in `trace`) and checked with `validity.check_tick`. Chained over a valid
+episode's ticks it gives `trace`'s states and no broken rule; it follows no further than a keyframe that
+disagrees with the state (where `trace` stops one tick later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gamegrammar.games.battlesnake.agents import make_agent, parse_lineup
+from gamegrammar.games.battlesnake.grammar import INPUT_TOKEN, GrammarError, Tick, keyframe_tokens, parse
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState
+from gamegrammar.games.battlesnake.trace import agrees, follow
+from gamegrammar.games.battlesnake.validity import check_tick
+from gamegrammar.gamespec import TickReading
+from gamegrammar.verdict import Findings
+
+PAST_LIMIT = "timeout_at_limit"  # the rule a tick written after the tick limit breaks (the game was over)
+
+
+class ScriptedInputs:
+    """One scripted agent per snake (`agent`: a name for all, or a lineup "safe,greedy,..."), every live snake's
+    input in index order, as the grammar writes them."""
+
+    def __init__(self, agent: str, config: BattlesnakeConfig) -> None:
+        self.agents = [make_agent(name, config, k) for k, name in enumerate(parse_lineup(agent, config))]
+
+    def reset(self, seed: int, episode: int) -> None:
+        for agent in self.agents:
+            agent.reset(seed, episode)
+
+    def inputs(self, state: BattlesnakeState) -> list[str]:
+        return [INPUT_TOKEN[self.agents[k].act(state)] for k in state.alive]
+
+
+def read_tick(state: BattlesnakeState, tokens: Sequence[str], config: BattlesnakeConfig, tails: bool) -> TickReading:
+    """One whole tick (TICK ... up to the next TICK, keyframe and EOS included) read after `state`."""
+    head = ["BOS", *keyframe_tokens(state)]
+    seq = [*head, *tokens]
+    found = Findings(len(seq) + 1)  # the tick is whole: an element missing at its end is missing, not cut off
+    try:
+        items = list(parse(seq))
+    except GrammarError:
+        return TickReading(None, ("grammar",))
+    ticks = [item for item in items[1:] if isinstance(item, Tick)]
+    if len(ticks) != 1 or ticks[0].start != len(head):
+        raise ValueError(f"read_tick reads one whole tick, got {len(ticks)} in {' '.join(tokens)!r}")
+    tick = ticks[0]
+    tick.number = state.tick + 1
+    check_tick(state, tick, config, found, tails)
+    broken = tuple(sorted(found.first, key=found.first.__getitem__))
+    if tick.number > config.max_ticks:  # trace stops here: the game was over
+        return TickReading(None, broken or (PAST_LIMIT,))
+    after = follow(state, tick, config)
+    if after is not None and tick.keyframe is not None and not agrees(tick.keyframe, after):
+        after = None
+    return TickReading(after, broken)

@@ -1,0 +1,62 @@
+"""What a dream needs from Snake: the scripted agents' inputs as tokens, and one written tick read from a known state.
+
+`read_tick` is `trace` and the strict evaluator one tick at a time: the tick is parsed behind a keyframe of
+the state before it (grammar v1 parses ticks only after a keyframe) and numbered as the state's next tick,
+then followed with `trace.follow` (the state the agent sees next) and checked with `validity.check_tick`
+(the rules it breaks). Chained over a valid episode's ticks it gives `trace`'s states and no broken rule; it
+follows no further than a keyframe that disagrees with the state (where `trace` stops one tick later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gamegrammar.games.snake.agents import make_agent
+from gamegrammar.games.snake.grammar import GrammarError, Tick, event_tokens, keyframe_tokens, parse
+from gamegrammar.games.snake.rules import SnakeConfig, SnakeState, event
+from gamegrammar.games.snake.trace import follow
+from gamegrammar.games.snake.validity import check_tick
+from gamegrammar.gamespec import TickReading
+from gamegrammar.verdict import Findings
+
+PAST_LIMIT = "timeout_at_limit"  # the rule a tick written after the tick limit breaks (the game was over)
+
+
+class ScriptedInputs:
+    """A scripted agent's input on a state, written as grammar v1 writes it (INPUT_d)."""
+
+    def __init__(self, agent: str, config: SnakeConfig) -> None:
+        self.agent = make_agent(agent, config)
+
+    def reset(self, seed: int, episode: int) -> None:
+        self.agent.reset(seed, episode)
+
+    def inputs(self, state: SnakeState) -> list[str]:
+        return event_tokens(event("INPUT", state.tick + 1, dir=self.agent.act(state).name))
+
+
+def read_tick(state: SnakeState, tokens: Sequence[str], config: SnakeConfig, tails: bool = False) -> TickReading:
+    """One whole tick (TICK ... up to the next TICK, keyframe and EOS included) read after `state`.
+
+    `tails`: the dream is in the tail-events design (its model's codec), so a FREE cell left out is a broken rule.
+    """
+    head = ["BOS", *keyframe_tokens(state)]
+    seq = [*head, *tokens]
+    found = Findings(len(seq) + 1)  # the tick is whole: an element missing at its end is missing, not cut off
+    try:
+        items = list(parse(seq))
+    except GrammarError:
+        return TickReading(None, ("grammar",))
+    ticks = [item for item in items[1:] if isinstance(item, Tick)]
+    if len(ticks) != 1 or ticks[0].start != len(head):
+        raise ValueError(f"read_tick reads one whole tick, got {len(ticks)} in {' '.join(tokens)!r}")
+    tick = ticks[0]
+    tick.number = state.tick + 1
+    check_tick(state, tick, config, found, tails)
+    broken = tuple(sorted(found.first, key=found.first.__getitem__))
+    if tick.number > config.max_ticks:  # trace stops here: the game was over
+        return TickReading(None, broken or (PAST_LIMIT,))
+    after = follow(state, tick, config, tails)
+    if after is not None and tick.keyframe is not None and tick.keyframe.state(tick.number) != after:
+        after = None  # trace follows no further than a keyframe that disagrees with the state
+    return TickReading(after, broken)

@@ -1,0 +1,90 @@
+"""gamegrammar play: the model beside the scripted agents in one table, its games as a corpus, bad input in one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from gamegrammar.cli import main
+from gamegrammar.corpus import Corpus
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_the_model_plays_beside_every_scripted_agent(tiny_run, tmp_path, capsys):
+    corpus, _, ckpt = tiny_run
+    out, games = tmp_path / "report", tmp_path / "games"
+    argv = ["play", "--ckpt", str(ckpt), "--games", "20", "--seed", "4", "--out", str(out), "--corpus-out", str(games), "--quiet"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    for agent in ("model", "random", "greedy", "wall_follower"):
+        assert f"| {agent} | 20 |" in text
+    report = json.loads((out / "report.json").read_text())
+    assert report["meta"]["board"] == "board 5x5, max_ticks 40" and report["meta"]["temperature"] == 1.0
+    assert report["agents"]["model"]["score"]["mean"] >= 0 and (out / "report.md").exists() and (out / "scores.png").exists()
+    played = Corpus(games)
+    assert len(played) == 20 and played.agent(0) == "model" and played.tokenizer.sha256() == Corpus(corpus).tokenizer.sha256()
+    assert played.index["score"].mean() == pytest.approx(report["agents"]["model"]["score"]["mean"])
+    assert main([*argv[:7], "--agents", "model", "--temperature", "0", "--quiet"]) == 0  # argmax, the model alone
+    assert "| greedy |" not in capsys.readouterr().out
+
+
+def test_scripted_agents_alone_need_no_model(capsys):
+    assert (
+        main(
+            [
+                "play",
+                "--game",
+                "battlesnake",
+                "--num-snakes",
+                "2",
+                "--width",
+                "7",
+                "--height",
+                "7",
+                "--games",
+                "10",
+                "--agents",
+                "greedy,random",
+                "--opponents",
+                "space",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "| greedy | 10 |" in text and "place" in text and "opponents: space=1" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "model"], "needs --ckpt"),
+        (["--agents", "greedy,nobody"], "unknown agent 'nobody'"),
+        (["--agents", "greedy,greedy"], "each agent once"),
+        (["--games", "0"], "--games must be at least 1"),
+        (["--opponents", "nobody"], "unknown agent 'nobody'"),
+        (["--corpus-out", "x"], "give --ckpt"),
+    ],
+)
+def test_bad_input_is_one_line(argv, message, capsys):
+    assert main(["play", "--game", "snake", "--quiet", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_finished_corpus_is_not_replaced(tiny_run, tmp_path, capsys):
+    _, _, ckpt = tiny_run
+    argv = ["play", "--ckpt", str(ckpt), "--games", "3", "--agents", "model", "--corpus-out", str(tmp_path / "games"), "--quiet"]
+    assert main(argv) == 0
+    assert main(argv) == 2 and "--overwrite" in capsys.readouterr().err
+    assert main([*argv, "--overwrite"]) == 0
