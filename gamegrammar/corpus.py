@@ -455,7 +455,30 @@ def merge(out: str | Path, parts: list[str | Path], *, overwrite: bool = False, 
 # ---------------------------------------------------------------- reading
 
 
-class Corpus:
+class _Episodes:
+    """What a corpus and a mix of corpora both answer from their spec and index."""
+
+    spec: CorpusSpec
+    index: np.ndarray
+
+    @property
+    def game(self) -> Any:
+        """The game config (its `game` class variable names the game)."""
+        return self.spec.game
+
+    @property
+    def game_spec(self) -> GameSpec:
+        return self.spec.game_spec
+
+    @property
+    def codec(self) -> CodecConfig:
+        return self.spec.codec
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
+class Corpus(_Episodes):
     """A finished corpus opened read-only; token shards are memory-mapped, never loaded whole.
 
     A part of a corpus (see `merge`) is refused unless `allow_partial`: training
@@ -521,22 +544,6 @@ class Corpus:
             indexes.append(index)
         self.index = np.concatenate(indexes) if indexes else np.zeros(0, _with_shard(np.zeros(0, INDEX_DTYPE), 0).dtype)
 
-    @property
-    def game(self) -> Any:
-        """The game config (its `game` class variable names the game)."""
-        return self.spec.game
-
-    @property
-    def game_spec(self) -> GameSpec:
-        return self.spec.game_spec
-
-    @property
-    def codec(self) -> CodecConfig:
-        return self.spec.codec
-
-    def __len__(self) -> int:
-        return len(self.index)
-
     def split(self, name: str) -> np.ndarray:
         """Row numbers (into `index`) of the episodes in a split."""
         if name not in SPLITS:
@@ -560,7 +567,7 @@ class Corpus:
 # ---------------------------------------------------------------- several corpora, and games played elsewhere
 
 
-class CorpusMix:
+class CorpusMix(_Episodes):
     """Several corpora of one game config and vocabulary, read as one: rows run through the first corpus's episodes,
     then the next's. Training reads a real corpus and self-play games together this way (`--data.path [a, b]`); each
     corpus keeps its own split. `parts[i]` is corpus i and `part_rows(i)` its rows here."""
@@ -585,21 +592,6 @@ class CorpusMix:
 
     def __str__(self) -> str:
         return ", ".join(map(str, self.paths))
-
-    @property
-    def game(self) -> Any:
-        return self.spec.game
-
-    @property
-    def game_spec(self) -> GameSpec:
-        return self.spec.game_spec
-
-    @property
-    def codec(self) -> CodecConfig:
-        return self.spec.codec
-
-    def __len__(self) -> int:
-        return len(self.index)
 
     def part_rows(self, i: int) -> np.ndarray:
         return self._offset[i] + np.arange(len(self.parts[i]))
