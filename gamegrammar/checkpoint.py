@@ -20,9 +20,8 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save
 
-from gamegrammar.corpus import CorpusSpec
+from gamegrammar.corpus import CorpusSpec, SpecView
 from gamegrammar.errors import GameGrammarError
-from gamegrammar.gamespec import CodecConfig, GameSpec
 from gamegrammar.io import atomic_write, atomic_write_json, atomic_write_text
 from gamegrammar.model import GameGPT, GPTConfig
 from gamegrammar.tokenizer import GameTokenizer
@@ -35,27 +34,14 @@ MODEL_PREFIX = "model."  # GameGPTModule keeps GameGPT as `self.model`
 
 
 @dataclass
-class LoadedModel:
-    """Everything needed to sample from a trained model and evaluate what it writes."""
+class LoadedModel(SpecView):
+    """Everything needed to sample from a trained model and evaluate what it writes (`game`: the config it was trained on)."""
 
     model: GameGPT  # in eval mode
     tokenizer: GameTokenizer
     spec: CorpusSpec  # the training corpus's spec
     gpt_config: GPTConfig
     longest_episode: int | None = None  # tokens in the training corpus's longest episode (None: not recorded)
-
-    @property
-    def game(self) -> Any:
-        """The game config the model was trained on."""
-        return self.spec.game
-
-    @property
-    def game_spec(self) -> GameSpec:
-        return self.spec.game_spec
-
-    @property
-    def codec(self) -> CodecConfig:
-        return self.spec.codec
 
 
 def _build(

@@ -455,11 +455,10 @@ def merge(out: str | Path, parts: list[str | Path], *, overwrite: bool = False, 
 # ---------------------------------------------------------------- reading
 
 
-class _Episodes:
-    """What a corpus and a mix of corpora both answer from their spec and index."""
+class SpecView:
+    """The game, its spec and the codec, read off a corpus spec: a corpus, a mix of corpora, a loaded model."""
 
     spec: CorpusSpec
-    index: np.ndarray
 
     @property
     def game(self) -> Any:
@@ -473,6 +472,12 @@ class _Episodes:
     @property
     def codec(self) -> CodecConfig:
         return self.spec.codec
+
+
+class _Episodes(SpecView):
+    """What a corpus and a mix of corpora both answer from their spec and index."""
+
+    index: np.ndarray
 
     def __len__(self) -> int:
         return len(self.index)
