@@ -7,7 +7,8 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu screen-bs screen-snake clean $(addprefix reproduce-,gg31k gg-cpu gg-gpu)
+.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long screen-bs screen-snake clean \
+	$(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
 # a machine with a CUDA torch keeps it (make setup VENV_FLAGS=--system-site-packages,
@@ -29,12 +30,19 @@ demo: setup
 	$(GG) evaluate --ckpt $(DEMO)/train/checkpoints/last.ckpt --corpus $(DEMO)/corpus --num 200 \
 		--teacher-episodes 50 --out $(DEMO)/report
 	@echo "report: $(DEMO)/report/report.md"
+	@echo "--- the shipped model (models/snake, its card: models/snake/README.md), read the same way:"
+	$(GG) evaluate --ckpt models/snake --corpus $(DEMO)/corpus --num 200 --teacher-episodes 50 --out $(DEMO)/report-shipped
+	$(GG) evaluate --table $(DEMO)/report $(DEMO)/report-shipped
+	@echo "--- a game each writes, the brief model's beside the shipped model's (the last tick):"
+	$(GG) replay --ckpt $(DEMO)/train/checkpoints/last.ckpt --ckpt models/snake --seed 1 --frame -1
+	@echo "reports: $(DEMO)/report/report.md (brief), $(DEMO)/report-shipped/report.md (models/snake);" \
+		"watch a game: $(GG) replay --ckpt models/snake --html $(DEMO)/replay.html --overwrite"
 
 # The README's results: one corpus, then each CPU preset within its time budget, then 1000 samples each
 # at temperature 1.0 (add GPU=1 on a machine with a GPU for the gg-gpu row). One preset alone:
 # make reproduce-gg-cpu (it makes the corpus first if there is none). Every run starts afresh.
 CORPUS ?= data/corpus60k
-RESULTS := gg31k gg-cpu $(if $(GPU),gg-gpu)
+RESULTS := gg31k gg-cpu gg-cpu-long $(if $(GPU),gg-gpu)
 reproduce: $(addprefix reproduce-,$(RESULTS))
 
 # gg31k is also sampled the way the original published its figures: cut off at its 64-token context
@@ -79,16 +87,28 @@ screen-bs: setup $(BS_CORPUS)/manifest.json $(BS_CORPUS)-tails/manifest.json
 	  plain=$(BS_CORPUS) tails=$(BS_CORPUS)-tails
 
 # Snake's grammar options against grammar v1 (issue 20, docs/levers.md "Making the body visible"): gg-cpu on each
-# design's 60,000-episode corpus, three seeds each at an equal budget of SNAKE_SCREEN_STEPS steps, 200 samples.
-SNAKE_SCREEN_STEPS ?= 400
+# design's 60,000-episode corpus, three seeds each at an equal budget of SNAKE_SCREEN_STEPS steps (890: what gg-cpu
+# reaches in its 15 minutes on 2 idle cores; fixed steps, so a busy machine trains the same models), 1000 samples,
+# and the rules' emergence on held-out episodes (self-collision, spawn mass). Two screens on disjoint seeds can share
+# the machine: make screen-snake SNAKE_SCREEN_SEEDS=1 & make screen-snake SNAKE_SCREEN_SEEDS=2 (one thread each).
+SNAKE_SCREEN_STEPS ?= 890
 SNAKE_SCREEN_SEEDS ?= 1 2 3
+TAILS_CORPUS := $(CORPUS)-tails
 
-$(CORPUS)-tails/manifest.json: | setup
-	$(GG) generate --episodes 60000 --seed 0 --workers 2 --tail-events --out $(CORPUS)-tails --quiet
+$(TAILS_CORPUS)/manifest.json: | setup
+	$(GG) generate --episodes 60000 --seed 0 --workers 2 --tail-events --out $(TAILS_CORPUS) --quiet
 
-screen-snake: setup $(CORPUS)/manifest.json $(CORPUS)-tails/manifest.json
-	GG=$(GG) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 200 "$(SNAKE_SCREEN_SEEDS)" \
-	  v1=$(CORPUS) tails=$(CORPUS)-tails
+screen-snake: setup $(CORPUS)/manifest.json $(TAILS_CORPUS)/manifest.json
+	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 "$(SNAKE_SCREEN_SEEDS)" \
+	  v1=$(CORPUS) tails=$(TAILS_CORPUS)
+
+# gg-cpu-long (issue 20): gg-cpu for 3000 steps (configs/gg-cpu-long.yaml, about 39 minutes; run it in the background),
+# on grammar v1, the best design of the screen above; the README's row and the shipped model (models/snake).
+reproduce-gg-cpu-long: setup $(CORPUS)/manifest.json
+	rm -rf runs/gg-cpu-long-final
+	$(GG) train fit --config configs/gg-cpu-long.yaml --data.path $(CORPUS) --run_dir runs/gg-cpu-long-final --trainer.enable_progress_bar false
+	$(GG) evaluate --ckpt runs/gg-cpu-long-final/checkpoints/last.ckpt --corpus $(CORPUS) --num 1000 --temperature 1.0 --out reports/gg-cpu-long
+	$(GG) analyze --ckpt runs/gg-cpu-long-final/checkpoints/last.ckpt --corpus $(CORPUS) --tiers 2 --out reports/gg-cpu-long-analysis
 
 test: setup
 	$(PY) -m pytest

@@ -408,8 +408,7 @@ def run_loop(config: OuroborosConfig, train: Train, log: Callable[[str], None] =
     """Run (or continue) the loop to `config.generations`; returns the log (also written to out/log.json)."""
     run = Run(config)
     corpus = Corpus(config.corpus)
-    ckpt = read_checkpoint(config.checkpoint)["gamegrammar"]
-    if ckpt["tokenizer_sha256"] != corpus.tokenizer.sha256():
+    if load_checkpoint(config.checkpoint).tokenizer.sha256() != corpus.tokenizer.sha256():
         raise GameGrammarError(f"the checkpoint {config.checkpoint} was trained on another vocabulary than the corpus {config.corpus}")
     if not Path(config.finetune.config).is_file() and config.generations:
         raise GameGrammarError(f"finetune.config {config.finetune.config} does not exist")

@@ -32,7 +32,7 @@ from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
 from torch.utils.data import DataLoader, Dataset
 
-from gamegrammar.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_KEY, read_checkpoint
+from gamegrammar.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_KEY, load_checkpoint
 from gamegrammar.corpus import Corpus, CorpusMix, open_corpus
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.model import IGNORE_INDEX, GameGPT, GPTConfig
@@ -425,16 +425,16 @@ class GameGPTModule(L.LightningModule):
             rank_zero_info(f"GameGPT {self.hparams.preset}: {self.model.num_params():,} parameters, {self.config}")
 
     def _load_initial_weights(self, path: str) -> None:
-        """init_from: the model weights of a gamegrammar checkpoint, refused in one line if they do not fit."""
-        ckpt = read_checkpoint(path)
-        info = ckpt[CHECKPOINT_KEY]
-        if info.get("gpt_config") != self.config.to_dict():
-            diff = {k: v for k, v in info.get("gpt_config", {}).items() if self.config.to_dict().get(k) != v}
+        """init_from: the model weights of a gamegrammar checkpoint or exported model (such as models/snake), refused in
+        one line if they do not fit."""
+        loaded = load_checkpoint(path)
+        theirs, ours = loaded.gpt_config.to_dict(), self.config.to_dict()
+        if theirs != ours:
+            diff = {k: v for k, v in theirs.items() if ours.get(k) != v}
             raise GameGrammarError(f"--model.init_from {path}: its model differs from the configured one ({diff})")
-        if self.corpus_info is not None and info.get("tokenizer_sha256") != self.corpus_info["tokenizer_sha256"]:
+        if self.corpus_info is not None and loaded.tokenizer.sha256() != self.corpus_info["tokenizer_sha256"]:
             raise GameGrammarError(f"--model.init_from {path} was trained on another vocabulary than the corpus's")
-        prefix = "model."
-        self.model.load_state_dict({k[len(prefix) :]: v for k, v in ckpt["state_dict"].items() if k.startswith(prefix)})
+        self.model.load_state_dict(loaded.model.state_dict())
         self._initialized = True
         rank_zero_info(f"model weights from {path}")
 

@@ -48,6 +48,8 @@ def test_the_config_refuses_unknown_keys_wrong_types_and_bad_values(tmp_path):
         OuroborosConfig.from_yaml(tmp_path / "bad.yaml")
     shipped = OuroborosConfig.from_yaml(Path(__file__).parent.parent / "configs" / "ouroboros.yaml")
     assert shipped.play.games == 1000 and Path(shipped.finetune.config).name == "gg-cpu.yaml"
+    readme_run = OuroborosConfig.from_yaml(Path(__file__).parent.parent / "configs" / "ouroboros-snake.yaml")
+    assert readme_run.checkpoint == "models/snake" and readme_run.generations == 3
 
 
 def result_of(scores, place=None) -> PlayerResult:

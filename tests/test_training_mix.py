@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from gamegrammar.checkpoint import load_checkpoint
+from gamegrammar.checkpoint import export, load_checkpoint
 from gamegrammar.cli import main
 from gamegrammar.corpus import Corpus, write_played
 from gamegrammar.errors import GameGrammarError
@@ -66,3 +66,13 @@ def test_init_from_starts_a_fresh_fit_from_a_checkpoints_weights(tiny_run, two_c
     assert main(argv) == 0
     tuned = torch.load(run / "checkpoints" / "last.ckpt", weights_only=True)
     assert tuned["global_step"] == 2 and tuned["gamegrammar"]["corpus_path"] == f"{real}, {played}"
+
+
+def test_init_from_takes_an_exported_model_as_well(tiny_run, tmp_path):
+    """So a loop or a fine-tune can start from a shipped model (models/snake), which has no .ckpt."""
+    _, _, ckpt = tiny_run
+    exported = export(ckpt, tmp_path / "exported")
+    module = GameGPTModule(preset=load_checkpoint(ckpt).gpt_config, init_from=str(exported))
+    module.setup("fit")
+    for name, value in load_checkpoint(ckpt).model.state_dict().items():
+        assert torch.equal(module.model.state_dict()[name], value)

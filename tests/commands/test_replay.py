@@ -113,3 +113,32 @@ def test_token_file_line_reads_only_that_line(tmp_path) -> None:
     path = tmp_path / "t.txt"
     path.write_text("BOS JUMP\n" + " ".join(BASE) + "\n")
     assert token_file_line(path, 2, BOARD) == BASE
+
+
+def test_ckpt_replays_a_game_the_model_writes(tiny_run, tmp_path, capsys) -> None:
+    _, _, ckpt = tiny_run
+    assert run_replay("--ckpt", str(ckpt), "--seed", "3", "--frame", "-1") == 0
+    one = capsys.readouterr().out
+    assert "+-----+" in one and "first violation" in one  # the 4-step model breaks the grammar on its 5x5 board
+    assert run_replay("--ckpt", str(ckpt), "--seed", "3", "--frame", "-1") == 0
+    assert capsys.readouterr().out == one  # the seed fixes the game
+    html = tmp_path / "r.html"
+    assert run_replay("--ckpt", str(ckpt), "--html", str(html)) == 0
+    assert html_data(html.read_text())
+
+
+def test_several_ckpts_print_side_by_side(tiny_run, capsys) -> None:
+    _, _, ckpt = tiny_run
+    assert run_replay("--ckpt", str(ckpt), "--ckpt", str(ckpt), "--seed", "1", "--frame", "0") == 0
+    out = capsys.readouterr().out
+    board = next(line for line in out.splitlines() if line.startswith("+"))
+    assert board.split() == ["+-----+", "+-----+"]  # two boards on one line
+    assert out.count(f"{ckpt}, seed 1: ") == 2  # a summary each
+    with pytest.raises(GameGrammarError, match="side by side as ASCII"):
+        run_replay("--ckpt", str(ckpt), "--ckpt", str(ckpt), "--gif", "x.gif")
+    with pytest.raises(GameGrammarError, match="give one source"):
+        run_replay("--ckpt", str(ckpt), "--tokens", "t.txt")
+
+
+def test_beside_pads_each_column() -> None:
+    assert replay_command.beside(["a\nbbb", "c"], gap=1) == "a   c\nbbb"

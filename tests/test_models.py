@@ -1,0 +1,38 @@
+"""The models shipped in models/: each loads from its directory, its card says what it is, and it writes real games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gamegrammar.checkpoint import EXPORT_FILES, load_checkpoint
+from gamegrammar.evaluation.validity import validate_many
+from gamegrammar.sampling import SamplingConfig, generate
+
+MODELS = Path(__file__).parent.parent / "models"
+SHIPPED = sorted(p for p in MODELS.iterdir() if p.is_dir()) if MODELS.is_dir() else []
+
+
+def test_the_snake_model_is_shipped() -> None:
+    assert MODELS / "snake" in SHIPPED
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_a_shipped_model_loads_and_its_card_says_what_it_is(path: Path) -> None:
+    assert all((path / name).is_file() for name in EXPORT_FILES)
+    loaded = load_checkpoint(path)
+    assert loaded.tokenizer.tokens == loaded.game_spec.codec_vocabulary(loaded.game, loaded.codec)
+    card = (path / "README.md").read_text()
+    for said in (f"gamegrammar evaluate --ckpt models/{path.name}", "strict full", "hardware", "grammar", "data"):
+        assert said in card, f"models/{path.name}/README.md does not say {said!r}"
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_a_shipped_model_writes_valid_games(path: Path) -> None:
+    loaded = load_checkpoint(path)
+    tok = loaded.tokenizer
+    config = SamplingConfig(temperature=1.0, max_length=2 * loaded.model.config.block_size, batch_size=8, seed=0)
+    ids = generate(loaded.model, [[tok.bos_id]] * 8, tok.eos_id, config)
+    verdicts = validate_many([tok.decode(s) for s in ids], loaded.game, loaded.codec)
+    assert sum(v.valid for v in verdicts) >= 3  # its card's strict full rate makes fewer than 3 of 8 very unlikely
