@@ -52,6 +52,27 @@ def test_the_config_refuses_unknown_keys_wrong_types_and_bad_values(tmp_path):
     assert readme_run.checkpoint == "models/snake" and readme_run.generations == 3
 
 
+def test_the_readme_runs_each_change_the_lever_they_name() -> None:
+    configs = Path(__file__).parent.parent / "configs"
+    base, low_lr, share10, t05 = (
+        OuroborosConfig.from_yaml(configs / f"ouroboros-snake{suffix}.yaml").to_dict() for suffix in ("", "-low-lr", "-share10", "-t05")
+    )
+    outs = {run["out"] for run in (base, low_lr, share10, t05)}
+    assert len(outs) == 4, "each run needs its own directory"
+
+    def flat(d: dict) -> dict:
+        return {f"{k}.{kk}": vv for k, v in d.items() for kk, vv in (v.items() if isinstance(v, dict) else [("", v)])}
+
+    def changed(a: dict, b: dict) -> set[str]:
+        fa, fb = flat(a), flat(b)
+        return {k for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)} - {"out.", "generations."}
+
+    assert changed(base, low_lr) == {"finetune.args"}
+    assert "--model.muon_lr" in low_lr["finetune"]["args"] and "--model.lr" in low_lr["finetune"]["args"]
+    assert changed(low_lr, share10) == {"finetune.selfplay_share"} and share10["finetune"]["selfplay_share"] == 0.1
+    assert changed(share10, t05) == {"play.temperature"} and t05["play"]["temperature"] == 0.5
+
+
 def result_of(scores, place=None) -> PlayerResult:
     scores = np.asarray(scores)
     n = len(scores)
