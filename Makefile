@@ -102,17 +102,20 @@ screen-snake: setup $(CORPUS)/manifest.json $(TAILS_CORPUS)/manifest.json
 	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 "$(SNAKE_SCREEN_SEEDS)" \
 	  v1=$(CORPUS) tails=$(TAILS_CORPUS)
 
-# The same screen for a lever of the data, not the grammar: grammar v1 on a greedy-heavy corpus of the same size, whose
-# games are longer and end in the snake's own body 1.7 times as often (more of the ticks the body rules decide).
+# The same screen for a lever of the data, not the grammar (docs/levers.md, "A greedy-heavy corpus"): grammar v1 on a
+# greedy-heavy corpus of the same size, whose games are longer and end in the snake's own body 1.7 times as often.
 GREEDY_CORPUS := $(CORPUS)-greedy70
 
 $(GREEDY_CORPUS)/manifest.json: | setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --agents random=0.15,greedy=0.7,wall_follower=0.15 \
 	  --out $(GREEDY_CORPUS) --quiet
 
-screen-snake-mix: setup $(GREEDY_CORPUS)/manifest.json
+screen-snake-mix: setup $(CORPUS)/manifest.json $(GREEDY_CORPUS)/manifest.json
 	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake-mix configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 \
 	  "$(SNAKE_SCREEN_SEEDS)" greedy70=$(GREEDY_CORPUS)
+	for seed in $(SNAKE_SCREEN_SEEDS); do out=reports/screen-snake-mix/greedy70-$$seed/analysis-$(notdir $(CORPUS)); \
+	  test -f $$out/analysis.json || $(GG) analyze --ckpt runs/screen-snake-mix/greedy70-$$seed/checkpoints/last.ckpt \
+	    --corpus $(CORPUS) --tiers 2 --out $$out || exit 1; done  # tier 2 on the same held-out episodes as v1's
 
 # gg-cpu-long (issue 20): gg-cpu for 3000 steps (configs/gg-cpu-long.yaml, about 39 minutes; run it in the background),
 # on grammar v1, the best design of the screen above; the README's row and the shipped model (models/snake).
