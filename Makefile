@@ -103,7 +103,7 @@ screen-snake: setup $(CORPUS)/manifest.json $(TAILS_CORPUS)/manifest.json
 	  v1=$(CORPUS) tails=$(TAILS_CORPUS)
 
 # The same screen for a lever of the data, not the grammar (docs/levers.md, "A greedy-heavy corpus"): grammar v1 on a
-# greedy-heavy corpus of the same size, whose games are longer and end in the snake's own body 1.7 times as often.
+# greedy-heavy corpus of the same size, whose games are longer and end in the snake's own body 1.75 times as often.
 GREEDY_CORPUS := $(CORPUS)-greedy70
 
 $(GREEDY_CORPUS)/manifest.json: | setup

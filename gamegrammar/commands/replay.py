@@ -115,6 +115,11 @@ def beside(columns: list[str], gap: int = 4) -> str:
     return "\n".join((" " * gap).join(col[r].ljust(w) for col, w in zip(padded, widths)).rstrip() for r in range(rows))
 
 
+def frame_index(k: int, rp: Any) -> int:
+    """A tick of the replay, counting back from the last frame when negative (-1: the last)."""
+    return k if k >= 0 else max(1, len(rp.frames)) + k
+
+
 def load_sequence(args: argparse.Namespace) -> tuple[list[str], Any, str]:
     """The tokens to replay, the game config, and a title naming where they came from."""
     if sum(x is not None for x in (args.tokens, args.ckpt)) > 1 or (args.ckpt and args.corpus is not None):
@@ -156,8 +161,8 @@ def run(args: argparse.Namespace) -> int:
     renderer = game_of(config).renderer()
     rp = renderer.replay(tokens, config)
     last = len(rp.frames) - 1
-    if args.frame is not None and args.frame < 0:
-        args.frame += max(0, last) + 1
+    if args.frame is not None:
+        args.frame = frame_index(args.frame, rp)
     for flag, tick in (("--frame", args.frame), ("--start-tick", args.start_tick)):
         if tick is not None and not 0 <= tick <= max(0, last):
             raise GameGrammarError(f"{flag} {tick} is out of range: the replay has ticks 0..{max(0, last)}")
@@ -194,8 +199,7 @@ def run_beside(args: argparse.Namespace) -> int:
     picks = range(frames) if args.frame is None else [args.frame]
 
     def frame(renderer: Any, rp: Any, k: int) -> str:
-        last = max(0, len(rp.frames) - 1)
-        return renderer.render_frame(rp, min(last, k if k >= 0 else last + 1 + k))
+        return renderer.render_frame(rp, min(max(0, len(rp.frames) - 1), frame_index(k, rp)))
 
     for k in picks:
         print(beside([f"{title}\n{frame(renderer, rp, k)}" for title, renderer, rp in shown]) + "\n")
