@@ -86,21 +86,31 @@ screen-bs: setup $(BS_CORPUS)/manifest.json $(BS_CORPUS)-tails/manifest.json
 	GG=$(GG) scripts/screen.sh bs configs/bs-cpu.yaml $(SCREEN_STEPS) $(SCREEN_NUM) "$(SCREEN_SEEDS)" \
 	  plain=$(BS_CORPUS) tails=$(BS_CORPUS)-tails
 
-# Snake's grammar options against grammar v1 (issue 20, docs/levers.md "Making the body visible"): gg-cpu on each
-# design's 60,000-episode corpus, three seeds each at an equal budget of SNAKE_SCREEN_STEPS steps (890: what gg-cpu
-# reaches in its 15 minutes on 2 idle cores; fixed steps, so a busy machine trains the same models), 1000 samples,
-# and the rules' emergence on held-out episodes (self-collision, spawn mass). Two screens on disjoint seeds can share
-# the machine: make screen-snake SNAKE_SCREEN_SEEDS=1 & make screen-snake SNAKE_SCREEN_SEEDS=2 (one thread each).
+# Snake's grammar options against grammar v1 (issue 20, docs/levers.md "Making the body visible"; tails is
+# --tail-events, head is --head-first): gg-cpu on each design's 60,000-episode corpus, three seeds each at an equal
+# budget of SNAKE_SCREEN_STEPS steps (890: what gg-cpu reaches in its 15 minutes on 2 idle cores; fixed steps, so a
+# busy machine trains the same models), 1000 samples, and the rules' emergence on held-out episodes (self-collision,
+# spawn mass). Two screens on disjoint seeds can share the machine: make screen-snake SNAKE_SCREEN_SEEDS=1 & make screen-snake SNAKE_SCREEN_SEEDS=2 (one thread each).
 SNAKE_SCREEN_STEPS ?= 890
 SNAKE_SCREEN_SEEDS ?= 1 2 3
 TAILS_CORPUS := $(CORPUS)-tails
 
+HEAD_CORPUS := $(CORPUS)-head
+# The designs a screen trains (each NAME=CORPUS); e.g. SNAKE_SCREEN_DESIGNS="v1 head" leaves tails out.
+SNAKE_SCREEN_DESIGNS ?= v1 tails head
+SNAKE_SCREEN_CORPUS_v1 := $(CORPUS)
+SNAKE_SCREEN_CORPUS_tails := $(TAILS_CORPUS)
+SNAKE_SCREEN_CORPUS_head := $(HEAD_CORPUS)
+
 $(TAILS_CORPUS)/manifest.json: | setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --tail-events --out $(TAILS_CORPUS) --quiet
 
-screen-snake: setup $(CORPUS)/manifest.json $(TAILS_CORPUS)/manifest.json
+$(HEAD_CORPUS)/manifest.json: | setup
+	$(GG) generate --episodes 60000 --seed 0 --workers 2 --head-first --out $(HEAD_CORPUS) --quiet
+
+screen-snake: setup $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(SNAKE_SCREEN_CORPUS_$(d))/manifest.json)
 	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 "$(SNAKE_SCREEN_SEEDS)" \
-	  v1=$(CORPUS) tails=$(TAILS_CORPUS)
+	  $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(d)=$(SNAKE_SCREEN_CORPUS_$(d)))
 
 # The same screen for a lever of the data, not the grammar (docs/levers.md, "A greedy-heavy corpus"): grammar v1 on a
 # greedy-heavy corpus of the same size, whose games are longer and end in the snake's own body 1.75 times as often.

@@ -166,3 +166,61 @@ def test_render_ansi():
     text = env.render()
     assert text.count("\n") == 6 and "tick 0" in text and "*" in text
     assert SnakeEnv().render() is None
+
+
+def as_v1(tokens: list[str]) -> list[str]:
+    """Head-first tokens in grammar v1's order: each tick's cell after its outcome word (none on a self-death)."""
+    out, i = [], 0
+    while i < len(tokens):
+        out.append(tokens[i])
+        if (
+            tokens[i].startswith("INPUT_")
+            and i + 3 < len(tokens)
+            and tokens[i + 1][0] == "X"
+            and tokens[i + 3] in ("MOVE", "EAT", "DIE_SELF")
+        ):
+            x, y, word = tokens[i + 1 : i + 4]
+            out += {"MOVE": ["MOVE", x, y], "EAT": ["EAT", "MOVE", x, y], "DIE_SELF": ["DIE_SELF"]}[word]
+            i += 4
+            continue
+        i += 1
+    return out
+
+
+def test_head_first_env_writes_the_head_first_tokens_of_the_same_episodes(small_snake_corpus):
+    from gamegrammar.games.snake.grammar import SnakeCodec, decode
+    from gamegrammar.games.snake.validity import validate
+
+    corpus = small_snake_corpus
+    game = corpus.game
+    env = SnakeEnv(game.width, game.height, game.max_ticks, keyframe_interval=corpus.codec.keyframe_interval, head_first=True)
+    v1_env = SnakeEnv(game.width, game.height, game.max_ticks, keyframe_interval=corpus.codec.keyframe_interval)
+    assert env.codec == SnakeCodec(corpus.codec.keyframe_interval, head_first=True)
+    ends = set()
+    for row in range(len(corpus)):
+        expected = corpus.episode_tokens(row)
+        episode, inputs = int(corpus.index["episode"][row]), inputs_of(expected)
+        tokens, steps = play(env, corpus.spec.seed, episode, inputs)
+        assert as_v1(tokens) == expected and env.tokens == tokens, f"episode {row}"
+        assert decode(tokens).events == decode(expected).events
+        assert steps == play(v1_env, corpus.spec.seed, episode, inputs)[1]  # the option changes the tokens only
+        assert validate(tokens, game, head_first=True).valid
+        ends.add(tokens[-2])
+    assert ends == {"DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT"}
+
+
+def test_head_first_info_tokens_are_each_ticks_cell_then_its_outcome_word():
+    env = SnakeEnv(6, 6, 30, head_first=True)
+    _, info = env.reset(seed=4)
+    assert info["tokens"][0] == "BOS" and info["events"] == []
+    while True:
+        before = env.game.state.head
+        _, _, terminated, truncated, info = env.step(int(env.game.state.direction))  # straight on, into the wall
+        tokens, kinds = info["tokens"], [e.type for e in info["events"]]
+        if "DIE_WALL" in kinds:
+            assert tokens == ["TICK", info["tokens"][1], "DIE_WALL", "EOS"] and terminated
+            break
+        head = env.game.state.head
+        assert abs(head[0] - before[0]) + abs(head[1] - before[1]) == 1
+        assert tokens[:5] == ["TICK", tokens[1], f"X{head[0]}", f"Y{head[1]}", "EAT" if "EAT" in kinds else "MOVE"]
+        assert not truncated

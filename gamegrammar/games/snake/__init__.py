@@ -4,7 +4,7 @@ Modules, lowest layer first (an import-linter contract keeps the order):
   rules          the rules: one reference implementation (scalar simulator)
   batch          the same rules on arrays, for thousands of games at once
   agents         scripted agents (scalar), batch_agents: the same agents on a batch
-  grammar        token grammar v1 and its tail-events option: vocabulary, encoder, parser, automaton
+  grammar        token grammar v1 and its options (tail events, head first): vocabulary, encoder, parser, automaton
   rollout        whole episodes on the batch engine, written straight to token ids
   validity, fast the strict evaluator (reference, and its batch replay)
   fidelity       what fidelity and teacher forcing read of a sequence
@@ -35,7 +35,7 @@ class SnakeSpec(GameSpec):
     name = "snake"
     description = "one snake on a W x H grid: move, eat, grow; dies on a wall or its own body"
     config_type = SnakeConfig
-    codec_type = _grammar.SnakeCodec  # the grammar option tail_events (`generate --tail-events`)
+    codec_type = _grammar.SnakeCodec  # the grammar options tail_events and head_first (`generate --tail-events`, `--head-first`)
     end_events = _grammar.END_EVENTS
     agent_names = tuple(AGENTS)
     default_agents: ClassVar[dict[str, float]] = {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}
@@ -126,12 +126,16 @@ class SnakeSpec(GameSpec):
     # -- evaluation
 
     def validate(self, tokens: Sequence[str], config: SnakeConfig, codec: CodecConfig | None = None) -> Any:
-        return _validity.validate(tokens, config, tails=None if codec is None else _grammar.tail_events_of(codec))
+        if codec is None:
+            return _validity.validate(tokens, config)
+        return _validity.validate(tokens, config, tails=_grammar.tail_events_of(codec), head_first=_grammar.head_first_of(codec))
 
     def validate_many(self, sequences: Sequence[Any], config: SnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
         from gamegrammar.games.snake.fast import validate_fast
 
-        return validate_fast(sequences, config, tails=None if codec is None else _grammar.tail_events_of(codec))
+        if codec is None:
+            return validate_fast(sequences, config)
+        return validate_fast(sequences, config, tails=_grammar.tail_events_of(codec), head_first=_grammar.head_first_of(codec))
 
     def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
         return _fidelity.summarize_episode(tokens)
@@ -184,7 +188,7 @@ class SnakeSpec(GameSpec):
     def read_tick(self, state: SnakeState, tokens: Sequence[str], config: SnakeConfig, codec: CodecConfig) -> Any:
         from gamegrammar.games.snake.dream import read_tick
 
-        return read_tick(state, tokens, config, _grammar.tail_events_of(codec))
+        return read_tick(state, tokens, config, _grammar.tail_events_of(codec), _grammar.head_first_of(codec))
 
     # -- state identity (novelty): gamegrammar/games/snake/zobrist.py
 

@@ -35,16 +35,19 @@ class ScriptedInputs:
         return event_tokens(event("INPUT", state.tick + 1, dir=self.agent.act(state).name))
 
 
-def read_tick(state: SnakeState, tokens: Sequence[str], config: SnakeConfig, tails: bool = False) -> TickReading:
+def read_tick(
+    state: SnakeState, tokens: Sequence[str], config: SnakeConfig, tails: bool = False, head_first: bool | None = None
+) -> TickReading:
     """One whole tick (TICK ... up to the next TICK, keyframe and EOS included) read after `state`.
 
     `tails`: the dream is in the tail-events design (its model's codec), so a FREE cell left out is a broken rule.
+    `head_first`: the order its cells must follow (the codec's), a tick in the other order is a grammar error.
     """
     head = ["BOS", *keyframe_tokens(state)]
     seq = [*head, *tokens]
     found = Findings(len(seq) + 1)  # the tick is whole: an element missing at its end is missing, not cut off
     try:
-        items = list(parse(seq))
+        items = list(parse(seq, head_first=head_first))
     except GrammarError:
         return TickReading(None, ("grammar",))
     ticks = [item for item in items[1:] if isinstance(item, Tick)]

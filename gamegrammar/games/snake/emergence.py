@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from gamegrammar.games.snake.grammar import FREE, Keyframe, Tick, parse, uses_tail_events
+from gamegrammar.games.snake.grammar import FREE, Keyframe, Tick, parse, uses_head_first, uses_tail_events
 from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState, freed_cell, legal_directions, resolve
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs, random_like
@@ -126,7 +126,9 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
 
         if item.outcome == "EAT":
             add("eat_when_food", [p["outcome"]])
-        if "move" in p:
+        if "cell" in p:  # head-first: the cell right after the input (a DIE_SELF's included)
+            add("move_follows_input", [p["cell"], p["cell"] + 1])
+        elif "move" in p:
             add("move_follows_input", [p["move"] - 1, p["move"], p["move"] + 1])
         if "free" in p:
             add("tail_freed", [p["free"] - 1, p["free"], p["free"] + 1])
@@ -264,10 +266,18 @@ def _outcome(state: SnakeState, config: SnakeConfig, action: Direction) -> str:
     return resolve(state, config, action)[1].value
 
 
-def _freed(state: SnakeState, config: SnakeConfig, action: Direction, tails: bool) -> list[str]:
-    """`FREE Xx Yy` where the tail-events design writes it between this input and its outcome word, else nothing."""
-    cell = freed_cell(state, resolve(state, config, action)[1]) if tails else None
+def _before_outcome(state: SnakeState, config: SnakeConfig, action: Direction, design: str) -> list[str]:
+    """What a design writes between this input and its outcome word: `FREE Xx Yy` (tail events, where the tail
+    leaves a cell), `Xx Yy` (head first: the head's cell, none on a wall death), or nothing (grammar v1)."""
+    _, outcome, head = resolve(state, config, action)
+    cell = freed_cell(state, outcome) if design == "tails" else None
+    if design == "head_first" and outcome.value != "DIE_WALL":
+        return [f"X{head[0]}", f"Y{head[1]}"]
     return [] if cell is None else [FREE, f"X{cell[0]}", f"Y{cell[1]}"]
+
+
+def _design(tokens: Sequence[str]) -> str:
+    return "tails" if uses_tail_events(tokens) else "head_first" if uses_head_first(tokens) else "v1"
 
 
 def food_ahead_probes(tokens: Sequence[str], config: SnakeConfig, episode: int, rng: np.random.Generator) -> list[Probe]:
@@ -290,8 +300,10 @@ def food_ahead_probes(tokens: Sequence[str], config: SnakeConfig, episode: int, 
         prefix = list(tokens[: kf.end])
         edited = [*prefix[:at], f"X{ahead[0]}", f"Y{ahead[1]}", *prefix[at + 2 :]]
         step = ["TICK", f"INPUT_{d.name}"]
-        control = prefix + step + _freed(state, config, d, uses_tail_events(tokens))
-        return [Probe("food_ahead", edited + step, "EAT", control, _outcome(state, config, d), episode, tick + 1)]
+        design = _design(tokens)
+        edited_step = step + _before_outcome(edited_state, config, d, design)
+        control = prefix + step + _before_outcome(state, config, d, design)
+        return [Probe("food_ahead", edited + edited_step, "EAT", control, _outcome(state, config, d), episode, tick + 1)]
     return []
 
 
@@ -300,13 +312,13 @@ def fatal_input_probes(
 ) -> list[Probe]:
     """wall_ahead and body_ahead probes: real ticks whose input is replaced by a fatal (non-reversing) direction."""
     states = trace(tokens, config)
-    tails = uses_tail_events(tokens)
+    design = _design(tokens)
     found: dict[str, list[Probe]] = {"wall_ahead": [], "body_ahead": []}
     for item in parse(tokens):
         if not isinstance(item, Tick) or item.number >= len(states):
             continue
         before = states[item.number - 1]
-        control = list(tokens[: item.positions["outcome"]])  # up to the outcome word: TICK INPUT_d [FREE Xx Yy]
+        control = list(tokens[: item.positions["outcome"]])  # up to the outcome word: TICK INPUT_d [FREE Xx Yy | Xx Yy]
         control_outcome = _outcome(before, config, item.input)
         for d in legal_directions(before.direction):
             if d == item.input:
@@ -314,7 +326,7 @@ def fatal_input_probes(
             outcome = _outcome(before, config, d)
             kind = {"DIE_WALL": "wall_ahead", "DIE_SELF": "body_ahead"}.get(outcome)
             if kind is not None:
-                edited = [*tokens[: item.start], "TICK", f"INPUT_{d.name}", *_freed(before, config, d, tails)]
+                edited = [*tokens[: item.start], "TICK", f"INPUT_{d.name}", *_before_outcome(before, config, d, design)]
                 found[kind].append(Probe(kind, edited, outcome, control, control_outcome, episode, item.number))
     out = []
     for probes in found.values():

@@ -20,10 +20,11 @@ partial tick is not replayed), so that verdict is also given here.
 
 Every sequence either matches (valid, or a valid prefix) or goes, unchanged, to
 the reference `validate`: tokens outside the board's vocabulary, any mismatch,
-anything unusual, and every sequence of the tail-events design (any FREE: the
-tick shapes here are grammar v1's, so those are the reference's alone, at its
-speed: about 370 default-corpus episodes/s in one process, against some 11k/s
-here). The fast path therefore only decides "obeys everything", never which
+anything unusual, and every sequence of the tail-events design (any FREE) or of
+the head-first design (a cell right after an input: never a tick shape here, so
+never VALID): the tick shapes here are grammar v1's, so those are the
+reference's alone, at its speed: about 370 default-corpus episodes/s in one
+process, against some 11k/s here. The fast path therefore only decides "obeys everything", never which
 rule broke, and its verdicts equal the reference's exactly
 (tests/games/snake/test_fast.py checks that on episodes, every prefix of some,
 and thousands of mutations).
@@ -392,7 +393,12 @@ def _as_tokens(seq: Sequence[str] | Sequence[int] | np.ndarray, tb: _Tables) -> 
 
 
 def validate_fast(
-    sequences: Iterable[TokenSequence], config: SnakeConfig, *, min_batch: int = MIN_BATCH, tails: bool | None = None
+    sequences: Iterable[TokenSequence],
+    config: SnakeConfig,
+    *,
+    min_batch: int = MIN_BATCH,
+    tails: bool | None = None,
+    head_first: bool | None = None,
 ) -> list[Verdict]:
     """`validate` for each sequence, exactly, many at once.
 
@@ -400,14 +406,15 @@ def validate_fast(
     of ints or an integer array, as the sampler and the corpus hold them: the
     quickest, no strings to look up). Calls with fewer than `min_batch`
     sequences are answered by the reference alone (it is quicker there), and so is
-    the tail-events design (`tails`, as `validate` takes it: the fast path reads grammar v1).
+    the tail-events and head-first designs (`tails`, `head_first`, as `validate` takes them: the fast path reads
+    grammar v1, and a sequence of another design is never VALID there, so it goes to the reference too).
     """
     tb = _tables(config)
     seqs = [s.split() if isinstance(s, str) else s for s in sequences]
-    if tails:
-        return [validate(_as_tokens(s, tb), config, tails=True) for s in seqs]
+    if tails or head_first:
+        return [validate(_as_tokens(s, tb), config, tails=tails, head_first=head_first) for s in seqs]
     if len(seqs) < min_batch:
-        return [validate(_as_tokens(s, tb), config) for s in seqs]
+        return [validate(_as_tokens(s, tb), config, tails=tails, head_first=head_first) for s in seqs]
     verdicts: list[Verdict] = []
     for a in range(0, len(seqs), CHUNK):
         part = seqs[a : a + CHUNK]
@@ -418,7 +425,7 @@ def validate_fast(
             elif code == CUT:
                 verdicts.append(_cut_verdict(len(seq)))
             else:
-                verdicts.append(validate(_as_tokens(seq, tb), config))
+                verdicts.append(validate(_as_tokens(seq, tb), config, tails=tails, head_first=head_first))
     return verdicts
 
 

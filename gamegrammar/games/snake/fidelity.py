@@ -38,7 +38,9 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
     right after INPUT_d. In the tail-events design `FREE Xx Yy` comes between them on
     the ticks where the tail leaves a cell, category "free" (the word says the head
     neither eats nor hits a wall, the cell is the tail's), and the outcome word after
-    it (MOVE or DIE_SELF, decided with the freed cell known) keeps the kind.
+    it (MOVE or DIE_SELF, decided with the freed cell known) keeps the kind. In the
+    head-first design the head's cell comes right after INPUT_d (category "move", on a
+    DIE_SELF too), and the outcome word after it keeps the kind.
     """
     out: set[tuple[int, str, str]] = set()
     for item in parse(tokens):
@@ -49,7 +51,9 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
         out.add((p["outcome"], "outcome", item.outcome))
         if "free" in p:
             out |= {(p["free"] - 1, "free", ""), (p["free"], "free", ""), (p["free"] + 1, "free", "")}
-        if "move" in p:
+        if "cell" in p:  # head-first: the cell before the outcome word
+            out |= {(p["cell"], "move", ""), (p["cell"] + 1, "move", "")}
+        elif "move" in p:
             if item.outcome == "EAT":
                 out.add((p["move"] - 1, "outcome", ""))
             out |= {(p["move"], "move", ""), (p["move"] + 1, "move", "")}

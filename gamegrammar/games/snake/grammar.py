@@ -23,7 +23,23 @@ written by the encoder from the state before the tick (it is not one of the
 rules' events, so `decode` gives the same events in both designs); it has a
 move's salience.
 
-One parser and one vocabulary serve both designs: `parse` accepts an optional
+Option: head first (`SnakeCodec(head_first=True)`, `generate --head-first`;
+docs/grammar.md). In grammar v1 the outcome word comes before the cell the head
+moves to, so to write DIE_SELF the model must work out that cell and look it up
+in the body in one step. With the option the head's new cell comes first, then
+the outcome word:
+
+    tick := TICK INPUT_d (DIE_WALL | Xx Yy (MOVE | EAT GROW ... | DIE_SELF)) [TIMEOUT] [keyframe]
+
+On a DIE_SELF the cell is the one the head runs into (on the body); a wall death
+writes none (it is off the board); an eat drops the MOVE word (the cell says
+where the head went). "Does the head die" becomes "was the cell just written
+written again as a head within the last LEN ticks", one attention lookup. The
+option adds no token (the vocabulary is grammar v1's) and about as many tokens
+per episode; the events are the same as grammar v1's. It is a third design, not
+combined with tail events.
+
+One parser and one vocabulary serve all designs: `parse` accepts an optional
 FREE cell before any outcome (whether it belongs there is the evaluator's rule
 `tail_freed`), and FREE is the vocabulary's last token, so every grammar v1
 token keeps its id; a corpus written without the option has grammar v1's
@@ -51,31 +67,44 @@ _BODY_TOKEN = {d: f"B_{d.name}" for d in Direction}
 _BODY_DIRECTION = {token: d for d, token in _BODY_TOKEN.items()}
 FREE = "FREE"  # the tail-events option's one word: the vocabulary's last token
 _FREE_SALIENCE = EVENTS[FREE][0]  # a move's: kept and dropped with the MOVE
+_MOVE_SALIENCE = EVENTS["MOVE"][0]  # the head-first cells': kept and dropped with the MOVE
 
 
 @dataclass(frozen=True)
 class SnakeCodec(CodecConfig):
-    """A codec with Snake's grammar option: `tail_events` writes `FREE Xx Yy`, the cell the tail leaves, each tick.
+    """A codec with Snake's grammar options: `tail_events` writes `FREE Xx Yy`, the cell the tail leaves, each tick;
+    `head_first` writes the head's new cell before the outcome word. One or the other: they are separate designs.
 
-    `to_dict` names the option only when it is on, so a corpus written without it has the manifest it had before
-    the option existed (and one written before it reads as the option off).
+    `to_dict` names an option only when it is on, so a corpus written without them has the manifest it had before
+    the options existed (and one written before them reads as the options off).
     """
 
     tail_events: bool = False
+    head_first: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not isinstance(self.tail_events, (bool, int)) or self.tail_events not in (0, 1):
-            raise GameGrammarError(f"tail_events must be true or false, got {self.tail_events!r}")
-        object.__setattr__(self, "tail_events", bool(self.tail_events))
+        for name in ("tail_events", "head_first"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, int)) or value not in (0, 1):
+                raise GameGrammarError(f"{name} must be true or false, got {value!r}")
+            object.__setattr__(self, name, bool(value))
+        if self.tail_events and self.head_first:
+            raise GameGrammarError("tail_events and head_first are separate grammar designs: choose one")
 
     def to_dict(self) -> dict[str, int]:
-        return {**super().to_dict(), **({"tail_events": True} if self.tail_events else {})}
+        options = {name: True for name in ("tail_events", "head_first") if getattr(self, name)}
+        return {**super().to_dict(), **options}
 
 
 def tail_events_of(codec: CodecConfig | None) -> bool:
     """Does this codec write tail events? (Any game's CodecConfig does not.)"""
     return bool(getattr(codec, "tail_events", False))
+
+
+def head_first_of(codec: CodecConfig | None) -> bool:
+    """Does this codec write the head's new cell before the outcome word? (Any game's CodecConfig does not.)"""
+    return bool(getattr(codec, "head_first", False))
 
 
 # grammar v1's worked example on the default 10x10 board (docs/grammar.md): eats on tick 2, a keyframe after tick 3,
@@ -109,6 +138,27 @@ EXAMPLE_TAILS_SELF = (
     "TICK INPUT_D FREE X5 Y6 MOVE X5 Y6 "
     "TICK INPUT_R FREE X6 Y6 MOVE X6 Y6 "
     "TICK INPUT_U FREE X7 Y6 DIE_SELF EOS"
+)
+
+
+# grammar v1's worked example in the head-first design: each cell before its outcome word, the eat without its MOVE
+# word, the wall death without a cell (the head would leave the board).
+EXAMPLE_HEAD_FIRST = (
+    "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 "
+    "TICK INPUT_R X6 Y5 MOVE "
+    "TICK INPUT_R X7 Y5 EAT GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
+    "TICK INPUT_U X7 Y4 MOVE SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
+    "TICK INPUT_U X7 Y3 MOVE TICK INPUT_U X7 Y2 MOVE TICK INPUT_U X7 Y1 MOVE TICK INPUT_U X7 Y0 MOVE "
+    "TICK INPUT_U DIE_WALL EOS"
+)
+
+# A self-death in the head-first design: the snake of EXAMPLE_TAILS_SELF turns into its body at X6 Y5, which it
+# writes before DIE_SELF.
+EXAMPLE_HEAD_FIRST_SELF = (
+    "BOS SNAP PLAYER X5 Y5 DIR_L LEN6 BODY B_R B_R B_D B_L B_L FOOD X2 Y7 SCORE V5 "
+    "TICK INPUT_D X5 Y6 MOVE "
+    "TICK INPUT_R X6 Y6 MOVE "
+    "TICK INPUT_U X6 Y5 DIE_SELF EOS"
 )
 
 
@@ -189,12 +239,14 @@ class EpisodeEncoder:
     """Streams one episode into tokens: `start(state)`, then `tick(events, state_after, done)`.
 
     With the tail-events option (`SnakeCodec(tail_events=True)`) it keeps the state before each tick, whose tail
-    cell `FREE Xx Yy` names, written just before the outcome's event.
+    cell `FREE Xx Yy` names, written just before the outcome's event. With the head-first option it writes each
+    tick's cell before its outcome word (the cell a DIE_SELF runs into comes from the state before and the input).
     """
 
     def __init__(self, codec: CodecConfig | None = None) -> None:
         self.codec = codec or CodecConfig()
         self.tail_events = tail_events_of(self.codec)
+        self.head_first = head_first_of(self.codec)
         self.tokens: list[str] = []
         self._before: SnakeState | None = None
 
@@ -208,8 +260,11 @@ class EpisodeEncoder:
             if self._before is None:
                 raise ValueError("the tail-events encoder needs start(state) before the first tick")
             freed = freed_cell(self._before, tick_outcome(events))
-        for event in events:
-            if event.salience >= self.codec.min_salience:
+        kept = [event for event in events if event.salience >= self.codec.min_salience]
+        if self.head_first:
+            self.tokens += self._head_first(kept, state)
+        else:
+            for event in kept:
                 if freed is not None and event.type in ("MOVE", "DIE_SELF"):
                     self.tokens += [FREE, f"X{freed[0]}", f"Y{freed[1]}"]
                 self.tokens += event_tokens(event)
@@ -218,6 +273,27 @@ class EpisodeEncoder:
             self.tokens.append("EOS")
         elif self.codec.keyframe_after(state.tick):
             self.tokens += keyframe_tokens(state)
+
+    def _head_first(self, kept: Sequence[Event], after: SnakeState) -> list[str]:
+        """A tick's kept events in the head-first order: the cell, then the outcome word (MOVE, EAT or DIE_SELF).
+
+        Cells have a move's salience: where the codec drops MOVE it drops them too (and the tick reads as v1's).
+        """
+        before = self._before
+        if before is None:
+            raise ValueError("the head-first encoder needs start(state) before the first tick")
+        cells = self.codec.min_salience <= _MOVE_SALIENCE
+        eat = any(event.type == "EAT" for event in kept)
+        tokens: list[str] = []
+        for event in kept:
+            if event.type == "MOVE":
+                tokens += [f"X{event.payload['x']}", f"Y{event.payload['y']}", "EAT" if eat else "MOVE"]
+            elif event.type == "DIE_SELF" and cells:  # the cell it runs into: one step in the direction taken
+                dx, dy = after.direction.delta
+                tokens += [f"X{before.head[0] + dx}", f"Y{before.head[1] + dy}", "DIE_SELF"]
+            elif event.type != "EAT" or not cells:
+                tokens += event_tokens(event)
+        return tokens
 
 
 # ---------------------------------------------------------------- parsing
@@ -271,9 +347,10 @@ class Keyframe:
 class Tick:
     """A parsed tick; `positions` maps each element to its token index, for first-violation reports.
 
-    positions: input, free (X of the FREE cell, tail-events design only), outcome (the DIE_*/EAT/MOVE word),
-    move (X of MOVE), grow (the GROW word), length (LEN), spawn (X of FOOD_SPAWN), score (V of SCORE),
-    end (WIN or TIMEOUT).
+    positions: input, free (X of the FREE cell, tail-events design only), cell (X of the cell before the outcome
+    word, head-first design only), outcome (the DIE_*/EAT/MOVE word), move (X of the MOVE's cell: after MOVE in
+    grammar v1, before the outcome word in the head-first design), grow (the GROW word), length (LEN), spawn (X of
+    FOOD_SPAWN), score (V of SCORE), end (WIN or TIMEOUT).
     """
 
     start: int
@@ -289,6 +366,7 @@ class Tick:
     keyframe: Keyframe | None = None
     positions: dict[str, int] = field(default_factory=dict)
     free: Cell | None = None  # the FREE cell written before the outcome (tail-events design), not an event
+    cell: Cell | None = None  # the cell written before the outcome word (head-first design): `move`, or where a DIE_SELF runs
 
     def events(self) -> list[Event]:
         t = self.number
@@ -388,8 +466,12 @@ def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
     return Keyframe(start, i + 1, head, direction, length, steps, food, score, pos)
 
 
-def _tick(tokens: Sequence[str], i: int, number: int) -> Tick:
-    """TICK INPUT_d outcome, starting at i (which holds TICK); `parse` adds the keyframe that may follow."""
+def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = None) -> Tick:
+    """TICK INPUT_d outcome, starting at i (which holds TICK); `parse` adds the keyframe that may follow.
+
+    `head_first`: the design the tick must follow (True: the cell before the outcome word; False: grammar v1's
+    order; None: either, read off the tick).
+    """
     start = i
     n = len(tokens)
     action = _INPUT_OF.get(tokens[i + 1]) if i + 1 < n else None
@@ -398,21 +480,37 @@ def _tick(tokens: Sequence[str], i: int, number: int) -> Tick:
     i += 2
     outcome = tokens[i] if i < n else None
     pos = {"input": start + 1}
-    free = None
+    free = cell = None
     if outcome == "FREE":  # the tail-events design: the cell the tail leaves, before the outcome
+        if head_first:
+            raise _fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
         pos["free"] = i + 1
         free = _cell(tokens, i + 1)
         i += 3
         outcome = tokens[i] if i < n else None
+    if outcome is not None and outcome[0] == "X" and head_first is not False and free is None:  # the head-first design
+        pos["cell"] = i
+        cell = _cell(tokens, i)
+        i += 2
+        outcome = tokens[i] if i < n else None
+        if outcome not in ("MOVE", "EAT", "DIE_SELF"):
+            raise _fail(tokens, i, "expected MOVE, EAT or DIE_SELF after the head's cell")
+    elif head_first and outcome != "DIE_WALL":
+        raise _fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
     pos["outcome"] = i
     move = spawn = length = score = end_event = None
+    if cell is not None and outcome != "DIE_SELF":
+        move = cell
+        pos["move"] = pos["cell"]
+        i += 1
     if outcome == "MOVE" or outcome == "EAT":
         eat = outcome == "EAT"
-        i = _word(tokens, i + 1, "MOVE") if eat else i + 1
-        pos["move"] = i
-        x, y = (_XS.get(tokens[i]), _YS.get(tokens[i + 1])) if i + 1 < n else (None, None)
-        move = (x, y) if x is not None and y is not None else _cell(tokens, i)  # _cell inlined on the hot path
-        i += 2
+        if move is None:
+            i = _word(tokens, i + 1, "MOVE") if eat else i + 1
+            pos["move"] = i
+            x, y = (_XS.get(tokens[i]), _YS.get(tokens[i + 1])) if i + 1 < n else (None, None)
+            move = (x, y) if x is not None and y is not None else _cell(tokens, i)  # _cell inlined on the hot path
+            i += 2
         if eat:
             pos["grow"] = i
             pos["length"] = i = _word(tokens, i, "GROW")
@@ -438,7 +536,21 @@ def _tick(tokens: Sequence[str], i: int, number: int) -> Tick:
         end_event = outcome
     else:
         raise _fail(tokens, i, "expected an outcome (MOVE, EAT, DIE_WALL or DIE_SELF)")
-    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free)
+    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free, cell)
+
+
+def uses_head_first(tokens: Sequence[str]) -> bool:
+    """Is a sequence written in the head-first design? It is when its first tick that writes a cell writes it
+    before the outcome word (`parse` holds every later tick to the design of the first)."""
+    n = len(tokens)
+    for i in range(n - 2):
+        if tokens[i] == "TICK" and tokens[i + 1] in _INPUT_OF:
+            after = tokens[i + 2]
+            if after in ("MOVE", "EAT", "FREE", "DIE_SELF"):
+                return False
+            if after[0] == "X":
+                return True
+    return False
 
 
 def uses_tail_events(tokens: Sequence[str]) -> bool:
@@ -447,10 +559,12 @@ def uses_tail_events(tokens: Sequence[str]) -> bool:
     return FREE in tokens
 
 
-def parse(tokens: Sequence[str], *, to_eos: bool = False) -> Iterator[Keyframe | Tick]:
+def parse(tokens: Sequence[str], *, to_eos: bool = False, head_first: bool | None = None) -> Iterator[Keyframe | Tick]:
     """Yield the first keyframe, then each tick, as far as the grammar allows; then check EOS.
 
-    Both designs parse: an optional `FREE Xx Yy` after any input, before the outcome (`Tick.free`).
+    Every design parses: an optional `FREE Xx Yy` after any input, before the outcome (`Tick.free`), and the
+    head-first order (`Tick.cell`). The order is one per sequence: `head_first` declares it (the codec's), and
+    None takes it from the first tick that writes a cell; a tick in the other order is a grammar error.
 
     Raises GrammarError at the first token that breaks grammar v1. Whether the
     sequence is *complete* (ends in an end event and EOS) is the caller's
@@ -474,9 +588,12 @@ def parse(tokens: Sequence[str], *, to_eos: bool = False) -> Iterator[Keyframe |
     yield first
     i = first.end
     number = 0
+    design = head_first
     while i < n and tokens[i] == "TICK":
         number += 1
-        tick = _tick(tokens, i, number)
+        tick = _tick(tokens, i, number, design)
+        if design is None and tick.outcome != "DIE_WALL":
+            design = tick.cell is not None
         i = tick.end
         if i < n and tokens[i] == "SNAP" and (tick.end_event is None or to_eos):
             try:
@@ -548,10 +665,13 @@ class GrammarAutomaton:
     `tail_events`: False is grammar v1 alone; True the tail-events design (after
     the input FREE, EAT or DIE_WALL; after the FREE cell MOVE or DIE_SELF); None
     (`GameSpec.automaton`) either, tick by tick: a FREE cell is allowed after any
-    input, and is followed by MOVE or DIE_SELF.
+    input, and is followed by MOVE or DIE_SELF. `head_first`: True is the
+    head-first design (after the input a cell or DIE_WALL; after the cell MOVE, EAT
+    or DIE_SELF, and an EAT goes on with GROW); None (the default) allows that
+    order beside the others, tick by tick.
     """
 
-    def __init__(self, config: SnakeConfig, tail_events: bool | None = None) -> None:
+    def __init__(self, config: SnakeConfig, tail_events: bool | None = None, head_first: bool | None = None) -> None:
         self.cells = config.cells
         vocab = vocabulary(config)
         xs = frozenset(t for t in vocab if t[0] == "X" and t[1:].isdigit())
@@ -565,6 +685,10 @@ class GrammarAutomaton:
         outcomes = one({"MOVE", "EAT", "DIE_WALL", "DIE_SELF"})
         if tail_events is not False:  # a FREE cell may come first; in the tail-events design MOVE and DIE_SELF only after it
             outcomes = one({FREE, "EAT", "DIE_WALL"}) if tail_events else outcomes | {FREE}
+        if head_first:
+            outcomes = xs | {"DIE_WALL"}
+        elif head_first is None and not tail_events:
+            outcomes = outcomes | xs
         # state name -> allowed tokens (chain/food states depend on the keyframe's LEN: see allowed())
         self.sets: dict[str, frozenset[str]] = {
             "start": one({"BOS"}),
@@ -587,6 +711,8 @@ class GrammarAutomaton:
             "free_x": xs,
             "free_y": ys,
             "after_free": one({"MOVE", "DIE_SELF"}),
+            "cell_y": ys,
+            "after_cell": one({"MOVE", "EAT", "DIE_SELF"}),
             "eat_move": one({"MOVE"}),
             "move_x": xs,
             "move_y": ys,
@@ -628,6 +754,10 @@ class GrammarAutomaton:
             return ("kf_food_x", state[2]) if token == "FOOD" else ("kf_chain", state[1] - 1, state[2])
         if name == "kf_food_x":
             return ("kf_v",) if token == "SCORE" else ("kf_food_y",)
+        if name == "outcome" and token[0] == "X":  # head-first: the cell, then its outcome word
+            return ("cell_y",)
+        if name == "after_cell":
+            return {"MOVE": ("after_move",), "EAT": ("grow",), "DIE_SELF": ("end",)}[token]
         if name == "outcome" or name == "after_free":
             return {"MOVE": ("move_x", "move"), "EAT": ("eat_move",), "DIE_WALL": ("end",), "DIE_SELF": ("end",), FREE: ("free_x",)}[token]
         if name == "eat_move":
@@ -657,6 +787,7 @@ _NEXT = {
     "input": "outcome",
     "free_x": "free_y",
     "free_y": "after_free",
+    "cell_y": "after_cell",
     "grow": "len",
     "len": "spawn_or_score",
     "spawn_x": "spawn_y",

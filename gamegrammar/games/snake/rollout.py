@@ -34,7 +34,7 @@ from gamegrammar.games.snake.batch import (
     resolve,
     spawn_food,
 )
-from gamegrammar.games.snake.grammar import tail_events_of, vocabulary
+from gamegrammar.games.snake.grammar import head_first_of, tail_events_of, vocabulary
 from gamegrammar.games.snake.rules import EVENTS, Direction, SnakeConfig
 from gamegrammar.gamespec import BatchResult, CodecConfig
 from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
@@ -64,33 +64,39 @@ class TokenTable:
 
 
 # Columns of one tick, in grammar order, each with the event it belongs to (its salience decides whether the
-# codec keeps it; the EOS is structure, never dropped).
-_TICK_COLUMNS = [
-    (column, EVENTS[kind][0] if kind else Salience.PHASE + 1)
-    for column, kind in (
-        ("TICK", "TICK"),
-        ("INPUT", "INPUT"),
-        ("FREE", "FREE"),
-        ("FREE_X", "FREE"),
-        ("FREE_Y", "FREE"),
-        ("DIE", "DIE_WALL"),
-        ("EAT", "EAT"),
-        ("MOVE", "MOVE"),
-        ("MOVE_X", "MOVE"),
-        ("MOVE_Y", "MOVE"),
-        ("GROW", "GROW"),
-        ("LEN", "GROW"),
-        ("FOOD_SPAWN", "FOOD_SPAWN"),
-        ("SPAWN_X", "FOOD_SPAWN"),
-        ("SPAWN_Y", "FOOD_SPAWN"),
-        ("SCORE", "SCORE"),
-        ("VALUE", "SCORE"),
-        ("WIN", "WIN"),
-        ("TIMEOUT", "TIMEOUT"),
-        ("EOS", None),
-    )
-]
-_COL = {name: i for i, (name, _) in enumerate(_TICK_COLUMNS)}
+# codec keeps it; the EOS is structure, never dropped). The head-first design (`head_first_of(codec)`) writes the
+# head's cell before the outcome word: its own order of the same columns, with DIE_SELF after the cell.
+_COLUMN_EVENTS = {
+    "TICK": "TICK",
+    "INPUT": "INPUT",
+    "FREE": "FREE",
+    "FREE_X": "FREE",
+    "FREE_Y": "FREE",
+    "DIE": "DIE_WALL",
+    "EAT": "EAT",
+    "MOVE": "MOVE",
+    "MOVE_X": "MOVE",
+    "MOVE_Y": "MOVE",
+    "DIE_SELF": "DIE_SELF",
+    "GROW": "GROW",
+    "LEN": "GROW",
+    "FOOD_SPAWN": "FOOD_SPAWN",
+    "SPAWN_X": "FOOD_SPAWN",
+    "SPAWN_Y": "FOOD_SPAWN",
+    "SCORE": "SCORE",
+    "VALUE": "SCORE",
+    "WIN": "WIN",
+    "TIMEOUT": "TIMEOUT",
+    "EOS": None,
+}
+_V1_ORDER = ("TICK", "INPUT", "FREE", "FREE_X", "FREE_Y", "DIE", "EAT", "MOVE", "MOVE_X", "MOVE_Y", "GROW", "LEN")
+_HEAD_FIRST_ORDER = ("TICK", "INPUT", "DIE", "MOVE_X", "MOVE_Y", "EAT", "MOVE", "DIE_SELF", "GROW", "LEN")
+_EAT_TAIL = ("FOOD_SPAWN", "SPAWN_X", "SPAWN_Y", "SCORE", "VALUE", "WIN", "TIMEOUT", "EOS")
+
+
+def _columns(head_first: bool) -> list[tuple[str, int]]:
+    order = (_HEAD_FIRST_ORDER if head_first else _V1_ORDER) + _EAT_TAIL
+    return [(name, EVENTS[_COLUMN_EVENTS[name]][0] if _COLUMN_EVENTS[name] else Salience.PHASE + 1) for name in order]
 
 
 def _write_keyframes(log: TokenLog, t: TokenTable, batch: SnakeBatch, rows: np.ndarray, games: np.ndarray, bos: bool = False) -> None:
@@ -170,9 +176,10 @@ def play_batch(
     table = TokenTable(config)
     w = table.word
     tails = tail_events_of(codec)
-    free = [i for i, (name, _) in enumerate(_TICK_COLUMNS) if name.startswith("FREE")]
-    dropped = [i for i, (_, salience) in enumerate(_TICK_COLUMNS) if salience < codec.min_salience or (i in free and not tails)]
-    dense = not any(_TICK_COLUMNS[i][0] in ("TICK", "INPUT", "MOVE") for i in dropped)
+    head_first = head_first_of(codec)
+    columns = _columns(head_first)
+    dropped = [i for i, (name, salience) in enumerate(columns) if salience < codec.min_salience or (name.startswith("FREE") and not tails)]
+    dense = not any(columns[i][0] in ("TICK", "INPUT", "MOVE") for i in dropped)
     log = TokenLog(n) if log is None else log  # a caller's log lets a model read each game's tokens as they are written
     ticks = np.zeros(n, np.int64)
     scores = np.zeros(n, np.int64)
@@ -202,7 +209,7 @@ def play_batch(
             observer(batch, games, res)
 
         plain = (outcome == MOVE) & ~done
-        if dense and plain.any():  # most ticks of most games: TICK INPUT_d [FREE Xx Yy] MOVE Xx Yy
+        if dense and plain.any():  # most ticks of most games: TICK INPUT_d [FREE Xx Yy] MOVE Xx Yy, or TICK INPUT_d Xx Yy MOVE
             p = np.flatnonzero(plain)
             ids = np.empty((len(p), 5 if freed is None else 8), table.dtype)
             ids[:, 0] = w["TICK"]
@@ -211,16 +218,18 @@ def play_batch(
                 ids[:, 2] = w["FREE"]
                 ids[:, 3] = table.x[freed[p] % config.width]
                 ids[:, 4] = table.y[freed[p] // config.width]
-            ids[:, -3] = w["MOVE"]
-            ids[:, -2] = table.x[batch.head_x[p]]
-            ids[:, -1] = table.y[batch.head_y[p]]
+            word, x, y = (-1, -3, -2) if head_first else (-3, -2, -1)
+            ids[:, word] = w["MOVE"]
+            ids[:, x] = table.x[batch.head_x[p]]
+            ids[:, y] = table.y[batch.head_y[p]]
             log.write_dense(games[p], ids)
             rest = np.flatnonzero(~plain)
         else:
             rest = np.arange(len(batch))
         if rest.size:
             tail = freed[rest] if freed is not None else None
-            _write_tick(log, table, batch, rest, games[rest], actions[rest], outcome[rest], win[rest], timeout[rest], tail, dropped)
+            cells = (res.x[rest], res.y[rest]) if head_first else None
+            _write_tick(log, table, batch, rest, games[rest], actions[rest], outcome[rest], win[rest], timeout[rest], tail, dropped, cells)
 
         if done.any():
             d = np.flatnonzero(done)
@@ -252,13 +261,16 @@ def _write_tick(
     timeout: np.ndarray,
     freed: np.ndarray | None,
     dropped: list[int],
+    cells: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> None:
     """The general path: every optional token of a tick, masked per game (`freed`: each tail's cell before the
-    tick, with the tail-events option)."""
+    tick, with the tail-events option; `cells`: the cell each head moves or runs into, with the head-first one)."""
     cfg = batch.config
     w = t.word
     m = len(rows)
-    ids = np.zeros((m, len(_TICK_COLUMNS)), t.dtype)
+    columns = _columns(cells is not None)
+    col = {name: i for i, (name, _) in enumerate(columns)}
+    ids = np.zeros((m, len(columns)), t.dtype)
     mask = np.zeros(ids.shape, bool)
     dead = outcome >= DIE_WALL
     eat = outcome == EAT
@@ -267,8 +279,9 @@ def _write_tick(
     spawned = eat & (food >= 0)
 
     def put(name: str, value: np.ndarray | int, where: np.ndarray | bool) -> None:
-        ids[:, _COL[name]] = value
-        mask[:, _COL[name]] = where
+        if name in col:
+            ids[:, col[name]] = value
+            mask[:, col[name]] = where
 
     put("TICK", w["TICK"], True)
     put("INPUT", t.input[actions], True)
@@ -277,11 +290,20 @@ def _write_tick(
         put("FREE", w["FREE"], leaves)
         put("FREE_X", t.x[freed % cfg.width], leaves)
         put("FREE_Y", t.y[freed // cfg.width], leaves)
-    put("DIE", np.where(outcome == DIE_WALL, w["DIE_WALL"], w["DIE_SELF"]), dead)
+    if cells is None:
+        put("DIE", np.where(outcome == DIE_WALL, w["DIE_WALL"], w["DIE_SELF"]), dead)
+        put("MOVE", w["MOVE"], alive)
+        put("MOVE_X", t.x[batch.head_x[rows]], alive)
+        put("MOVE_Y", t.y[batch.head_y[rows]], alive)
+    else:  # the cell before the outcome word; none on a wall death (off the board), no MOVE word on an eat
+        self_death = outcome == DIE_SELF
+        written = alive | self_death
+        put("DIE", w["DIE_WALL"], outcome == DIE_WALL)
+        put("MOVE_X", t.x[np.where(written, cells[0], 0)], written)
+        put("MOVE_Y", t.y[np.where(written, cells[1], 0)], written)
+        put("MOVE", w["MOVE"], outcome == MOVE)
+        put("DIE_SELF", w["DIE_SELF"], self_death)
     put("EAT", w["EAT"], eat)
-    put("MOVE", w["MOVE"], alive)
-    put("MOVE_X", t.x[batch.head_x[rows]], alive)
-    put("MOVE_Y", t.y[batch.head_y[rows]], alive)
     put("GROW", w["GROW"], eat)
     put("LEN", t.len[batch.length[rows]], eat)
     put("FOOD_SPAWN", w["FOOD_SPAWN"], spawned)

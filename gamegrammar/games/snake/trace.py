@@ -33,7 +33,7 @@ def follow(state: SnakeState, tick: Tick, config: SnakeConfig, tails: bool = Fal
     absent where it leaves none); a tick that writes a FREE cell is held to it anyway.
     """
     direction, outcome, head = resolve(state, config, tick.input)
-    if tick.outcome != outcome.value or (tick.move is not None and tick.move != head):
+    if tick.outcome != outcome.value or (tick.move is not None and tick.move != head) or (tick.cell is not None and tick.cell != head):
         return None
     if (tails or tick.free is not None) and tick.free != freed_cell(state, outcome):
         return None

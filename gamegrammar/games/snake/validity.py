@@ -14,7 +14,8 @@ structural
   complete                BOS keyframe ... end event EOS, and nothing after the EOS
 physical
   in_bounds               every cell written (MOVE, FREE, FOOD_SPAWN, keyframe head, body and food) is on the board
-  move_follows_input      MOVE cell == head + next_direction(direction, input): a reversal is ignored
+  move_follows_input      MOVE cell == head + next_direction(direction, input): a reversal is ignored (in
+                          the head-first design the cell a DIE_SELF runs into is held to it too)
   tail_freed              in the tail-events design (a sequence with any FREE), FREE names the cell the
                           tail leaves (`rules.freed_cell`), and is written iff the tail leaves one: before
                           MOVE and DIE_SELF, never on an eat or a wall death. Reported at the FREE word
@@ -76,6 +77,12 @@ must say so, and a sequence that mixes the designs breaks tail_freed at the
 first tick that does not follow the design. A sequence with no FREE at all is
 judged as grammar v1 (a tail-events model that never writes FREE is caught by
 fidelity's teacher-forced "free" tokens, not here).
+
+The head-first design (`grammar.uses_head_first`, or the codec's `head_first`)
+writes each tick's cell before its outcome word; `parse` holds a sequence to one
+order, so a tick in the other order is a grammar error. Its cells are checked by
+the same rules as grammar v1's MOVE cells, and so is the cell written before a
+DIE_SELF (on the board, one step from the head in the direction taken).
 
 The per-tick work is `check_tick`: it reads only (state before, parsed tick)
 and returns the state after, adding to its `Findings`, so that a vectorized
@@ -231,6 +238,8 @@ def check_tick(state: SnakeState | None, tick: Tick, config: SnakeConfig, found:
     else:
         if tick.move is not None and not config.in_bounds(tick.move):
             found.note("in_bounds", tick.positions["move"])
+        if tick.cell is not None and tick.move is None and not config.in_bounds(tick.cell):  # a DIE_SELF's cell
+            found.note("in_bounds", tick.positions["cell"])
         if tick.spawn is not None and not config.in_bounds(tick.spawn):
             found.note("in_bounds", tick.positions["spawn"])
         if tails:  # no state, but a FREE cell goes with a written MOVE or DIE_SELF, and with nothing else
@@ -285,7 +294,13 @@ def _check_outcome(
     if (outcome is _EAT) != (written == "EAT"):
         found.note("eat_iff_food", at)
     if written in _DEATHS:
-        return advance(state, direction, outcome, head, None) if written == outcome.value else None
+        cell = tick.cell  # head-first: the cell a DIE_SELF runs into, held to the input like a MOVE's
+        if cell is not None:
+            if not config.in_bounds(cell):
+                found.note("in_bounds", pos["cell"])
+            if cell != head:
+                found.note("move_follows_input", pos["cell"])
+        return advance(state, direction, outcome, head, None) if written == outcome.value and (cell is None or cell == head) else None
     move = tick.move
     assert move is not None  # the grammar gives every MOVE and EAT outcome a cell
     if not config.in_bounds(move):
@@ -336,11 +351,12 @@ def _adjacent_on_board(a: Cell | None, b: Cell, config: SnakeConfig) -> bool:
     return a is None or abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
 
 
-def validate(tokens: Sequence[str] | str, config: SnakeConfig, *, tails: bool | None = None) -> Verdict:
+def validate(tokens: Sequence[str] | str, config: SnakeConfig, *, tails: bool | None = None, head_first: bool | None = None) -> Verdict:
     """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
 
-    `tails` declares the design the sequence must follow (the codec it was trained or written with: a
-    tail-events sequence that leaves its FREE cells out breaks `tail_freed`); None reads it off the sequence.
+    `tails` and `head_first` declare the design the sequence must follow (the codec it was trained or written
+    with: a tail-events sequence that leaves its FREE cells out breaks `tail_freed`, a head-first one that writes
+    a cell after its MOVE breaks `grammar`); None reads it off the sequence.
     """
     if isinstance(tokens, str):
         tokens = tokens.split()
@@ -351,7 +367,7 @@ def validate(tokens: Sequence[str] | str, config: SnakeConfig, *, tails: bool | 
     ended = False
     lenient_physical = True
     try:
-        items = parse(tokens, to_eos=True)
+        items = parse(tokens, to_eos=True, head_first=head_first)
         first = next(items)
         assert isinstance(first, Keyframe)
         stop = first.end
@@ -422,8 +438,8 @@ def lenient_tiers(tokens: Sequence[str], config: SnakeConfig) -> dict[str, bool]
                 head = _cell_or_none(tokens, i + 2) or head
         elif in_snap:
             continue
-        elif token == "MOVE":
-            cell = _cell_or_none(tokens, i + 1)
+        elif token == "MOVE" or (token.startswith("INPUT_") and i + 3 < end and tokens[i + 3] in ("MOVE", "EAT")):
+            cell = _cell_or_none(tokens, i + 1)  # after MOVE, or (head-first) after the input, before MOVE or EAT
             if cell is not None:
                 physical = physical and _adjacent_on_board(head, cell, config)
                 head = cell

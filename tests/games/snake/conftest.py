@@ -1,4 +1,4 @@
-"""Snake's shared fixtures: a small corpus in the tail-events design, made once per test run."""
+"""Snake's shared fixtures: small corpora in the tail-events and head-first designs, made once per test run."""
 
 from __future__ import annotations
 
@@ -13,4 +13,16 @@ def tails_corpus(tmp_path_factory: pytest.TempPathFactory):
 
     out = tmp_path_factory.mktemp("tails-corpus")
     generate(CorpusSpec(codec=SnakeCodec(tail_events=True), episodes=120, seed=11, shard_episodes=50), out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def head_first_corpus(tmp_path_factory: pytest.TempPathFactory):
+    """The tiny corpus's settings (10x10, 200 ticks, default agent mix, seed 11) with the head-first option on: the
+    same games as `tiny_corpus`, written with each tick's cell before its outcome word."""
+    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.games.snake.grammar import SnakeCodec
+
+    out = tmp_path_factory.mktemp("head-first-corpus")
+    generate(CorpusSpec(codec=SnakeCodec(head_first=True), episodes=120, seed=11, shard_episodes=50), out)
     return out

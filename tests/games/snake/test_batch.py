@@ -7,6 +7,7 @@ import pytest
 
 from gamegrammar import rng
 from gamegrammar.corpus import CorpusSpec, batch_shard, engines, scalar_shard
+from gamegrammar.events import Salience
 from gamegrammar.games import tokenizer_for
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import batch as sb
@@ -73,6 +74,44 @@ def test_batch_writes_tail_events_like_the_scalar_engine(agent, config, codec):
     assert any("FREE" in t for t in tokens)
 
 
+@pytest.mark.parametrize("codec", [SnakeCodec(0, head_first=True), SnakeCodec(4, head_first=True)], ids=["K0", "K4"])
+@pytest.mark.parametrize("config", BOARDS[:3], ids=lambda c: f"{c.width}x{c.height}")
+@pytest.mark.parametrize("agent", ["random", "greedy", "wall_follower"])
+def test_batch_writes_head_first_like_the_scalar_engine(agent, config, codec):
+    seed, episodes = 3 + config.height, np.arange(40, 48)
+    states, tokens, result = batch_episodes(config, codec, seed, episodes, agent)
+    for row, episode in enumerate(episodes):
+        want_states, want_tokens, want_end = scalar_episode(config, codec, seed, int(episode), agent)
+        assert states[int(episode)] == want_states, f"episode {episode}: states diverge"
+        assert tokens[row] == want_tokens, f"episode {episode}: tokens diverge"
+        assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
+    # every tick writes the head's cell right after its input (none on a wall death), then its outcome word
+    for t in tokens:
+        inputs = [i for i, token in enumerate(t) if token.startswith("INPUT_")]
+        assert all(
+            t[i + 1] == "DIE_WALL" or (t[i + 1][0], t[i + 2][0], t[i + 3]) in {("X", "Y", w) for w in ("MOVE", "EAT", "DIE_SELF")}
+            for i in inputs
+        )
+
+
+@pytest.mark.parametrize("min_salience", [0, 1, 2, 3, 4])
+def test_batch_writes_head_first_like_the_scalar_engine_at_every_salience_and_every_end(min_salience):
+    """4x4 games reach every end (a self-death writes the cell it runs into, a win's eat has no spawn); above a move's
+    salience the cells go with the MOVE words."""
+    config, codec = SnakeConfig(4, 4, 40), SnakeCodec(3, min_salience, head_first=True)
+    episodes = np.arange(60)
+    codes = np.arange(60) % 3
+    result = play_batch(config, codec, 1, episodes, scripted_policy(codes))
+    assert set(result.ends.tolist()) == {0, 1, 2, 3}
+    tokenizer = tokenizer_for(config)
+    ends = np.cumsum(result.lengths)
+    for row in range(len(episodes)):
+        want = GAME.play_episode(config, codec, AGENT_NAMES[codes[row]], 1, row).tokens
+        assert tokenizer.decode(result.tokens[ends[row] - result.lengths[row] : ends[row]]) == want, f"episode {row}"
+        if result.ends[row] == 1 and min_salience <= Salience.COLLISION:  # a self-death, written
+            assert want[-2] == "DIE_SELF" and ((want[-4][0], want[-3][0]) == ("X", "Y")) == (min_salience <= Salience.MOVEMENT)
+
+
 def test_small_board_reaches_every_end_reason():
     """4x4 games win; a differential test that never sees WIN would not test it."""
     config, codec = SnakeConfig(4, 4, 40), CodecConfig(3)
@@ -101,8 +140,16 @@ def test_small_board_reaches_every_end_reason():
         CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, True), episodes=80, seed=5),
         CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True), agents={"greedy": 1.0}, episodes=60, seed=9),
         CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, True), episodes=60, seed=11),
+        CorpusSpec(codec=SnakeCodec(head_first=True), episodes=100, seed=3, shard_episodes=100),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True), episodes=80, seed=5),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, head_first=True), agents={"greedy": 1.0}, episodes=60, seed=9),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, head_first=True), episodes=60, seed=11),
     ],
-    ids=["default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2", "tails", "tails-4x4-k3", "tails-k1-sal1", "tails-sal2"],
+    ids=[
+        *("default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2"),
+        *("tails", "tails-4x4-k3", "tails-k1-sal1", "tails-sal2"),
+        *("head-first", "head-first-4x4-k3", "head-first-k1-sal1", "head-first-sal2"),
+    ],
 )
 def test_batch_shard_is_byte_identical_to_scalar_shard(spec):
     want_tokens, want_index = scalar_shard(spec, 0)

@@ -72,3 +72,48 @@ def test_a_missing_end_at_the_end_of_a_whole_tick_is_missing_and_a_tick_past_the
     assert late.broken == ("timeout_at_limit",) and late.state is not None and late.state.tick == 1
     past = read_tick(late.state, ["TICK", "INPUT_D", "MOVE", "X6", "Y6"], config)
     assert past.broken == (PAST_LIMIT,) and past.state is None
+
+
+@pytest.mark.parametrize("config", GAME.test_configs())
+def test_reading_head_first_ticks_is_the_trace_and_breaks_nothing(config):
+    codec = GAME.codec_type(keyframe_interval=3, head_first=True)
+    for agent in GAME.agent_names:
+        for episode in range(4):
+            record = GAME.play_episode(config, codec, agent, 5, episode)
+            states = [GAME.trace(record.tokens, config)[0]]
+            for tick in ticks_of(record.tokens):
+                reading = GAME.read_tick(states[-1], tick, config, codec)
+                assert reading.broken == () and reading == read_tick(states[-1], tick, config, head_first=None)
+                states.append(reading.state)
+            assert states == record.states
+
+
+def test_a_head_first_tick_is_held_to_the_codecs_order():
+    config = GAME.make_config()
+    head_first, v1 = GAME.codec_type(head_first=True), GAME.codec_type()
+    state = GAME.trace(START.split(), config)[0]
+    assert GAME.read_tick(state, ["TICK", "INPUT_R", "X6", "Y5", "MOVE"], config, head_first).broken == ()
+    as_v1 = GAME.read_tick(state, ["TICK", "INPUT_R", "X6", "Y5", "MOVE"], config, v1)  # a grammar v1 model's codec: the other order
+    assert as_v1.broken == ("grammar",) and as_v1.state is None
+    assert GAME.read_tick(state, ["TICK", "INPUT_R", "MOVE", "X6", "Y5"], config, head_first).broken == ("grammar",)
+    assert _read("TICK INPUT_R X6 Y4 MOVE").broken == ("move_follows_input",)  # read off the tick without a codec
+    next_to_food = GAME.trace(NEXT_TO_FOOD.split(), config)[0]
+    eat = GAME.read_tick(
+        next_to_food, ["TICK", "INPUT_R", "X7", "Y5", "EAT", "GROW", "LEN2", "FOOD_SPAWN", "X0", "Y0", "SCORE", "V1"], config, head_first
+    )
+    assert eat.broken == () and eat.state.head == (7, 5) and eat.state.length == 2
+
+
+SELF_START = "BOS SNAP PLAYER X6 Y6 DIR_R LEN6 BODY B_L B_U B_R B_R B_D FOOD X2 Y7 SCORE V5"  # EXAMPLE_HEAD_FIRST_SELF after tick 2
+
+
+def test_a_head_first_self_death_is_read_with_the_cell_it_runs_into():
+    codec = GAME.codec_type(head_first=True)
+    config = GAME.make_config()
+    state = GAME.trace(SELF_START.split(), config)[0]
+    death = GAME.read_tick(state, ["TICK", "INPUT_U", "X6", "Y5", "DIE_SELF", "EOS"], config, codec)
+    assert death.broken == () and death.state is not None and death.state.head == (6, 6)
+    wrong = GAME.read_tick(state, ["TICK", "INPUT_U", "X7", "Y5", "DIE_SELF", "EOS"], config, codec)
+    assert wrong.broken == ("move_follows_input",) and wrong.state is None
+    missing = GAME.read_tick(state, ["TICK", "INPUT_U", "DIE_SELF", "EOS"], config, codec)
+    assert missing.broken == ("grammar",) and missing.state is None

@@ -12,7 +12,7 @@ from gamegrammar.corpus import Corpus
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import emergence as em
 from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
-from gamegrammar.games.snake.rules import Outcome, resolve
+from gamegrammar.games.snake.rules import Direction, Outcome, resolve
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.games.snake.validity import validate
 from gamegrammar.hidden import next_logprobs
@@ -210,3 +210,85 @@ def test_tier2_on_tail_events_and_only_there_scores_tail_freed(tails, corpus):
         corpus.game,
     )
     assert "tail_freed" not in v1["rules"] and list(v1["rules"]) == [r for r in em.RULES if r != "tail_freed"]
+
+
+# ---------------------------------------------------------------- the head-first design
+
+
+@pytest.fixture(scope="module")
+def head_first(head_first_corpus) -> Corpus:
+    return Corpus(head_first_corpus)
+
+
+def test_head_first_scores_the_cell_after_the_input_and_the_outcome_word_after_the_cell(head_first, corpus):
+    """The same games as the tiny corpus: the same rule events at the same ticks, at the head-first positions."""
+    self_deaths = 0
+    for row in range(20):
+        tokens, v1_tokens = head_first.episode_tokens(row), corpus.episode_tokens(row)
+        events, v1 = em.rule_events(tokens, head_first.game), em.rule_events(v1_tokens, corpus.game)
+        assert not any(e.rule == "tail_freed" for e in events)
+        end = tokens[-2]
+        self_deaths += end == "DIE_SELF"
+        moves = [e for e in events if e.rule == "move_follows_input"]
+        assert len(moves) == sum(e.rule == "move_follows_input" for e in v1) + (end == "DIE_SELF")  # a self-death's cell too
+        assert [(e.rule, e.tick, e.length, e.ticks_since_keyframe) for e in events if e.rule != "move_follows_input"] == [
+            (e.rule, e.tick, e.length, e.ticks_since_keyframe) for e in v1 if e.rule != "move_follows_input"
+        ]
+        for e in moves:  # the two cell tokens right after INPUT_d, not the outcome word after them
+            x, y = e.positions
+            assert tokens[x - 1].startswith("INPUT_") and tokens[x][0] == "X" and y == x + 1 and tokens[y][0] == "Y"
+        for e in events:
+            at = e.positions[0]
+            if e.rule == "self_death":  # P(DIE_SELF | ... TICK INPUT_d Xx Yy): the cell it runs into written first
+                assert tokens[at] == "DIE_SELF" and tokens[at - 3].startswith("INPUT_") and tokens[at - 2][0] == "X"
+            if e.rule == "eat_when_food":
+                assert tokens[at] == "EAT" and tokens[at - 3].startswith("INPUT_") and tokens[at + 1] == "GROW"
+            if e.rule == "wall_death":
+                assert tokens[at] == "DIE_WALL" and tokens[at - 1].startswith("INPUT_")
+    assert self_deaths > 0
+
+
+def test_head_first_probes_write_the_heads_cell_before_the_outcome_word(head_first):
+    rng = np.random.default_rng(1)
+    kinds = set()
+    for row in range(30):
+        tokens = head_first.episode_tokens(row)
+        states = trace(tokens, head_first.game)
+        for probe in em.fatal_input_probes(tokens, head_first.game, row, rng) + em.food_ahead_probes(tokens, head_first.game, row, rng):
+            kinds.add(probe.kind)
+            for prefix, word in ((probe.tokens, probe.mandated), (probe.control, probe.control_mandated)):
+                # TICK INPUT_d, then the head's cell unless the input leads off the board
+                assert (prefix[-1].startswith("INPUT_")) == (word == "DIE_WALL"), (probe.kind, prefix[-4:], word)
+                if word != "DIE_WALL":
+                    assert prefix[-3].startswith("INPUT_") and prefix[-2][0] == "X" and prefix[-1][0] == "Y"
+            if probe.kind == "food_ahead":
+                kf = next(parse(probe.tokens[:-4]))
+                assert isinstance(kf, Keyframe) and probe.tokens[-2:] == [f"X{kf.food[0]}", f"Y{kf.food[1]}"]  # the head enters the food
+                continue
+            before = states[probe.tick - 1]
+            direction = Direction[probe.tokens[-1 if probe.mandated == "DIE_WALL" else -3][len("INPUT_") :]]
+            _, outcome, cell = resolve(before, head_first.game, direction)
+            assert outcome.value == probe.mandated
+            if probe.kind == "body_ahead":
+                assert probe.tokens[-2:] == [f"X{cell[0]}", f"Y{cell[1]}"] and cell in before.body
+            whole = [*probe.tokens, probe.mandated, "EOS"]
+            assert validate(whole, head_first.game).valid and validate(whole, head_first.game, head_first=True).valid
+            assert tokens[: len(probe.control)] == probe.control and tokens[len(probe.control)] == probe.control_mandated
+    assert kinds == {"wall_ahead", "body_ahead", "food_ahead"}
+
+
+def test_tier2_on_head_first_scores_the_outcome_word_with_the_cell_known(head_first):
+    rows = head_first.split("train")[:3]
+    tokens = [head_first.episode_tokens(int(r)) for r in rows]
+    model = tiny_model(head_first, seed=2)
+    result = em.rule_emergence(
+        model, [head_first.episode_ids(int(r)) for r in rows], tokens, head_first.tokenizer, head_first.game, spawn=False
+    )
+    assert "tail_freed" not in result["rules"]
+    events = [e for t in tokens for e in em.rule_events(t, head_first.game)]
+    assert result["rules"]["move_follows_input"]["count"] == sum(e.rule == "move_follows_input" for e in events)
+    body = [p for p in em.make_probes(tokens, head_first.game) if p.kind == "body_ahead"]
+    assert body
+    want = float(next_logprobs(model, [head_first.tokenizer.encode(body[0].tokens)])[0, head_first.tokenizer.ids["DIE_SELF"]].exp())
+    alone = em.score_probes(model, body[:1], head_first.tokenizer, tokens)  # scored on the whole edited prefix, the cell included
+    assert alone["body_ahead"]["mean_prob"] == pytest.approx(want, rel=1e-5)

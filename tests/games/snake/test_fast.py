@@ -135,7 +135,7 @@ def test_self_collisions_written_as_moves(corpora):
     """A death the rules dictate, written as a plain move into the body (or a move as a death)."""
     config, seqs = corpora["10x10"]
     mutated = []
-    for seq in seqs:
+    for seq in [seq for seq in seqs if seq[-2] == "DIE_SELF"][:6]:
         if seq[-2] == "DIE_SELF":
             mutated.append(seq)
             for cell in ("X0 Y0", "X5 Y5", "X9 Y9"):
@@ -225,3 +225,106 @@ def test_tail_events_sequences_go_to_the_reference(tails_corpus):
     status = fast_status([*tails, *v1], corpus.game)
     assert (status[: len(tails)] == SLOW).tolist() == ["FREE" in seq for seq in tails] and (status[len(tails) :] == VALID).all()
     assert_same([*tails[:20], *(seq[: len(seq) // 2] for seq in tails[:20])], corpus.game)
+
+
+# ---------------------------------------------------------------- the head-first design
+
+
+def assert_same_declared(sequences: list, config: SnakeConfig, head_first: bool | None) -> list:
+    """validate_fast with a declared design gives the reference's verdicts with that design, on tokens and on ids."""
+    tables = fast._tables(config)
+    verdicts = validate_fast(sequences, config, min_batch=1, head_first=head_first)
+    from_ids = validate_fast([as_ids(s, config) for s in sequences], config, min_batch=1, head_first=head_first)
+    for seq, got, got_ids in zip(sequences, verdicts, from_ids):
+        want = validate(seq, config, head_first=head_first)
+        assert (got.to_json(), got.positions) == (want.to_json(), want.positions), " ".join(seq)
+        want_ids = validate(fast._as_tokens(as_ids(seq, config), tables), config, head_first=head_first)
+        assert (got_ids.to_json(), got_ids.positions) == (want_ids.to_json(), want_ids.positions), " ".join(seq)
+    return verdicts
+
+
+def as_v1(tokens: list[str]) -> list[str]:
+    """A head-first episode in grammar v1's order (each tick's cell after its outcome word, none on a self-death)."""
+    out, i = [], 0
+    while i < len(tokens):
+        out.append(tokens[i])
+        if (
+            tokens[i].startswith("INPUT_")
+            and i + 3 < len(tokens)
+            and tokens[i + 1][0] == "X"
+            and tokens[i + 3] in ("MOVE", "EAT", "DIE_SELF")
+        ):
+            x, y, word = tokens[i + 1 : i + 4]
+            out += {"MOVE": ["MOVE", x, y], "EAT": ["EAT", "MOVE", x, y], "DIE_SELF": ["DIE_SELF"]}[word]
+            i += 4
+            continue
+        i += 1
+    return out
+
+
+@pytest.fixture(scope="module")
+def head_first(head_first_corpus) -> tuple[SnakeConfig, list[list[str]]]:
+    corpus = Corpus(head_first_corpus)
+    return corpus.game, [corpus.episode_tokens(row) for row in range(len(corpus))]
+
+
+def test_head_first_sequences_never_take_the_fast_path_and_get_the_references_verdicts(head_first):
+    config, seqs = head_first
+    v1 = [as_v1(seq) for seq in seqs]
+    assert all(validate(seq, config).valid for seq in v1) and v1 != seqs
+    status = fast_status([*seqs, *v1], config)
+    assert (status[: len(seqs)] == SLOW).all() and (status[len(seqs) :] == VALID).all()
+    assert all(v.valid for v in assert_same(seqs[:20], config))  # no codec: read off each sequence
+    assert all(v.valid for v in assert_same_declared(seqs[:20], config, True))
+    cut = [seq[:k] for seq in seqs[:2] for k in range(0, min(len(seq), 300) + 1, 2)]  # prefixes: a cut-off head-first tick too
+    assert_same(cut, config)
+    assert all(v.violations == ["complete"] for v in assert_same_declared([c for c in cut if c], config, True))
+
+
+def test_head_first_mutations_get_the_references_verdicts(head_first):
+    config, seqs = head_first
+    rng = np.random.default_rng(5)
+    vocab = vocabulary(config, tail_events=False)
+    mutated = [m for seq in seqs[:12] for m in mutations(seq, vocab, rng, 25)]
+    mutated += [m[: int(rng.integers(len(m) + 1))] for m in mutated[::5]]  # mutated and cut off
+    # a later tick written in grammar v1's order, and a v1 episode with one tick written head first
+    for seq in seqs[:20]:
+        ticks = [i for i, t in enumerate(seq) if t.startswith("INPUT_") and seq[i + 3 : i + 4] == ["MOVE"]]
+        if len(ticks) > 2:
+            i = ticks[len(ticks) // 2]
+            mutated.append([*seq[: i + 1], "MOVE", seq[i + 1], seq[i + 2], *seq[i + 4 :]])
+            v1 = as_v1(seq)
+            j = [k for k, t in enumerate(v1) if t.startswith("INPUT_") and v1[k + 1] == "MOVE"][len(ticks) // 2]
+            mutated.append([*v1[: j + 1], v1[j + 2], v1[j + 3], "MOVE", *v1[j + 4 :]])
+    for declared in (None, True):
+        verdicts = validate_fast(mutated, config, min_batch=1, head_first=declared)
+        assert verdicts == [validate(m, config, head_first=declared) for m in mutated]
+        assert sum(not v.valid for v in verdicts) > len(mutated) // 2
+    assert_same(mutated, config)  # no codec, on tokens and ids
+    assert_same_declared(mutated[::3], config, True)
+
+
+def test_a_head_first_self_death_written_elsewhere_gets_the_references_verdict(head_first):
+    """The cell a self-death runs into, moved, dropped, or written as a move (the fast path never sees it as valid)."""
+    config, seqs = head_first
+    mutated = []
+    for seq in [seq for seq in seqs if seq[-2] == "DIE_SELF"][:6]:
+        x, y = seq[-4:-2]
+        mutated += [
+            [*seq[:-4], "X0", y, *seq[-2:]],
+            [*seq[:-4], x, "Y99", *seq[-2:]],
+            [*seq[:-4], *seq[-2:]],  # no cell: a v1 self-death in a head-first sequence
+            [*seq[:-2], "MOVE", "TIMEOUT", "EOS"],
+            [*seq[:-2], "MOVE", *seq[-5:]],
+        ]
+    assert mutated
+    for declared in (None, True):
+        assert_same_declared(mutated, config, declared)
+    assert_same(mutated, config)
+    assert any(v.violations[:1] == ["move_follows_input"] for v in validate_fast(mutated, config, min_batch=1))
+
+
+def test_a_declared_grammar_v1_holds_head_first_sequences_to_it_on_the_fast_path_too(head_first):
+    config, seqs = head_first
+    assert all(validate(seq, config, head_first=False).violations == ["grammar"] for seq in seqs[:5])
+    assert_same_declared(seqs[:5], config, False)

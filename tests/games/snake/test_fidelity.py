@@ -54,3 +54,28 @@ def test_tail_events_are_rule_determined_as_free_and_the_kind_stays_on_the_outco
         s = summarize_episode(tokens)
         assert (s.ticks, s.score) == (corpus.index["ticks"][row], corpus.index["score"][row])
     assert "free" in CATEGORIES
+
+
+def test_head_first_cells_are_rule_determined_as_moves_and_the_kind_stays_on_the_outcome_word(head_first_corpus, tiny_corpus):
+    corpus, v1 = Corpus(head_first_corpus), Corpus(tiny_corpus)  # the same games (spec and seed), in the two designs
+    self_deaths = 0
+    for row in range(len(corpus)):
+        tokens = corpus.episode_tokens(row)
+        found = rule_determined_positions(tokens)
+        positions = {p: c for p, c, _ in found}
+        assert len(positions) == len(found)
+        inputs = [i for i, t in enumerate(tokens) if t.startswith("INPUT_")]
+        assert not any(tokens[p].startswith("INPUT_") for p in positions)
+        # the two tokens after each input are the head's cell (a self-death's too), category "move"; a wall death has none
+        cells = [i for i in inputs if tokens[i + 1] != "DIE_WALL"]
+        assert sorted(p for p, c in positions.items() if c == "move") == sorted(i + k for i in cells for k in (1, 2))
+        kinds = {p: k for p, _, k in found if k}
+        assert kinds == {i + 3 if i in cells else i + 1: tokens[i + 3] if i in cells else tokens[i + 1] for i in inputs}
+        assert all(positions[p] == "outcome" for p in kinds) and set(kinds.values()) <= {"MOVE", "EAT", "DIE_WALL", "DIE_SELF"}
+        # what the rules do not determine is the same in both designs: the inputs, the spawned cells, the opening
+        other = v1.episode_tokens(row)
+        assert len(tokens) - len(found) == len(other) - len(rule_determined_positions(other))
+        s = summarize_episode(tokens)
+        assert s == summarize_episode(other) and (s.ticks, s.score) == (corpus.index["ticks"][row], corpus.index["score"][row])
+        self_deaths += tokens[-2] == "DIE_SELF"
+    assert self_deaths > 0

@@ -14,6 +14,8 @@ from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.grammar import (
     EXAMPLE,
+    EXAMPLE_HEAD_FIRST,
+    EXAMPLE_HEAD_FIRST_SELF,
     EXAMPLE_TAILS,
     EXAMPLE_TAILS_SELF,
     CodecConfig,
@@ -24,9 +26,10 @@ from gamegrammar.games.snake.grammar import (
     codec_vocabulary,
     decode,
     parse,
+    uses_head_first,
     vocabulary,
 )
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games.snake.rules import SnakeConfig, resolve
 
 
 def episode(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, ep: int):
@@ -177,7 +180,7 @@ def test_tail_events_keep_every_v1_id_and_add_free_last():
 def test_the_codec_names_the_option_only_when_it_is_on():
     assert SnakeCodec(3, 1).to_dict() == CodecConfig(3, 1).to_dict()  # grammar v1 manifests are unchanged
     assert SnakeCodec(3, 1, tail_events=True).to_dict() == {"keyframe_interval": 3, "min_salience": 1, "tail_events": True}
-    assert GAME.codec_type is SnakeCodec and [f.option for f in GAME.codec_flags()] == ["--tail-events"]
+    assert GAME.codec_type is SnakeCodec and [f.option for f in GAME.codec_flags()] == ["--tail-events", "--head-first"]
     old = CorpusSpec.from_dict(CorpusSpec(game=SnakeConfig(5, 5, 30), episodes=3).to_dict())
     assert old.codec == SnakeCodec() and not old.codec.tail_events  # a spec without the field reads as the option off
     new = CorpusSpec(game=SnakeConfig(5, 5, 30), codec=SnakeCodec(tail_events=True), episodes=3)
@@ -261,3 +264,276 @@ def test_the_tail_events_option_keeps_the_game_contract(config_index, check):
 @cache
 def _played_with_tails(config_index: int):
     return conformance.play(GAME, GAME.test_configs()[config_index], SnakeCodec(3, tail_events=True))
+
+
+# ---------------------------------------------------------------- the head-first option
+
+
+def head_first_to_v1(tokens: list[str]) -> list[str]:
+    """A head-first sequence in grammar v1's order: `INPUT_d Xx Yy MOVE` -> `INPUT_d MOVE Xx Yy`, `INPUT_d Xx Yy EAT` ->
+    `INPUT_d EAT MOVE Xx Yy`, `INPUT_d Xx Yy DIE_SELF` -> `INPUT_d DIE_SELF` (the cell a self-death runs into is not
+    written in grammar v1)."""
+    out, i = [], 0
+    while i < len(tokens):
+        out.append(tokens[i])
+        if (
+            tokens[i].startswith("INPUT_")
+            and i + 3 < len(tokens)
+            and tokens[i + 1][0] == "X"
+            and tokens[i + 3] in ("MOVE", "EAT", "DIE_SELF")
+        ):
+            x, y, word = tokens[i + 1 : i + 4]
+            out += {"MOVE": ["MOVE", x, y], "EAT": ["EAT", "MOVE", x, y], "DIE_SELF": ["DIE_SELF"]}[word]
+            i += 4
+            continue
+        i += 1
+    return out
+
+
+@pytest.mark.parametrize("board", [(10, 10, 200), (4, 4, 300), (7, 5, 60)])
+@pytest.mark.parametrize("interval", [0, 3])
+def test_head_first_round_trips_and_writes_each_cell_before_its_outcome_word(board, interval):
+    config = SnakeConfig(*board)
+    head_first, plain = SnakeCodec(interval, head_first=True), CodecConfig(interval)
+    vocab = set(codec_vocabulary(config, head_first))
+    outcomes = set()
+    for agent in AGENTS:
+        for ep in range(25):
+            record = GAME.play_episode(config, head_first, agent, 2, ep)
+            v1 = GAME.play_episode(config, plain, agent, 2, ep)
+            assert set(record.tokens) <= vocab and "FREE" not in record.tokens
+            assert head_first_to_v1(record.tokens) == v1.tokens  # the same episode, only the order of each tick differs
+            assert record.states == v1.states and record.end == v1.end
+            assert uses_head_first(record.tokens) == (record.tokens[15] != "DIE_WALL") and not uses_head_first(v1.tokens)
+            decoded = decode(record.tokens)
+            assert decoded.events == record.events == v1.events  # the cells are written elsewhere, the events are grammar v1's
+            assert decoded.end_reason == record.end
+            assert all(state == record.states[tick] for tick, state in decoded.keyframes.items())
+            for tick in (t for t in parse(record.tokens) if isinstance(t, Tick)):
+                before, p = record.states[tick.number - 1], tick.positions
+                outcomes.add(tick.outcome)
+                if tick.outcome == "DIE_WALL":
+                    assert tick.cell is None and p["outcome"] == p["input"] + 1
+                    continue
+                assert tick.cell == resolve(before, config, tick.input)[2]  # where the head goes, or runs into the body
+                assert p["cell"] == p["input"] + 1 and p["outcome"] == p["cell"] + 2
+                assert record.tokens[p["outcome"]] == tick.outcome
+                if tick.outcome == "DIE_SELF":
+                    assert tick.move is None and tick.cell in before.body
+                else:
+                    assert tick.move == tick.cell == record.states[tick.number].head
+                if tick.outcome == "EAT":
+                    assert record.tokens[p["outcome"] + 1] == "GROW"  # no MOVE word on an eat
+    assert outcomes >= {"MOVE", "EAT", "DIE_WALL"}
+
+
+def test_the_head_first_examples_are_the_v1_episodes_with_each_cell_first():
+    assert head_first_to_v1(EXAMPLE_HEAD_FIRST.split()) == EXAMPLE.split()
+    assert decode(EXAMPLE_HEAD_FIRST).events == decode(EXAMPLE).events
+    assert len(EXAMPLE_HEAD_FIRST.split()) == len(EXAMPLE.split()) - 1  # the eat's MOVE word
+    ticks = [t for t in parse(EXAMPLE_HEAD_FIRST_SELF.split()) if isinstance(t, Tick)]
+    assert [(t.cell, t.outcome, t.move) for t in ticks] == [((5, 6), "MOVE", (5, 6)), ((6, 6), "MOVE", (6, 6)), ((6, 5), "DIE_SELF", None)]
+    assert decode(EXAMPLE_HEAD_FIRST_SELF).events == decode(EXAMPLE_TAILS_SELF).events  # the same episode, a third design
+    assert uses_head_first(EXAMPLE_HEAD_FIRST.split()) and uses_head_first(EXAMPLE_HEAD_FIRST_SELF.split())
+    assert not any(uses_head_first(t.split()) for t in (EXAMPLE, EXAMPLE_TAILS, EXAMPLE_TAILS_SELF))
+    wall_first = [
+        "BOS",
+        "SNAP",
+        "PLAYER",
+        "X0",
+        "Y5",
+        "DIR_L",
+        "LEN1",
+        "BODY",
+        "FOOD",
+        "X7",
+        "Y5",
+        "SCORE",
+        "V0",
+        "TICK",
+        "INPUT_L",
+        "DIE_WALL",
+        "EOS",
+    ]
+    assert not uses_head_first(wall_first)  # no tick writes a cell: either design, read as grammar v1
+    assert list(parse(wall_first, head_first=True)) and list(parse(wall_first, head_first=False))
+
+
+def test_head_first_adds_no_token():
+    config = SnakeConfig(6, 5)
+    assert codec_vocabulary(config, SnakeCodec(head_first=True)) == vocabulary(config, tail_events=False)
+    assert GAME.codec_vocabulary(config, SnakeCodec(2, 1, head_first=True)) == vocabulary(config, tail_events=False)
+
+
+def test_the_codec_names_head_first_only_when_it_is_on():
+    assert "head_first" not in SnakeCodec(3, 1).to_dict() and "head_first" not in SnakeCodec(3, 1, tail_events=True).to_dict()
+    assert SnakeCodec(3, 1, head_first=True).to_dict() == {"keyframe_interval": 3, "min_salience": 1, "head_first": True}
+    assert SnakeCodec(head_first=1).head_first is True  # stored as a bool
+    old = CorpusSpec.from_dict(CorpusSpec(game=SnakeConfig(5, 5, 30), episodes=3).to_dict())
+    assert not old.codec.head_first  # a spec without the field reads as the option off
+    new = CorpusSpec(game=SnakeConfig(5, 5, 30), codec=SnakeCodec(2, head_first=True), episodes=3)
+    assert CorpusSpec.from_dict(new.to_dict()).codec == SnakeCodec(2, head_first=True)
+    for bad in ("yes", 2, None):
+        with pytest.raises(GameGrammarError, match="head_first"):
+            SnakeCodec(head_first=bad)
+
+
+def test_tail_events_and_head_first_together_are_refused_with_a_clear_error(tmp_path, capsys):
+    with pytest.raises(GameGrammarError, match="tail_events and head_first"):
+        SnakeCodec(tail_events=True, head_first=True)
+    with pytest.raises(GameGrammarError, match="choose one"):
+        CorpusSpec.from_dict({**CorpusSpec(episodes=3).to_dict(), "codec": {"tail_events": True, "head_first": True}})
+    from gamegrammar.cli import main
+
+    out = tmp_path / "both"
+    assert main(["generate", "--episodes", "3", "--out", str(out), "--quiet", "--tail-events", "--head-first"]) == 2
+    assert "tail_events and head_first" in capsys.readouterr().err and not out.exists()
+
+
+def test_generate_head_first_writes_a_head_first_corpus_with_grammar_v1s_tokenizer(tmp_path):
+    from gamegrammar.cli import main
+
+    config = SnakeConfig(6, 6, 40)
+    out, v1_out = tmp_path / "hf", tmp_path / "v1"
+    args = ["generate", "--episodes", "12", "--seed", "4", "--quiet", "--width", "6", "--height", "6", "--max-ticks", "40"]
+    assert main([*args, "--out", str(out), "--head-first"]) == 0
+    assert main([*args, "--out", str(v1_out)]) == 0
+    corpus, v1 = Corpus(out), Corpus(v1_out)
+    assert corpus.codec == SnakeCodec(head_first=True) and corpus.game == config
+    assert corpus.tokenizer.tokens == v1.tokenizer.tokens == vocabulary(config, tail_events=False)
+    assert json.loads((out / "manifest.json").read_text())["spec"]["codec"]["head_first"] is True
+    assert "head_first" not in json.loads((v1_out / "manifest.json").read_text())["spec"]["codec"]
+    for row in range(len(corpus)):
+        tokens = corpus.episode_tokens(row)
+        assert head_first_to_v1(tokens) == v1.episode_tokens(row) and (tokens != v1.episode_tokens(row) or tokens[15] == "DIE_WALL")
+
+
+def test_head_first_cells_have_a_moves_salience():
+    config = SnakeConfig(6, 6, 60)
+    for ep in range(200):  # an episode that eats and then runs into its body
+        record = GAME.play_episode(config, SnakeCodec(head_first=True), "greedy", 0, ep)
+        if record.end == "DIE_SELF" and "EAT" in record.tokens:
+            break
+    else:
+        pytest.fail("no greedy self-death with an eat")
+    kept = GAME.play_episode(config, SnakeCodec(min_salience=Salience.MOVEMENT, head_first=True), "greedy", 0, ep).tokens
+    assert "TICK" not in kept and kept[-5].startswith("INPUT_") and (kept[-4][0], kept[-3][0], kept[-2]) == ("X", "Y", "DIE_SELF")
+    assert head_first_to_v1(kept) == GAME.play_episode(config, CodecConfig(min_salience=Salience.MOVEMENT), "greedy", 0, ep).tokens
+    for salience in (Salience.COLLISION, Salience.RULE_EFFECT, Salience.PHASE):  # no MOVE, no cell: grammar v1's tokens
+        dropped = GAME.play_episode(config, SnakeCodec(min_salience=salience, head_first=True), "greedy", 0, ep).tokens
+        assert dropped == GAME.play_episode(config, CodecConfig(min_salience=salience), "greedy", 0, ep).tokens
+
+
+HF_START = "BOS SNAP PLAYER X1 Y1 DIR_U LEN1 BODY FOOD X2 Y2 SCORE V0"  # 13 tokens: the first tick's input is token 14
+
+
+@pytest.mark.parametrize(
+    ("text", "head_first", "index", "at_end"),
+    [
+        # one order per sequence: the first tick that writes a cell decides it
+        (f"{HF_START} TICK INPUT_U X1 Y0 MOVE TICK INPUT_R MOVE X2 Y0", None, 20, False),
+        (f"{HF_START} TICK INPUT_U MOVE X1 Y0 TICK INPUT_R X2 Y0 MOVE", None, 20, False),
+        (
+            f"{HF_START} TICK INPUT_U X1 Y0 MOVE SNAP PLAYER X1 Y0 DIR_U LEN1 BODY FOOD X2 Y2 SCORE V0 TICK INPUT_R MOVE X2 Y0",
+            None,
+            32,
+            False,
+        ),
+        # a declared design holds from the first tick
+        (f"{HF_START} TICK INPUT_U MOVE X1 Y0", True, 15, False),
+        (f"{HF_START} TICK INPUT_U X1 Y0 MOVE", False, 15, False),
+        (f"{HF_START} TICK INPUT_U EAT MOVE X1 Y0 GROW LEN2", True, 15, False),
+        # after the head's cell only MOVE, EAT or DIE_SELF; an eat goes on with GROW, not a MOVE word
+        (f"{HF_START} TICK INPUT_U X1 Y0 DIE_WALL", None, 17, False),
+        (f"{HF_START} TICK INPUT_U X1 Y0 GROW LEN2", True, 17, False),
+        (f"{HF_START} TICK INPUT_U X1 Y0 EAT MOVE X1 Y0 GROW LEN2", None, 18, False),
+        (f"{HF_START} TICK INPUT_U X1 MOVE", None, 16, False),
+        # cut off after the cell: not malformed
+        (f"{HF_START} TICK INPUT_U X1 Y0", True, 17, True),
+        (f"{HF_START} TICK INPUT_U X1 Y0 EAT", None, 18, True),
+    ],
+)
+def test_a_tick_in_the_other_order_is_a_grammar_error_at_its_first_token(text, head_first, index, at_end):
+    with pytest.raises(GrammarError) as err:
+        list(parse(text.split(), head_first=head_first))
+    assert (err.value.index, err.value.at_end) == (index, at_end), err.value
+
+
+def test_a_declared_order_parses_its_own_design_and_none_parses_either():
+    for text in (EXAMPLE_HEAD_FIRST, EXAMPLE_HEAD_FIRST_SELF):
+        assert [i.end for i in parse(text.split(), head_first=True)] == [i.end for i in parse(text.split())]
+        with pytest.raises(GrammarError) as err:
+            list(parse(text.split(), head_first=False))
+        first_cell = text.split().index("TICK") + 2
+        assert err.value.index == first_cell and text.split()[first_cell][0] == "X"
+    with pytest.raises(GrammarError) as err:
+        list(parse(EXAMPLE.split(), head_first=True))
+    assert err.value.index == 15 and not err.value.at_end  # the MOVE word where the cell should be
+    for text in (EXAMPLE, EXAMPLE_TAILS, EXAMPLE_TAILS_SELF):
+        assert list(parse(text.split(), head_first=False))
+        tokens = text.split()
+        with pytest.raises(GrammarError) as err:
+            list(parse(tokens, head_first=True))
+        first_tick = tokens.index("TICK")
+        assert first_tick < err.value.index < tokens.index("TICK", first_tick + 1)  # refused in the first tick
+
+
+def _accepts(automaton: GrammarAutomaton, tokens: list[str]) -> bool:
+    state = automaton.start()
+    for token in tokens:
+        if token not in automaton.allowed(state):
+            return False
+        state = automaton.step(state, token)
+    return automaton.allowed(state) == frozenset()
+
+
+def test_the_automaton_knows_the_head_first_design():
+    config = SnakeConfig(5, 5, 40)
+
+    def played(**options: bool) -> list[list[str]]:
+        return [GAME.play_episode(config, SnakeCodec(2, **options), agent, 3, ep).tokens for agent in AGENTS for ep in range(4)]
+
+    head_first = played(head_first=True)
+    v1, tails = played(), played(tail_events=True)
+    board = SnakeConfig()
+    examples = [EXAMPLE_HEAD_FIRST.split(), EXAMPLE_HEAD_FIRST_SELF.split()]
+    for mode in (None, True):
+        assert all(_accepts(GrammarAutomaton(board, head_first=mode), t) for t in examples)
+        assert all(_accepts(GrammarAutomaton(config, head_first=mode), t) for t in head_first)
+    assert all(_accepts(GAME.automaton(config), t) for t in head_first + v1 + tails)  # every design (GameSpec.automaton)
+    assert all(_accepts(GrammarAutomaton(config, head_first=None), t) for t in v1)
+    assert not any(_accepts(GrammarAutomaton(config, head_first=True), t) for t in v1 if "MOVE" in t)
+    assert not _accepts(GrammarAutomaton(board, head_first=True), EXAMPLE.split())
+    assert not any(_accepts(GrammarAutomaton(config, head_first=False), t) for t in head_first if uses_head_first(t))
+    assert not any(_accepts(GrammarAutomaton(config, tail_events=True), t) for t in head_first if uses_head_first(t))
+    # what it allows at each step of a head-first tick
+    automaton = GrammarAutomaton(board, head_first=True)
+    state = automaton.start()
+    for token in EXAMPLE_HEAD_FIRST.split()[:14]:  # ... SCORE V0 TICK
+        state = automaton.step(state, token)
+    xs = {f"X{x}" for x in range(board.width)}
+    assert automaton.allowed(state) == {f"INPUT_{d}" for d in "UDLR"}
+    state = automaton.step(state, "INPUT_R")
+    assert automaton.allowed(state) == xs | {"DIE_WALL"}
+    state = automaton.step(automaton.step(state, "X6"), "Y5")
+    assert automaton.allowed(state) == {"MOVE", "EAT", "DIE_SELF"}
+    assert automaton.allowed(automaton.step(state, "EAT")) == {"GROW"}
+    assert automaton.allowed(automaton.step(state, "MOVE")) == {"TICK", "TIMEOUT", "SNAP"}
+    assert automaton.allowed(automaton.step(state, "DIE_SELF")) == {"EOS"}
+
+
+@pytest.mark.parametrize("check", list(CHECKS))
+@pytest.mark.parametrize("config_index", [0, 1, 2])
+def test_the_head_first_option_keeps_the_game_contract(config_index, check):
+    """The conformance kit's every check (tests/test_conformance.py runs grammar v1) on the head-first design."""
+    try:
+        run_check(check, _played_head_first(config_index))
+    except Skipped as why:
+        pytest.skip(str(why))
+
+
+@cache
+def _played_head_first(config_index: int):
+    played = conformance.play(GAME, GAME.test_configs()[config_index], SnakeCodec(3, head_first=True))
+    assert any(uses_head_first(r.tokens) for r in played.records)  # the kit plays the design it is given
+    return played

@@ -59,3 +59,36 @@ def test_the_free_cell_moves_with_the_board(tails_corpus):
         image = transform.apply_tokens(tokens, name)
         nx, ny = f(x, y, corpus.game.width - 1)
         assert image[at] == "FREE" and image[at + 1 : at + 3] == [f"X{nx}", f"Y{ny}"]
+
+
+def test_every_symmetry_of_every_head_first_episode_passes_the_strict_evaluator(head_first_corpus):
+    corpus = Corpus(head_first_corpus)
+    transform = SymmetryTransform(corpus.tokenizer, corpus.game)
+    for row in range(len(corpus)):
+        tokens = corpus.episode_tokens(row)
+        images = set()
+        for name in SYMMETRIES:
+            out = transform.apply_tokens(tokens, name)
+            for declared in (None, True):
+                verdict = validate(out, corpus.game, head_first=declared)
+                assert verdict.valid, (name, row, declared, verdict.violations)
+            images.add(tuple(out))
+        assert len(images) > 1
+
+
+def test_the_head_first_cell_moves_with_the_board(head_first_corpus):
+    corpus = Corpus(head_first_corpus)
+    transform = SymmetryTransform(corpus.tokenizer, corpus.game)
+    for row in range(len(corpus)):
+        tokens = corpus.episode_tokens(row)
+        if tokens[-2] == "DIE_SELF":
+            break
+    else:
+        pytest.fail("no self-death in the head-first corpus")
+    cells = [i + 1 for i, t in enumerate(tokens) if t.startswith("INPUT_") and tokens[i + 1] != "DIE_WALL"]
+    assert tokens[cells[-1] + 2] == "DIE_SELF"  # the last one is the cell the head runs into
+    for name, f in SYMMETRIES.items():
+        image = transform.apply_tokens(tokens, name)
+        for at in cells:
+            nx, ny = f(int(tokens[at][1:]), int(tokens[at + 1][1:]), corpus.game.width - 1)
+            assert image[at : at + 2] == [f"X{nx}", f"Y{ny}"] and image[at + 2] == tokens[at + 2], (name, at)

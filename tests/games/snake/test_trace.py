@@ -6,7 +6,14 @@ import pytest
 
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
-from gamegrammar.games.snake.grammar import EXAMPLE, EXAMPLE_TAILS, SnakeCodec
+from gamegrammar.games.snake.grammar import (
+    EXAMPLE,
+    EXAMPLE_HEAD_FIRST,
+    EXAMPLE_HEAD_FIRST_SELF,
+    EXAMPLE_TAILS,
+    EXAMPLE_TAILS_SELF,
+    SnakeCodec,
+)
 from gamegrammar.games.snake.replay import replay
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.games.snake.trace import trace
@@ -77,3 +84,27 @@ def test_trace_follows_the_tail_events_design_and_stops_at_a_wrong_free() -> Non
     assert len(trace(edit(tails, tails.index("FREE") + 1, "X4"), BOARD)) == 1  # tick 1 frees the wrong cell
     missing = [*tails[: tails.index("FREE", 20)], *tails[tails.index("FREE", 20) + 3 :]]  # tick 3 frees nothing
     assert len(trace(missing, BOARD)) == 3
+
+
+@pytest.mark.parametrize(("config", "interval"), [(SnakeConfig(6, 6, 60), 2), (SnakeConfig(4, 4, 300), 0)])
+def test_trace_follows_the_head_first_design(config: SnakeConfig, interval: int) -> None:
+    for agent in AGENTS:
+        for episode in range(3):
+            record = GAME.play_episode(config, SnakeCodec(interval, head_first=True), agent, 4, episode)
+            assert trace(record.tokens, config) == record.states
+            assert [f.state for f in replay(record.tokens, config).frames] == record.states
+
+
+def test_trace_stops_at_a_head_first_cell_that_is_not_the_heads_next_cell() -> None:
+    hf = EXAMPLE_HEAD_FIRST.split()
+    assert trace(hf, BOARD) == trace(BASE, BOARD)
+    assert len(trace(edit(hf, hf.index("X6"), "X5", "Y4"), BOARD)) == 1  # tick 1 writes a cell the input does not lead to
+    eat = hf.index("EAT") - 2
+    assert len(trace(edit(hf, eat, "X7", "Y6"), BOARD)) == 2  # tick 2 eats on another cell
+    this_self = EXAMPLE_HEAD_FIRST_SELF.split()
+    states = trace(this_self, BOARD)
+    assert states == trace(EXAMPLE_TAILS_SELF, BOARD) and len(states) == 4 and states[-1].head == (6, 6)  # a death moves nothing
+    at = this_self.index("DIE_SELF") - 2
+    for cell in (("X7", "Y5"), ("X6", "Y7"), ("X6", "Y12")):  # on the body but not ahead, ahead of nothing, off the board
+        assert trace(edit(this_self, at, *cell), BOARD) == states[:3], cell
+    assert trace(edit(this_self, at + 2, "MOVE"), BOARD) == states[:3]  # the rules say DIE_SELF, not MOVE

@@ -16,12 +16,15 @@ from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.grammar import (
     END_EVENTS,
     EXAMPLE,
+    EXAMPLE_HEAD_FIRST,
+    EXAMPLE_HEAD_FIRST_SELF,
     EXAMPLE_TAILS,
     EXAMPLE_TAILS_SELF,
     CodecConfig,
     GrammarError,
     SnakeCodec,
     parse,
+    uses_head_first,
     vocabulary,
 )
 from gamegrammar.games.snake.rules import SnakeConfig
@@ -242,6 +245,108 @@ def test_the_fast_path_routes_the_tail_events_design_to_the_reference(tails_corp
     assert all(v.violations[:1] == ["tail_freed"] for v in verdicts)
 
 
+# ---------------------------------------------------------------- the head-first design
+
+HF = EXAMPLE_HEAD_FIRST  # BASE in the head-first design: each cell before its outcome word, no MOVE word on the eat
+HF_SELF = EXAMPLE_HEAD_FIRST_SELF  # the snake of TAILS_SELF: tick 3 writes X6 Y5, the body cell it runs into (token 30)
+
+
+def test_the_head_first_sequences_are_valid_read_off_the_sequence_or_declared():
+    for text in (HF, HF_SELF):
+        for verdict in (
+            validate(text.split(), BOARD),
+            validate(text, BOARD, head_first=True),
+            GAME.validate(text.split(), BOARD, SnakeCodec(head_first=True)),
+        ):
+            assert verdict.valid and all(verdict.lenient.values()), verdict
+
+
+HF_CASES = [
+    # the cell a self-death runs into is held to the input like a MOVE's cell
+    ("move_follows_input", mutate(HF_SELF, "X6 Y5 DIE_SELF", "X6 Y4 DIE_SELF"), 30),
+    ("move_follows_input", mutate(HF_SELF, "X6 Y5 DIE_SELF", "X7 Y5 DIE_SELF"), 30),  # on the body, but not where the head goes
+    ("move_follows_input", mutate(HF, "TICK INPUT_R X6 Y5 MOVE", "TICK INPUT_R X6 Y4 MOVE"), 15),
+    ("move_follows_input", mutate(HF, "X7 Y5 EAT", "X7 Y6 EAT"), 20),  # the eat's cell
+    ("self_death", mutate(HF_SELF, "X6 Y6 MOVE TICK INPUT_U X6 Y5 DIE_SELF", "X6 Y6 DIE_SELF"), 27),  # a death the rules do not make
+    ("self_death", mutate(HF_SELF, "X6 Y5 DIE_SELF EOS", "X6 Y5 MOVE TICK INPUT_U DIE_WALL EOS"), 32),  # a move into the body
+    ("eat_iff_food", mutate(HF, "X6 Y5 MOVE", "X6 Y5 EAT GROW LEN2 FOOD_SPAWN X0 Y0 SCORE V1"), 17),
+    ("wall_death", mutate(HF, "TICK INPUT_U X7 Y0 MOVE TICK INPUT_U DIE_WALL", "TICK INPUT_U DIE_WALL"), 65),  # a wall death one tick early
+]
+
+
+@pytest.mark.parametrize(("rule", "tokens", "index"), HF_CASES, ids=[f"{c[0]}-{k}" for k, c in enumerate(HF_CASES)])
+def test_each_rule_is_caught_alone_at_its_first_token_in_the_head_first_design(rule, tokens, index):
+    assert_only(validate(tokens, BOARD), rule, index)
+    assert validate(tokens, BOARD, head_first=True) == validate(tokens, BOARD)  # read off the sequence: the same design
+
+
+def test_a_self_death_cell_off_the_board_breaks_in_bounds_with_or_without_a_state():
+    off = mutate(HF_SELF, "X6 Y5 DIE_SELF", "X6 Y10 DIE_SELF")
+    verdict = validate(off, BOARD)
+    assert verdict.violations == ["in_bounds", "move_follows_input"] and verdict.positions == {"in_bounds": 30, "move_follows_input": 30}
+    # after a wrong move the state is unknown: the cell is still on no board
+    unknown = mutate(" ".join(off), "TICK INPUT_D X5 Y6 MOVE", "TICK INPUT_D X5 Y4 MOVE")
+    verdict = validate(unknown, BOARD)
+    assert verdict.violations == ["move_follows_input", "in_bounds"] and verdict.positions == {"move_follows_input": 20, "in_bounds": 30}
+    assert validate(mutate(" ".join(unknown), "X6 Y10", "X6 Y5"), BOARD).violations == ["move_follows_input"]
+
+
+def test_a_head_first_sequence_declared_as_grammar_v1_breaks_the_grammar_and_the_other_way_round():
+    for verdict in (validate(HF, BOARD, head_first=False), GAME.validate(HF.split(), BOARD, SnakeCodec())):
+        assert verdict.violations == ["grammar"] and verdict.first_violation == 15  # X6, where v1 writes MOVE
+    for verdict in (validate(BASE, BOARD, head_first=True), GAME.validate(BASE.split(), BOARD, SnakeCodec(head_first=True))):
+        assert verdict.violations == ["grammar"] and verdict.first_violation == 15  # MOVE, where the cell belongs
+    self_as_v1 = GAME.validate(HF_SELF.split(), BOARD, SnakeCodec(tail_events=False))
+    assert self_as_v1.violations == ["grammar"] and self_as_v1.first_violation == 20
+    assert (
+        GAME.validate(BASE.split(), BOARD, SnakeCodec()).valid and GAME.validate(TAILS.split(), BOARD, SnakeCodec(tail_events=True)).valid
+    )
+
+
+def test_a_sequence_that_mixes_the_orders_is_a_grammar_error_at_the_first_tick_in_the_other_order():
+    late_v1 = mutate(HF, "TICK INPUT_U X7 Y3 MOVE", "TICK INPUT_U MOVE X7 Y3")
+    at = next(i for i in range(len(late_v1)) if late_v1[i - 2 : i + 3] == ["TICK", "INPUT_U", "MOVE", "X7", "Y3"])  # tick 4's MOVE
+    late_hf = mutate(BASE, "TICK INPUT_U MOVE X7 Y3", "TICK INPUT_U X7 Y3 MOVE")
+    for tokens, index in ((late_v1, at), (late_hf, late_hf.index("Y3") - 1)):
+        verdict = validate(tokens, BOARD)
+        assert verdict.violations == ["grammar"] and verdict.first_violation == index, verdict
+        assert not verdict.tiers["structural"] and verdict.tiers["physical"] and verdict.tiers["rules"]
+
+
+def test_lenient_physical_reads_head_first_cells_in_an_unparseable_sequence():
+    unparseable = mutate(HF, "GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1", "GROW LEN2 FOOD_SPAWN X2 Y7")  # SCORE left out: a grammar error
+    verdict = validate(unparseable, BOARD)
+    assert verdict.violations == ["grammar"] and verdict.lenient["physical"] and lenient_tiers(unparseable, BOARD)["physical"]
+    for old, new in (("X7 Y3 MOVE", "X7 Y8 MOVE"), ("X6 Y5 MOVE", "X4 Y5 MOVE"), ("X7 Y5 EAT", "X9 Y9 EAT"), ("X7 Y1 MOVE", "X7 Y11 MOVE")):
+        teleport = mutate(" ".join(unparseable), old, new)  # a cell that is not next to the head, or off the board
+        verdict = validate(teleport, BOARD)
+        assert "grammar" in verdict.violations and not verdict.lenient["physical"] and verdict.lenient["structural"], (old, new)
+    wrong_input = mutate(" ".join(unparseable), "TICK INPUT_R X6 Y5 MOVE", "TICK INPUT_D X6 Y5 MOVE")  # adjacent: physical enough
+    assert validate(wrong_input, BOARD).lenient["physical"]
+    # and in a sequence that parses, from the parsed ticks
+    assert not validate(mutate(HF, "X7 Y3 MOVE", "X7 Y8 MOVE"), BOARD).lenient["physical"]
+    assert validate(mutate(HF, "TICK INPUT_R X6 Y5 MOVE", "TICK INPUT_D X6 Y5 MOVE"), BOARD).lenient["physical"]
+
+
+def test_a_head_first_corpus_is_valid_read_off_its_episodes_and_declared(head_first_corpus):
+    corpus = Corpus(head_first_corpus)
+    episodes = [corpus.episode_tokens(row) for row in range(len(corpus))]
+    assert sum(uses_head_first(e) for e in episodes) == len(episodes)
+    for codec in (None, corpus.codec):
+        verdicts = validate_many(episodes, corpus.game, codec)
+        assert all(v.valid and all(v.lenient.values()) for v in verdicts)
+    assert {e[-2] for e in episodes} >= {"DIE_WALL", "DIE_SELF", "TIMEOUT"}
+    assert [GAME.validate(e, corpus.game, SnakeCodec()).violations for e in episodes[:40]] == [["grammar"]] * 40
+
+
+def test_validate_many_holds_a_head_first_sequence_to_a_declared_v1_codec_like_validate():
+    v1 = SnakeCodec()
+    want = GAME.validate(HF.split(), BOARD, v1)
+    assert want.violations == ["grammar"]
+    assert [v.to_json() for v in validate_many([HF.split()] * 3, BOARD, v1)] == [want.to_json()] * 3  # the reference alone
+    assert [v.to_json() for v in validate_many([HF.split()] * 70, BOARD, v1)] == [want.to_json()] * 70  # the fast path
+
+
 # ---------------------------------------------------------------- real episodes
 
 
@@ -254,6 +359,8 @@ def test_the_fast_path_routes_the_tail_events_design_to_the_reference(tails_corp
         (SnakeConfig(4, 4, 400), CodecConfig(keyframe_interval=3), {"greedy": 1.0}, 120),
         (SnakeConfig(), SnakeCodec(tail_events=True), {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}, 200),
         (SnakeConfig(4, 4, 400), SnakeCodec(keyframe_interval=3, tail_events=True), {"greedy": 1.0}, 120),
+        (SnakeConfig(), SnakeCodec(head_first=True), {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}, 200),
+        (SnakeConfig(4, 4, 400), SnakeCodec(keyframe_interval=3, head_first=True), {"greedy": 1.0}, 120),
     ],
 )
 def test_every_generated_episode_passes_every_rule(tmp_path, config, codec, agents, episodes):
@@ -397,3 +504,62 @@ def test_a_declared_design_holds_a_sequence_to_it():
     assert [v.to_json() for v in validate_many([bare] * 70, BOARD, SnakeCodec(tail_events=True))] == [declared.to_json()] * 70
     assert GAME.validate(TAILS.split(), BOARD, SnakeCodec(tail_events=True)).valid
     assert GAME.validate(BASE.split(), BOARD, SnakeCodec()).valid
+
+
+@cache
+def head_first_pool() -> tuple[tuple[str, ...], ...]:
+    return tuple(
+        tuple(play(BOARD, SnakeCodec(keyframe_interval=k, head_first=True), agent, 5, ep))
+        for agent in AGENTS
+        for ep in range(4)
+        for k in (0, 4)
+    )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), edits, st.sampled_from([None, True]))
+def test_mutated_head_first_episodes_get_a_verdict(which, changes, declared):
+    tokens = list(head_first_pool()[which % len(head_first_pool())])
+    for kind, where, token in changes:
+        i = where % (len(tokens) + (kind == "insert"))
+        if kind == "replace":
+            tokens[i] = token
+        elif kind == "insert":
+            tokens.insert(i, token)
+        elif len(tokens) > 1:
+            del tokens[i]
+    verdict = validate(tokens, BOARD, head_first=declared)
+    check_invariants(verdict, tokens)
+    try:
+        list(parse(tokens, to_eos=True, head_first=declared))
+    except GrammarError:
+        return
+    # A sequence that parses to its end gets the same lenient verdict from the token scan.
+    assert lenient_tiers(tokens, BOARD) == verdict.lenient
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 10_000))
+def test_every_prefix_of_a_valid_head_first_episode_is_only_incomplete(which, cut):
+    tokens = list(head_first_pool()[which % len(head_first_pool())])
+    prefix = tokens[: cut % len(tokens)]
+    for declared in (None, True):
+        verdict = validate(prefix, BOARD, head_first=declared)
+        assert verdict.violations == ["complete"]
+        assert verdict.lenient["physical"] and verdict.lenient["rules"] and not verdict.lenient["structural"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from([(10, 10, 200), (4, 4, 300), (6, 5, 40)]),
+    st.sampled_from(list(AGENTS)),
+    st.integers(0, 2**31),
+    st.integers(0, 5),
+)
+def test_played_head_first_episodes_are_always_valid(board, agent, seed, interval):
+    config = SnakeConfig(*board)
+    tokens = play(config, SnakeCodec(keyframe_interval=interval, head_first=True), agent, seed, 0)
+    for declared in (None, True):
+        verdict = validate(tokens, config, head_first=declared)
+        assert verdict.valid, verdict
+        assert all(verdict.lenient.values())

@@ -139,3 +139,31 @@ def test_the_spec_exposes_the_features():
     assert GAME.feature_space(config) == feature_space(config)
     assert GAME.state_features(state, config) == state_features(state, config)
     assert GAME.state_keys_batch is not None
+
+
+@pytest.mark.parametrize("config", GAME.test_configs(), ids=str)
+def test_the_batch_path_declines_head_first_and_the_trace_keys_are_grammar_v1s(config):
+    """The batch path reads grammar v1's tick layout (and FREE cells), not the head-first one: it returns None, so novelty
+    falls back to the trace, whose keys are those of the same games written in grammar v1."""
+    t = table(*feature_space(config))
+    codec = SnakeCodec(keyframe_interval=7, head_first=True)
+    ids = _episodes(config, codec, 150)
+    v1_ids = _episodes(config, SnakeCodec(keyframe_interval=7), 150)  # the same games (seed, episodes, agents)
+    assert [len(a) for a in ids] != [len(b) for b in v1_ids]  # written differently (no MOVE word on an eat, a self-death's cell)
+    assert state_keys_batch(ids, config, codec, t) is None and state_keys_batch([], config, codec, t) is None
+    keys, counts = state_keys_batch(v1_ids, config, SnakeCodec(keyframe_interval=7), t)
+    assert _generic_keys(ids, config) == [k.tolist() for k in np.split(keys, np.cumsum(counts)[:-1])]
+
+
+def test_novelty_reads_a_head_first_corpus_like_its_v1_twin(head_first_corpus, tiny_corpus):
+    from gamegrammar.corpus import Corpus
+    from gamegrammar.novelty import corpus_states, sequence_state_keys
+
+    corpus, v1 = Corpus(head_first_corpus), Corpus(tiny_corpus)  # the same games in the two designs
+    assert GAME.state_keys_batch([], corpus.game, corpus.codec, table(*feature_space(corpus.game))) is None  # novelty falls back
+    a, b = corpus_states(corpus, "train", 40, cache=False), corpus_states(v1, "train", 40, cache=False)
+    assert np.array_equal(a.keys, b.keys) and (a.states, a.episodes) == (b.states, b.episodes) and a.states > 40
+    row = int(corpus.split("train")[0])
+    assert np.array_equal(
+        sequence_state_keys(corpus.episode_tokens(row), corpus.game), sequence_state_keys(v1.episode_tokens(row), v1.game)
+    )

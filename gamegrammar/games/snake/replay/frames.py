@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell, uses_head_first
 from gamegrammar.games.snake.rules import Cell, Outcome, SnakeConfig, SnakeState, advance, direction_between, resolve
 from gamegrammar.games.snake.validity import validate
 from gamegrammar.verdict import Verdict
@@ -131,15 +131,19 @@ def _cell_at(tokens: Sequence[str], index: int) -> Cell | None:
     return None
 
 
-def _outcome_words(outcome: Outcome, head: Cell) -> str:
+def _outcome_words(outcome: Outcome, head: Cell, head_first: bool = False) -> str:
+    """What the rules write for an outcome, in the sequence's design (head first: the cell before the word)."""
+    cell = f"X{head[0]} Y{head[1]}"
+    if head_first:
+        return outcome.value if outcome is Outcome.DIE_WALL else f"{cell} {outcome.value}"
     if outcome is Outcome.MOVE:
-        return f"MOVE X{head[0]} Y{head[1]}"
+        return f"MOVE {cell}"
     if outcome is Outcome.EAT:
-        return f"EAT MOVE X{head[0]} Y{head[1]}"
+        return f"EAT MOVE {cell}"
     return outcome.value
 
 
-def step(state: SnakeState, tick: Tick, config: SnakeConfig) -> tuple[SnakeState, str | None, Cell | None]:
+def step(state: SnakeState, tick: Tick, config: SnakeConfig, head_first: bool = False) -> tuple[SnakeState, str | None, Cell | None]:
     """The state after one written tick, and what the rules would have written when the sequence departs from them.
 
     Follows the rules exactly when the written outcome agrees with `resolve`;
@@ -151,7 +155,7 @@ def step(state: SnakeState, tick: Tick, config: SnakeConfig) -> tuple[SnakeState
     move = tick.move
     if written is outcome and (move is None or move == head):
         return advance(state, direction, outcome, head, tick.spawn), None, None
-    rules_say = _outcome_words(outcome, head)
+    rules_say = _outcome_words(outcome, head, head_first)
     rules_head = head if outcome in (Outcome.MOVE, Outcome.EAT) else None
     if move is None:  # a written death where the rules say otherwise: the snake stops where it is
         return advance(state, direction, written, head, None), rules_say, rules_head
@@ -165,6 +169,7 @@ def replay(tokens: Sequence[str] | str, config: SnakeConfig) -> Replay:
     tokens = tokens.split() if isinstance(tokens, str) else list(tokens)
     frames: list[Frame] = []
     error: GrammarError | None = None
+    head_first = uses_head_first(tokens)
     try:
         items = parse(tokens, to_eos=True)  # to_eos: ticks written after an end event are shown too
         first = next(items)
@@ -173,7 +178,7 @@ def replay(tokens: Sequence[str] | str, config: SnakeConfig) -> Replay:
         frames.append(Frame(0, state, 0, first.end))
         for tick in items:
             assert isinstance(tick, Tick)
-            after, rules_say, rules_head = step(state, tick, config)
+            after, rules_say, rules_head = step(state, tick, config, head_first)
             frames.append(Frame(tick.number, after, tick.start, tick.end, tick.end_event, rules_say, rules_head))
             # A keyframe is a complete written state: the next tick starts from it (as the evaluator follows it).
             state = tick.keyframe.state(tick.number) if tick.keyframe is not None else after
