@@ -21,6 +21,7 @@ single run would have written, byte for byte.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing as mp
 import os
@@ -482,6 +483,12 @@ class _Episodes(SpecView):
     def __len__(self) -> int:
         return len(self.index)
 
+def _grammar_options(codec: CodecConfig) -> str:
+    """A codec's game options that are on (`to_dict` names only those), as one readable phrase."""
+    base = {f.name for f in dataclasses.fields(CodecConfig)}
+    on = sorted(name for name in codec.to_dict() if name not in base)
+    return ", ".join(on) if on else "none (the game's base grammar)"
+
 
 class Corpus(_Episodes):
     """A finished corpus opened read-only; token shards are memory-mapped, never loaded whole.
@@ -548,6 +555,19 @@ class Corpus(_Episodes):
             index = _with_shard(index, number)
             indexes.append(index)
         self.index = np.concatenate(indexes) if indexes else np.zeros(0, _with_shard(np.zeros(0, INDEX_DTYPE), 0).dtype)
+
+    def check_model(self, model: Any, who: str = "the checkpoint") -> None:
+        """Refuse a model (a `LoadedModel`: tokenizer and codec) these episodes cannot be read against.
+
+        Another vocabulary means another game config. The same vocabulary may still be another grammar design (a
+        game's own grammar option, such as Snake's head_first, reorders tokens and adds none): teacher forcing,
+        tier 2 and prompts would then feed the model a grammar it was not trained on, and quietly score it low.
+        """
+        if self.tokenizer.sha256() != model.tokenizer.sha256():
+            raise GameGrammarError(f"{who} was trained for another game config than the corpus {self.path}")
+        ours, theirs = _grammar_options(model.codec), _grammar_options(self.codec)
+        if ours != theirs:
+            raise GameGrammarError(f"{who} was trained on the grammar options {ours}, the corpus {self.path} is written with {theirs}")
 
     def split(self, name: str) -> np.ndarray:
         """Row numbers (into `index`) of the episodes in a split."""

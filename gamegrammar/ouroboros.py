@@ -408,8 +408,7 @@ def run_loop(config: OuroborosConfig, train: Train, log: Callable[[str], None] =
     """Run (or continue) the loop to `config.generations`; returns the log (also written to out/log.json)."""
     run = Run(config)
     corpus = Corpus(config.corpus)
-    if load_checkpoint(config.checkpoint).tokenizer.sha256() != corpus.tokenizer.sha256():
-        raise GameGrammarError(f"the checkpoint {config.checkpoint} was trained on another vocabulary than the corpus {config.corpus}")
+    corpus.check_model(load_checkpoint(config.checkpoint), f"the checkpoint {config.checkpoint}")
     if not Path(config.finetune.config).is_file() and config.generations:
         raise GameGrammarError(f"finetune.config {config.finetune.config} does not exist")
     run.out.mkdir(parents=True, exist_ok=True)

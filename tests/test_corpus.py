@@ -146,3 +146,24 @@ def test_a_corpus_remembers_the_order_of_its_agent_mix(tmp_path):
     corpus = Corpus(tmp_path / "c")
     assert list(corpus.spec.agents) == ["wall_follower", "random", "greedy"]
     assert [corpus.agent(r) for r in range(len(corpus))] == [agent_for_episode(spec.agents, 3, int(e)) for e in corpus.index["episode"]]
+
+
+def test_a_model_is_refused_a_corpus_of_another_grammar_design_with_the_same_vocabulary(tiny_corpus, tmp_path):
+    from types import SimpleNamespace
+
+    from gamegrammar.games.snake.grammar import SnakeCodec
+
+    v1 = Corpus(tiny_corpus)
+    generate(CorpusSpec(codec=SnakeCodec(head_first=True), episodes=20, seed=11, shard_episodes=20), tmp_path / "head")
+    head = Corpus(tmp_path / "head")
+    assert head.tokenizer.sha256() == v1.tokenizer.sha256()  # the option adds no token: only the codec tells them apart
+    head_model = SimpleNamespace(tokenizer=head.tokenizer, codec=head.codec)
+    head.check_model(head_model)  # its own design: accepted
+    with pytest.raises(GameGrammarError, match=r"trained on the grammar options head_first, the corpus .* none"):
+        v1.check_model(head_model)
+    with pytest.raises(GameGrammarError, match=r"the model was trained on the grammar options none .*head_first"):
+        head.check_model(SimpleNamespace(tokenizer=v1.tokenizer, codec=v1.codec), "the model")
+    generate(CorpusSpec(game=SnakeConfig(5, 5, 40), episodes=5), tmp_path / "other")
+    other = Corpus(tmp_path / "other")
+    with pytest.raises(GameGrammarError, match="another game config"):
+        v1.check_model(SimpleNamespace(tokenizer=other.tokenizer, codec=other.codec))

@@ -85,8 +85,7 @@ def _open_corpus(path: str | None, loaded: Any) -> Any:
     from gamegrammar.corpus import Corpus
 
     corpus = Corpus(path)
-    if corpus.tokenizer.sha256() != loaded.tokenizer.sha256():
-        raise GameGrammarError(f"the checkpoint was trained for another game config than the corpus {path}")
+    corpus.check_model(loaded)
     return corpus
 
 

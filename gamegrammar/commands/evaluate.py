@@ -179,8 +179,8 @@ def run_model(args: argparse.Namespace) -> int:
         raise GameGrammarError("--tiers 2,3 and --probes analyse held-out episodes: give --corpus")
     loaded = load_model(args)
     corpus = _open_corpus(args.corpus)
-    if corpus is not None and corpus.tokenizer.sha256() != loaded.tokenizer.sha256():
-        raise GameGrammarError(f"the checkpoint was trained for another game config than the corpus {args.corpus}")
+    if corpus is not None:
+        corpus.check_model(loaded)
     config = corpus.game if corpus is not None else loaded.game
     stats = SamplingStats()
     max_length = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode).max_length

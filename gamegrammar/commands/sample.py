@@ -61,8 +61,7 @@ def build_prompts(args: argparse.Namespace, loaded: LoadedModel) -> list[list[in
     from gamegrammar.corpus import Corpus
 
     corpus = Corpus(args.prompt_corpus)
-    if corpus.tokenizer.sha256() != tok.sha256():
-        raise GameGrammarError(f"the model was trained for another game config than {args.prompt_corpus}")
+    corpus.check_model(loaded, "the model")
     rows = corpus.split("val")
     if not len(rows):
         raise GameGrammarError(f"{args.prompt_corpus} has no held-out episodes to prompt from")

@@ -39,8 +39,7 @@ def run_analysis(
     from gamegrammar.interpret import archetypes
     from gamegrammar.interpret import probes as probes_mod
 
-    if corpus.tokenizer.sha256() != loaded.tokenizer.sha256():
-        raise GameGrammarError(f"the checkpoint was trained for another game config than the corpus {corpus.path}")
+    corpus.check_model(loaded)
     if episodes < 1:
         raise GameGrammarError(f"--analysis-episodes must be at least 1, got {episodes}")
     rows = corpus.split("val")[:episodes]

@@ -178,7 +178,7 @@ def test_validate_many_routes_through_the_fast_path(corpora, monkeypatch):
     assert list(fast_status([s.split() if isinstance(s, str) else s for s in mixed], config)[:5]) == [VALID, CUT, VALID, SLOW, SLOW]
     want = [(v.to_json(), v.positions) for v in map(validate, mixed, [config] * len(mixed))]
     calls = []
-    monkeypatch.setattr(fast, "validate", lambda seq, cfg: calls.append(seq) or validate(seq, cfg))
+    monkeypatch.setattr(fast, "validate", lambda seq, cfg, **design: calls.append(seq) or validate(seq, cfg, **design))
     assert [(v.to_json(), v.positions) for v in validate_many(iter(mixed), config)] == want
     assert len(calls) == 16  # only the two broken ones of each five went to the reference
     calls.clear()
