@@ -48,3 +48,30 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory):
     path.write_text(yaml.safe_dump(config))
     assert main(["train", "fit", "--config", str(path), "--run_dir", str(root / "run")]) == 0
     return corpus, path, root / "run" / "checkpoints" / "last.ckpt"
+
+
+def head_first_as_v1(tokens: list[str]) -> list[str]:
+    """A head-first Snake sequence in grammar v1's order, written independently of the encoder: `INPUT_d Xx Yy MOVE` ->
+    `INPUT_d MOVE Xx Yy`, `INPUT_d Xx Yy EAT` -> `INPUT_d EAT MOVE Xx Yy`, `INPUT_d Xx Yy DIE_SELF` -> `INPUT_d DIE_SELF`
+    (grammar v1 does not write the cell a self-death runs into)."""
+    out, i = [], 0
+    while i < len(tokens):
+        out.append(tokens[i])
+        if (
+            tokens[i].startswith("INPUT_")
+            and i + 3 < len(tokens)
+            and tokens[i + 1][0] == "X"
+            and tokens[i + 3] in ("MOVE", "EAT", "DIE_SELF")
+        ):
+            x, y, word = tokens[i + 1 : i + 4]
+            out += {"MOVE": ["MOVE", x, y], "EAT": ["EAT", "MOVE", x, y], "DIE_SELF": ["DIE_SELF"]}[word]
+            i += 4
+            continue
+        i += 1
+    return out
+
+
+@pytest.fixture(scope="session")
+def as_v1():
+    """`head_first_as_v1`, for the tests of every module that reads or writes Snake's head-first design."""
+    return head_first_as_v1

@@ -168,26 +168,7 @@ def test_render_ansi():
     assert SnakeEnv().render() is None
 
 
-def as_v1(tokens: list[str]) -> list[str]:
-    """Head-first tokens in grammar v1's order: each tick's cell after its outcome word (none on a self-death)."""
-    out, i = [], 0
-    while i < len(tokens):
-        out.append(tokens[i])
-        if (
-            tokens[i].startswith("INPUT_")
-            and i + 3 < len(tokens)
-            and tokens[i + 1][0] == "X"
-            and tokens[i + 3] in ("MOVE", "EAT", "DIE_SELF")
-        ):
-            x, y, word = tokens[i + 1 : i + 4]
-            out += {"MOVE": ["MOVE", x, y], "EAT": ["EAT", "MOVE", x, y], "DIE_SELF": ["DIE_SELF"]}[word]
-            i += 4
-            continue
-        i += 1
-    return out
-
-
-def test_head_first_env_writes_the_head_first_tokens_of_the_same_episodes(small_snake_corpus):
+def test_head_first_env_writes_the_head_first_tokens_of_the_same_episodes(small_snake_corpus, as_v1):
     from gamegrammar.games.snake.grammar import SnakeCodec, decode
     from gamegrammar.games.snake.validity import validate
 

@@ -61,23 +61,13 @@ def test_batch_plays_every_episode_like_the_scalar_engine(agent, config, keyfram
         assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
 
 
-@pytest.mark.parametrize("codec", [SnakeCodec(0, tail_events=True), SnakeCodec(4, tail_events=True)], ids=["K0", "K4"])
-@pytest.mark.parametrize("config", BOARDS[:3], ids=lambda c: f"{c.width}x{c.height}")
-@pytest.mark.parametrize("agent", ["random", "greedy", "wall_follower"])
-def test_batch_writes_tail_events_like_the_scalar_engine(agent, config, codec):
-    seed, episodes = 3 + config.height, np.arange(40, 48)
-    _, tokens, result = batch_episodes(config, codec, seed, episodes, agent)
-    for row, episode in enumerate(episodes):
-        _, want_tokens, want_end = scalar_episode(config, codec, seed, int(episode), agent)
-        assert tokens[row] == want_tokens, f"episode {episode}: tokens diverge"
-        assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
-    assert any("FREE" in t for t in tokens)
+OPTIONS = [SnakeCodec(k, **{option: True}) for option in ("tail_events", "head_first") for k in (0, 4)]
 
 
-@pytest.mark.parametrize("codec", [SnakeCodec(0, head_first=True), SnakeCodec(4, head_first=True)], ids=["K0", "K4"])
+@pytest.mark.parametrize("codec", OPTIONS, ids=["tails-K0", "tails-K4", "head-K0", "head-K4"])
 @pytest.mark.parametrize("config", BOARDS[:3], ids=lambda c: f"{c.width}x{c.height}")
 @pytest.mark.parametrize("agent", ["random", "greedy", "wall_follower"])
-def test_batch_writes_head_first_like_the_scalar_engine(agent, config, codec):
+def test_batch_writes_each_grammar_option_like_the_scalar_engine(agent, config, codec):
     seed, episodes = 3 + config.height, np.arange(40, 48)
     states, tokens, result = batch_episodes(config, codec, seed, episodes, agent)
     for row, episode in enumerate(episodes):
@@ -85,7 +75,10 @@ def test_batch_writes_head_first_like_the_scalar_engine(agent, config, codec):
         assert states[int(episode)] == want_states, f"episode {episode}: states diverge"
         assert tokens[row] == want_tokens, f"episode {episode}: tokens diverge"
         assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
-    # every tick writes the head's cell right after its input (none on a wall death), then its outcome word
+    if codec.tail_events:
+        assert any("FREE" in t for t in tokens)
+        return
+    # head first: every tick writes the head's cell right after its input (none on a wall death), then its outcome word
     for t in tokens:
         inputs = [i for i, token in enumerate(t) if token.startswith("INPUT_")]
         assert all(
@@ -94,11 +87,15 @@ def test_batch_writes_head_first_like_the_scalar_engine(agent, config, codec):
         )
 
 
-@pytest.mark.parametrize("min_salience", [0, 1, 2, 3, 4])
-def test_batch_writes_head_first_like_the_scalar_engine_at_every_salience_and_every_end(min_salience):
-    """4x4 games reach every end (a self-death writes the cell it runs into, a win's eat has no spawn); above a move's
-    salience the cells go with the MOVE words."""
-    config, codec = SnakeConfig(4, 4, 40), SnakeCodec(3, min_salience, head_first=True)
+SMALL_BOARD_CODECS = [CodecConfig(3)] + [SnakeCodec(3, salience, head_first=True) for salience in range(5)]
+
+
+@pytest.mark.parametrize("codec", SMALL_BOARD_CODECS, ids=["v1", *(f"head-S{s}" for s in range(5))])
+def test_small_board_reaches_every_end_reason(codec):
+    """4x4 games win; a differential test that never sees WIN would not test it. Head first at every salience: a
+    self-death writes the cell it runs into, a win's eat has no spawn, and above a move's salience the cells go with
+    the MOVE words."""
+    config = SnakeConfig(4, 4, 40)
     episodes = np.arange(60)
     codes = np.arange(60) % 3
     result = play_batch(config, codec, 1, episodes, scripted_policy(codes))
@@ -106,25 +103,11 @@ def test_batch_writes_head_first_like_the_scalar_engine_at_every_salience_and_ev
     tokenizer = tokenizer_for(config)
     ends = np.cumsum(result.lengths)
     for row in range(len(episodes)):
-        want = GAME.play_episode(config, codec, AGENT_NAMES[codes[row]], 1, row).tokens
+        _, want, end = scalar_episode(config, codec, 1, row, AGENT_NAMES[codes[row]])
         assert tokenizer.decode(result.tokens[ends[row] - result.lengths[row] : ends[row]]) == want, f"episode {row}"
-        if result.ends[row] == 1 and min_salience <= Salience.COLLISION:  # a self-death, written
-            assert want[-2] == "DIE_SELF" and ((want[-4][0], want[-3][0]) == ("X", "Y")) == (min_salience <= Salience.MOVEMENT)
-
-
-def test_small_board_reaches_every_end_reason():
-    """4x4 games win; a differential test that never sees WIN would not test it."""
-    config, codec = SnakeConfig(4, 4, 40), CodecConfig(3)
-    episodes = np.arange(60)
-    codes = np.arange(60) % 3
-    result = play_batch(config, codec, 1, episodes, scripted_policy(codes))
-    assert set(result.ends.tolist()) == {0, 1, 2, 3}
-    tokenizer = tokenizer_for(config)
-    ends = np.cumsum(result.lengths)
-    for row in np.flatnonzero(result.ends == 2)[:5]:
-        _, want, end = scalar_episode(config, codec, 1, int(row), AGENT_NAMES[codes[row]])
-        assert end == "WIN"
-        assert tokenizer.decode(result.tokens[ends[row] - result.lengths[row] : ends[row]]) == want
+        assert (end == "WIN") == (result.ends[row] == 2)
+        if getattr(codec, "head_first", False) and end == "DIE_SELF" and codec.min_salience <= Salience.COLLISION:
+            assert want[-2] == "DIE_SELF" and ((want[-4][0], want[-3][0]) == ("X", "Y")) == (codec.min_salience <= Salience.MOVEMENT)
 
 
 @pytest.mark.parametrize(

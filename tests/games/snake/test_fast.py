@@ -243,32 +243,13 @@ def assert_same_declared(sequences: list, config: SnakeConfig, head_first: bool 
     return verdicts
 
 
-def as_v1(tokens: list[str]) -> list[str]:
-    """A head-first episode in grammar v1's order (each tick's cell after its outcome word, none on a self-death)."""
-    out, i = [], 0
-    while i < len(tokens):
-        out.append(tokens[i])
-        if (
-            tokens[i].startswith("INPUT_")
-            and i + 3 < len(tokens)
-            and tokens[i + 1][0] == "X"
-            and tokens[i + 3] in ("MOVE", "EAT", "DIE_SELF")
-        ):
-            x, y, word = tokens[i + 1 : i + 4]
-            out += {"MOVE": ["MOVE", x, y], "EAT": ["EAT", "MOVE", x, y], "DIE_SELF": ["DIE_SELF"]}[word]
-            i += 4
-            continue
-        i += 1
-    return out
-
-
 @pytest.fixture(scope="module")
 def head_first(head_first_corpus) -> tuple[SnakeConfig, list[list[str]]]:
     corpus = Corpus(head_first_corpus)
     return corpus.game, [corpus.episode_tokens(row) for row in range(len(corpus))]
 
 
-def test_head_first_sequences_never_take_the_fast_path_and_get_the_references_verdicts(head_first):
+def test_head_first_sequences_never_take_the_fast_path_and_get_the_references_verdicts(head_first, as_v1):
     config, seqs = head_first
     v1 = [as_v1(seq) for seq in seqs]
     assert all(validate(seq, config).valid for seq in v1) and v1 != seqs
@@ -281,7 +262,7 @@ def test_head_first_sequences_never_take_the_fast_path_and_get_the_references_ve
     assert all(v.violations == ["complete"] for v in assert_same_declared([c for c in cut if c], config, True))
 
 
-def test_head_first_mutations_get_the_references_verdicts(head_first):
+def test_head_first_mutations_get_the_references_verdicts(head_first, as_v1):
     config, seqs = head_first
     rng = np.random.default_rng(5)
     vocab = vocabulary(config, tail_events=False)

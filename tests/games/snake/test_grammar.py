@@ -27,6 +27,7 @@ from gamegrammar.games.snake.grammar import (
     decode,
     parse,
     uses_head_first,
+    uses_tail_events,
     vocabulary,
 )
 from gamegrammar.games.snake.rules import SnakeConfig, resolve
@@ -235,14 +236,7 @@ def test_the_automaton_knows_both_designs():
         for ep in range(4)
     ]
 
-    def accepts(automaton: GrammarAutomaton, tokens: list[str]) -> bool:
-        state = automaton.start()
-        for token in tokens:
-            if token not in automaton.allowed(state):
-                return False
-            state = automaton.step(state, token)
-        return automaton.allowed(state) == frozenset()
-
+    accepts = _accepts
     assert all(accepts(GAME.automaton(config), tokens) for tokens in episodes)  # either design (GameSpec.automaton)
     v1, tails = episodes[: len(episodes) // 2], episodes[len(episodes) // 2 :]
     assert all(accepts(GrammarAutomaton(config, tail_events=False), t) for t in v1)
@@ -253,46 +247,29 @@ def test_the_automaton_knows_both_designs():
 
 @pytest.mark.parametrize("check", list(CHECKS))
 @pytest.mark.parametrize("config_index", [0, 1, 2])
-def test_the_tail_events_option_keeps_the_game_contract(config_index, check):
-    """The conformance kit's every check (tests/test_conformance.py runs grammar v1) on the tail-events design."""
+@pytest.mark.parametrize("option", ["tail_events", "head_first"])
+def test_each_grammar_option_keeps_the_game_contract(option, config_index, check):
+    """The conformance kit's every check (tests/test_conformance.py runs grammar v1) on each option's design."""
     try:
-        run_check(check, _played_with_tails(config_index))
+        run_check(check, _played_with(option, config_index))
     except Skipped as why:
         pytest.skip(str(why))
 
 
 @cache
-def _played_with_tails(config_index: int):
-    return conformance.play(GAME, GAME.test_configs()[config_index], SnakeCodec(3, tail_events=True))
+def _played_with(option: str, config_index: int):
+    played = conformance.play(GAME, GAME.test_configs()[config_index], SnakeCodec(3, **{option: True}))
+    design = uses_tail_events if option == "tail_events" else uses_head_first
+    assert any(design(r.tokens) for r in played.records)  # the kit plays the design it is given
+    return played
 
 
 # ---------------------------------------------------------------- the head-first option
 
 
-def head_first_to_v1(tokens: list[str]) -> list[str]:
-    """A head-first sequence in grammar v1's order: `INPUT_d Xx Yy MOVE` -> `INPUT_d MOVE Xx Yy`, `INPUT_d Xx Yy EAT` ->
-    `INPUT_d EAT MOVE Xx Yy`, `INPUT_d Xx Yy DIE_SELF` -> `INPUT_d DIE_SELF` (the cell a self-death runs into is not
-    written in grammar v1)."""
-    out, i = [], 0
-    while i < len(tokens):
-        out.append(tokens[i])
-        if (
-            tokens[i].startswith("INPUT_")
-            and i + 3 < len(tokens)
-            and tokens[i + 1][0] == "X"
-            and tokens[i + 3] in ("MOVE", "EAT", "DIE_SELF")
-        ):
-            x, y, word = tokens[i + 1 : i + 4]
-            out += {"MOVE": ["MOVE", x, y], "EAT": ["EAT", "MOVE", x, y], "DIE_SELF": ["DIE_SELF"]}[word]
-            i += 4
-            continue
-        i += 1
-    return out
-
-
 @pytest.mark.parametrize("board", [(10, 10, 200), (4, 4, 300), (7, 5, 60)])
 @pytest.mark.parametrize("interval", [0, 3])
-def test_head_first_round_trips_and_writes_each_cell_before_its_outcome_word(board, interval):
+def test_head_first_round_trips_and_writes_each_cell_before_its_outcome_word(board, interval, as_v1):
     config = SnakeConfig(*board)
     head_first, plain = SnakeCodec(interval, head_first=True), CodecConfig(interval)
     vocab = set(codec_vocabulary(config, head_first))
@@ -302,7 +279,7 @@ def test_head_first_round_trips_and_writes_each_cell_before_its_outcome_word(boa
             record = GAME.play_episode(config, head_first, agent, 2, ep)
             v1 = GAME.play_episode(config, plain, agent, 2, ep)
             assert set(record.tokens) <= vocab and "FREE" not in record.tokens
-            assert head_first_to_v1(record.tokens) == v1.tokens  # the same episode, only the order of each tick differs
+            assert as_v1(record.tokens) == v1.tokens  # the same episode, only the order of each tick differs
             assert record.states == v1.states and record.end == v1.end
             assert uses_head_first(record.tokens) == (record.tokens[15] != "DIE_WALL") and not uses_head_first(v1.tokens)
             decoded = decode(record.tokens)
@@ -327,8 +304,8 @@ def test_head_first_round_trips_and_writes_each_cell_before_its_outcome_word(boa
     assert outcomes >= {"MOVE", "EAT", "DIE_WALL"}
 
 
-def test_the_head_first_examples_are_the_v1_episodes_with_each_cell_first():
-    assert head_first_to_v1(EXAMPLE_HEAD_FIRST.split()) == EXAMPLE.split()
+def test_the_head_first_examples_are_the_v1_episodes_with_each_cell_first(as_v1):
+    assert as_v1(EXAMPLE_HEAD_FIRST.split()) == EXAMPLE.split()
     assert decode(EXAMPLE_HEAD_FIRST).events == decode(EXAMPLE).events
     assert len(EXAMPLE_HEAD_FIRST.split()) == len(EXAMPLE.split()) - 1  # the eat's MOVE word
     ticks = [t for t in parse(EXAMPLE_HEAD_FIRST_SELF.split()) if isinstance(t, Tick)]
@@ -390,7 +367,7 @@ def test_tail_events_and_head_first_together_are_refused_with_a_clear_error(tmp_
     assert "tail_events and head_first" in capsys.readouterr().err and not out.exists()
 
 
-def test_generate_head_first_writes_a_head_first_corpus_with_grammar_v1s_tokenizer(tmp_path):
+def test_generate_head_first_writes_a_head_first_corpus_with_grammar_v1s_tokenizer(tmp_path, as_v1):
     from gamegrammar.cli import main
 
     config = SnakeConfig(6, 6, 40)
@@ -405,10 +382,10 @@ def test_generate_head_first_writes_a_head_first_corpus_with_grammar_v1s_tokeniz
     assert "head_first" not in json.loads((v1_out / "manifest.json").read_text())["spec"]["codec"]
     for row in range(len(corpus)):
         tokens = corpus.episode_tokens(row)
-        assert head_first_to_v1(tokens) == v1.episode_tokens(row) and (tokens != v1.episode_tokens(row) or tokens[15] == "DIE_WALL")
+        assert as_v1(tokens) == v1.episode_tokens(row) and (tokens != v1.episode_tokens(row) or tokens[15] == "DIE_WALL")
 
 
-def test_head_first_cells_have_a_moves_salience():
+def test_head_first_cells_have_a_moves_salience(as_v1):
     config = SnakeConfig(6, 6, 60)
     for ep in range(200):  # an episode that eats and then runs into its body
         record = GAME.play_episode(config, SnakeCodec(head_first=True), "greedy", 0, ep)
@@ -418,7 +395,7 @@ def test_head_first_cells_have_a_moves_salience():
         pytest.fail("no greedy self-death with an eat")
     kept = GAME.play_episode(config, SnakeCodec(min_salience=Salience.MOVEMENT, head_first=True), "greedy", 0, ep).tokens
     assert "TICK" not in kept and kept[-5].startswith("INPUT_") and (kept[-4][0], kept[-3][0], kept[-2]) == ("X", "Y", "DIE_SELF")
-    assert head_first_to_v1(kept) == GAME.play_episode(config, CodecConfig(min_salience=Salience.MOVEMENT), "greedy", 0, ep).tokens
+    assert as_v1(kept) == GAME.play_episode(config, CodecConfig(min_salience=Salience.MOVEMENT), "greedy", 0, ep).tokens
     for salience in (Salience.COLLISION, Salience.RULE_EFFECT, Salience.PHASE):  # no MOVE, no cell: grammar v1's tokens
         dropped = GAME.play_episode(config, SnakeCodec(min_salience=salience, head_first=True), "greedy", 0, ep).tokens
         assert dropped == GAME.play_episode(config, CodecConfig(min_salience=salience), "greedy", 0, ep).tokens
@@ -520,20 +497,3 @@ def test_the_automaton_knows_the_head_first_design():
     assert automaton.allowed(automaton.step(state, "EAT")) == {"GROW"}
     assert automaton.allowed(automaton.step(state, "MOVE")) == {"TICK", "TIMEOUT", "SNAP"}
     assert automaton.allowed(automaton.step(state, "DIE_SELF")) == {"EOS"}
-
-
-@pytest.mark.parametrize("check", list(CHECKS))
-@pytest.mark.parametrize("config_index", [0, 1, 2])
-def test_the_head_first_option_keeps_the_game_contract(config_index, check):
-    """The conformance kit's every check (tests/test_conformance.py runs grammar v1) on the head-first design."""
-    try:
-        run_check(check, _played_head_first(config_index))
-    except Skipped as why:
-        pytest.skip(str(why))
-
-
-@cache
-def _played_head_first(config_index: int):
-    played = conformance.play(GAME, GAME.test_configs()[config_index], SnakeCodec(3, head_first=True))
-    assert any(uses_head_first(r.tokens) for r in played.records)  # the kit plays the design it is given
-    return played
