@@ -483,6 +483,7 @@ class _Episodes(SpecView):
     def __len__(self) -> int:
         return len(self.index)
 
+
 def _grammar_options(codec: CodecConfig) -> str:
     """A codec's game options that are on (`to_dict` names only those), as one readable phrase."""
     base = {f.name for f in dataclasses.fields(CodecConfig)}
