@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Event
@@ -81,10 +82,11 @@ class SnakeCodec(CodecConfig):
 
     tail_events: bool = False
     head_first: bool = False
+    OPTIONS: ClassVar[tuple[str, ...]] = ("tail_events", "head_first")
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("tail_events", "head_first"):
+        for name in self.OPTIONS:
             value = getattr(self, name)
             if not isinstance(value, (bool, int)) or value not in (0, 1):
                 raise GameGrammarError(f"{name} must be true or false, got {value!r}")
@@ -93,7 +95,7 @@ class SnakeCodec(CodecConfig):
             raise GameGrammarError("tail_events and head_first are separate grammar designs: choose one")
 
     def to_dict(self) -> dict[str, int]:
-        options = {name: True for name in ("tail_events", "head_first") if getattr(self, name)}
+        options = {name: True for name in self.OPTIONS if getattr(self, name)}
         return {**super().to_dict(), **options}
 
 
