@@ -112,20 +112,25 @@ screen-snake: setup $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(SNAKE_SCREEN_CORPUS_$(
 	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 "$(SNAKE_SCREEN_SEEDS)" \
 	  $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(d)=$(SNAKE_SCREEN_CORPUS_$(d)))
 
-# The same screen for a lever of the data, not the grammar (docs/levers.md, "A greedy-heavy corpus"): grammar v1 on a
-# greedy-heavy corpus of the same size, whose games are longer and end in the snake's own body 1.75 times as often.
-GREEDY_CORPUS := $(CORPUS)-greedy70
+# The same screen for levers of the data, not the grammar (docs/levers.md, "A greedy-heavy corpus" and "A careless
+# agent"): grammar v1 on corpora of the same 60,000 games' seed with another agent mix. greedy70: greedy-heavy, longer
+# games that end in the snake's own body 1.75 times as often. careless: half of the greedy games played by the careless
+# agent instead (greedy that slips one tick in ten), so the corpus shows heads entering the body while a safe move existed.
+# Tier 2 is also read on corpus60k's held-out episodes, the same self-collisions as every other screen's.
+SNAKE_MIX_DESIGNS ?= greedy70 careless
+SNAKE_MIX_AGENTS_greedy70 := random=0.15,greedy=0.7,wall_follower=0.15
+SNAKE_MIX_AGENTS_careless := random=0.4,greedy=0.2,careless=0.2,wall_follower=0.2
 
-$(GREEDY_CORPUS)/manifest.json: | setup
-	$(GG) generate --episodes 60000 --seed 0 --workers 2 --agents random=0.15,greedy=0.7,wall_follower=0.15 \
-	  --out $(GREEDY_CORPUS) --quiet
+$(CORPUS)-%/manifest.json: | setup
+	$(GG) generate --episodes 60000 --seed 0 --workers 2 --agents $(SNAKE_MIX_AGENTS_$*) --out $(CORPUS)-$* --quiet
 
-screen-snake-mix: setup $(CORPUS)/manifest.json $(GREEDY_CORPUS)/manifest.json
+screen-snake-mix: setup $(CORPUS)/manifest.json $(foreach d,$(SNAKE_MIX_DESIGNS),$(CORPUS)-$(d)/manifest.json)
 	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake-mix configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 \
-	  "$(SNAKE_SCREEN_SEEDS)" greedy70=$(GREEDY_CORPUS)
-	for seed in $(SNAKE_SCREEN_SEEDS); do out=reports/screen-snake-mix/greedy70-$$seed/analysis-$(notdir $(CORPUS)); \
-	  test -f $$out/analysis.json || $(GG) analyze --ckpt runs/screen-snake-mix/greedy70-$$seed/checkpoints/last.ckpt \
-	    --corpus $(CORPUS) --tiers 2 --out $$out || exit 1; done  # tier 2 on the same held-out episodes as v1's
+	  "$(SNAKE_SCREEN_SEEDS)" $(foreach d,$(SNAKE_MIX_DESIGNS),$(d)=$(CORPUS)-$(d))
+	for d in $(SNAKE_MIX_DESIGNS); do for seed in $(SNAKE_SCREEN_SEEDS); do \
+	  out=reports/screen-snake-mix/$$d-$$seed/analysis-$(notdir $(CORPUS)); \
+	  test -f $$out/analysis.json || $(GG) analyze --ckpt runs/screen-snake-mix/$$d-$$seed/checkpoints/last.ckpt \
+	    --corpus $(CORPUS) --tiers 2 --out $$out || exit 1; done; done
 
 # gg-cpu-long (issue 20): gg-cpu for 3000 steps (configs/gg-cpu-long.yaml, about 39 minutes; run it in the background),
 # on grammar v1, the best design of the screen above; the README's row and the shipped model (models/snake).

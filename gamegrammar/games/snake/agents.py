@@ -10,9 +10,13 @@ from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, Snake
 class SnakeAgent(Agent):
     """A Snake agent: picks among candidate directions with the (seed, episode, tick, AGENT) draw."""
 
+    def _draw(self, state: SnakeState) -> int:
+        """This tick's AGENT draw: its low bits pick among candidates, its high bits are free for a coin."""
+        return rng.draw(self.seed, self.episode, state.tick, rng.Purpose.AGENT)
+
     def _pick(self, state: SnakeState, candidates: list[Direction]) -> Direction:
         """Uniform among candidates, drawn from (seed, episode, tick, AGENT)."""
-        return candidates[rng.choose(self.seed, self.episode, state.tick, rng.Purpose.AGENT, len(candidates))]
+        return candidates[self._draw(state) % len(candidates)]
 
     def _safe(self, state: SnakeState) -> list[Direction]:
         """Legal moves that do not die this tick (all legal moves if every one dies)."""
@@ -50,6 +54,31 @@ class GreedyAgent(SnakeAgent):
         return self._pick(state, [d for d in candidates if distance(d) == best])
 
 
+SLIP_EVERY, SLIP_SHIFT = 10, 32
+
+
+def slips(draw: int) -> bool:
+    """The careless agent's coin, one tick in SLIP_EVERY: the draw's high bits, apart from the low bits that pick."""
+    return (draw >> SLIP_SHIFT) % SLIP_EVERY == 0
+
+
+class CarelessAgent(GreedyAgent):
+    """Greedy, but on one tick in ten it slips: uniform among the three legal directions, deadly or not.
+
+    Why: greedy and wall_follower never steer into their body while a safe move
+    exists, and random dies at a wall before it is long, so a corpus of those three
+    shows a head entering its body only when every move dies. A slip shows the same
+    input into the body beside inputs next to it that live, at every length.
+    """
+
+    name = "careless"
+
+    def act(self, state: SnakeState) -> Direction:
+        if slips(self._draw(state)):
+            return self._pick(state, legal_directions(state.direction))
+        return super().act(state)
+
+
 class WallFollowerAgent(SnakeAgent):
     """Among moves that survive this tick, prefer ending next to a wall, then going straight; ties at random."""
 
@@ -67,7 +96,7 @@ class WallFollowerAgent(SnakeAgent):
         return self._pick(state, [d for d in candidates if preference(d) == best])
 
 
-AGENTS: dict[str, type[SnakeAgent]] = {cls.name: cls for cls in (RandomAgent, GreedyAgent, WallFollowerAgent)}
+AGENTS: dict[str, type[SnakeAgent]] = {cls.name: cls for cls in (RandomAgent, GreedyAgent, WallFollowerAgent, CarelessAgent)}
 
 
 def make_agent(name: str, config: SnakeConfig) -> SnakeAgent:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamegrammar.games.snake.agents import AGENTS
+from gamegrammar.games.snake.agents import AGENTS, SLIP_EVERY, SLIP_SHIFT
 from gamegrammar.games.snake.batch import DIRS, EAT, OPPOSITE, Probe, SnakeBatch, probe
 
 AGENT_NAMES = list(AGENTS)  # an agent's code is its position here (as in the corpus index)
@@ -18,7 +18,8 @@ def agent_actions(batch: SnakeBatch, agent_codes: np.ndarray, draws: np.ndarray,
 
     Each agent is a preference over its candidate directions (random: the legal
     ones, all equal; greedy: the safe ones, nearer the food is better; wall
-    follower: the safe ones, next to a wall first, then straight on); the pick
+    follower: the safe ones, next to a wall first, then straight on; careless:
+    greedy's, or random's on a tick its coin slips); the pick
     is `candidates[draw % len(candidates)]` among the best, as in agents.py.
     Preferences are small positive numbers (0 = not a candidate), so the
     arithmetic stays in small integers: this is the hottest function of corpus generation.
@@ -28,7 +29,10 @@ def agent_actions(batch: SnakeBatch, agent_codes: np.ndarray, draws: np.ndarray,
     codes = np.asarray(agent_codes)
     legal = _LEGAL[batch.direction]
     survive = legal & (pr.outcome <= EAT)
-    base = np.where(((codes == _RANDOM) | ~survive.any(axis=1))[:, None], legal, survive)  # no safe move: any legal one
+    draws = np.asarray(draws, np.uint64)
+    slip = (codes == _CARELESS) & ((draws >> np.uint64(SLIP_SHIFT)) % np.uint64(SLIP_EVERY) == 0)
+    random = (codes == _RANDOM) | slip
+    base = np.where((random | ~survive.any(axis=1))[:, None], legal, survive)  # no safe move: any legal one
     food = batch.food
     has_food = (food >= 0)[:, None]
     x, y = pr.x, pr.y
@@ -36,17 +40,18 @@ def agent_actions(batch: SnakeBatch, agent_codes: np.ndarray, draws: np.ndarray,
     closeness = np.where(has_food, cfg.width + cfg.height + 2 - distance, 0)  # >= 0: the probe is at most a cell off the board
     near_wall = (x == 0) | (y == 0) | (x == cfg.width - 1) | (y == cfg.height - 1)
     wall_pref = 2 * near_wall + _STRAIGHT[batch.direction]
-    preference = np.where((codes == _GREEDY)[:, None], closeness, np.where((codes == _WALL)[:, None], wall_pref, 0))
+    greedy = ((codes == _GREEDY) | (codes == _CARELESS)) & ~slip
+    preference = np.where(greedy[:, None], closeness, np.where((codes == _WALL)[:, None], wall_pref, 0))
     preference = np.where(base, preference + 1, 0)
     c = (preference == preference.max(axis=1)[:, None]).view(np.int8)  # the candidates
     upto0, upto1 = c[:, 0], c[:, 0] + c[:, 1]
     upto2 = upto1 + c[:, 2]
     k = upto2 + c[:, 3]
-    pick = (np.asarray(draws, np.uint64) % np.uint64(12)).astype(np.int8) % k  # k divides 12: the same as draw % k
+    pick = (draws % np.uint64(12)).astype(np.int8) % k  # k divides 12: the same as draw % k
     return (upto0 <= pick).astype(np.int64) + (upto1 <= pick) + (upto2 <= pick)  # the index of the pick-th candidate
 
 
-_RANDOM, _GREEDY, _WALL = (AGENT_NAMES.index(name) for name in ("random", "greedy", "wall_follower"))
+_RANDOM, _GREEDY, _WALL, _CARELESS = (AGENT_NAMES.index(name) for name in ("random", "greedy", "wall_follower", "careless"))
 _LEGAL = OPPOSITE[:, None] != DIRS  # [current direction, input]: not a reversal
 _STRAIGHT = np.eye(4, dtype=np.int64)  # [current direction, input]: straight on
 

@@ -47,7 +47,7 @@ def batch_episodes(config: SnakeConfig, codec: CodecConfig, seed: int, episodes:
 
 @pytest.mark.parametrize("keyframe_interval", [0, 5])
 @pytest.mark.parametrize("config", BOARDS, ids=lambda c: f"{c.width}x{c.height}")
-@pytest.mark.parametrize("agent", ["random", "greedy", "wall_follower"])
+@pytest.mark.parametrize("agent", AGENT_NAMES)
 def test_batch_plays_every_episode_like_the_scalar_engine(agent, config, keyframe_interval):
     codec = CodecConfig(keyframe_interval)
     seed = 7 + config.width
