@@ -8,21 +8,30 @@ from gamegrammar.games.snake.agents import AGENTS, make_agent, slips
 from gamegrammar.games.snake.rules import Outcome, SnakeConfig, SnakeGame, legal_directions, resolve
 
 
-def run(agent_name: str, episodes: int, config: SnakeConfig | None = None):
+def play(agent_name: str, seed: int, episodes: int, config: SnakeConfig | None = None):
+    """Every decision of the agent's episodes: (episode, state, action, next state, done)."""
     config = config or SnakeConfig()
     game, agent = SnakeGame(config), make_agent(agent_name, config)
-    scores, wall_ticks, ticks = [], 0, 0
     for ep in range(episodes):
-        state = game.reset(9, ep)
-        agent.reset(9, ep)
+        state = game.reset(seed, ep)
+        agent.reset(seed, ep)
         done = False
         while not done:
             action = agent.act(state)
             assert action in game.legal_actions(state)
-            state, _, done = game.step(action)
-            ticks += 1
-            wall_ticks += config.next_to_wall(state.head)
-        scores.append(state.score)
+            after, _, done = game.step(action)
+            yield ep, state, action, after, done
+            state = after
+
+
+def run(agent_name: str, episodes: int, config: SnakeConfig | None = None):
+    config = config or SnakeConfig()
+    scores, wall_ticks, ticks = [], 0, 0
+    for _, _, _, after, done in play(agent_name, 9, episodes, config):
+        ticks += 1
+        wall_ticks += config.next_to_wall(after.head)
+        if done:
+            scores.append(after.score)
     return scores, wall_ticks / ticks
 
 
@@ -50,38 +59,24 @@ def test_unknown_agent_is_refused():
 
 def test_careless_plays_greedy_but_slips_to_random_one_tick_in_ten():
     config = SnakeConfig()
-    game = SnakeGame(config)
-    careless, greedy, random = (make_agent(name, config) for name in ("careless", "greedy", "random"))
+    greedy, random = make_agent("greedy", config), make_agent("random", config)
     slipped = ticks = 0
-    for ep in range(60):
-        state = game.reset(4, ep)
-        for agent in (careless, greedy, random):
-            agent.reset(4, ep)
-        done = False
-        while not done:
-            action = careless.act(state)
-            slip = slips(rng.draw(4, ep, state.tick, rng.Purpose.AGENT))
-            assert action == (random if slip else greedy).act(state)
-            slipped, ticks = slipped + slip, ticks + 1
-            state, _, done = game.step(action)
+    for ep, state, action, _, _ in play("careless", 4, 60, config):
+        greedy.reset(4, ep)
+        random.reset(4, ep)
+        slip = slips(rng.draw(4, ep, state.tick, rng.Purpose.AGENT))
+        assert action == (random if slip else greedy).act(state)
+        slipped, ticks = slipped + slip, ticks + 1
     assert 0.07 < slipped / ticks < 0.13
 
 
 def deaths_beside_a_safe_move(agent_name: str, episodes: int) -> int:
     """DIE_SELF ticks on which some legal move would have lived."""
     config = SnakeConfig()
-    game, agent = SnakeGame(config), make_agent(agent_name, config)
     count = 0
-    for ep in range(episodes):
-        state = game.reset(2, ep)
-        agent.reset(2, ep)
-        done = False
-        while not done:
-            action = agent.act(state)
-            outcomes = {resolve(state, config, d)[1] for d in legal_directions(state.direction)}
-            safe_existed = bool(outcomes & {Outcome.MOVE, Outcome.EAT})
-            count += resolve(state, config, action)[1] is Outcome.DIE_SELF and safe_existed
-            state, _, done = game.step(action)
+    for _, state, action, _, _ in play(agent_name, 2, episodes, config):
+        outcomes = {resolve(state, config, d)[1] for d in legal_directions(state.direction)}
+        count += resolve(state, config, action)[1] is Outcome.DIE_SELF and bool(outcomes & {Outcome.MOVE, Outcome.EAT})
     return count
 
 
