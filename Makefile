@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head screen-bs screen-snake screen-snake-mix clean \
+.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix clean \
 	$(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
@@ -147,6 +147,13 @@ reproduce-gg-cpu-long: setup $(LONG_CORPUS)/manifest.json
 
 reproduce-gg-cpu-long-head:
 	$(MAKE) reproduce-gg-cpu-long LONG_NAME=gg-cpu-long-head LONG_CORPUS=$(HEAD_CORPUS)
+
+# reproduce-gg-cpu-long-careless: the same run on the careless mix (screen-snake-mix above), and tier 2 read on
+# corpus60k's held-out episodes too, the self-collisions every other row is measured on.
+reproduce-gg-cpu-long-careless:
+	$(MAKE) reproduce-gg-cpu-long LONG_NAME=gg-cpu-long-careless LONG_CORPUS=$(CORPUS)-careless
+	$(GG) analyze --ckpt runs/gg-cpu-long-careless-final/checkpoints/last.ckpt --corpus $(CORPUS) --tiers 2 \
+	  --out reports/gg-cpu-long-careless-analysis-$(notdir $(CORPUS))
 
 test: setup
 	$(PY) -m pytest

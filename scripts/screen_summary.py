@@ -1,8 +1,9 @@
 """The table of a grammar screen (scripts/screen.sh): each design's figures over its seeds, as mean [95% t-interval].
 
-    python scripts/screen_summary.py reports/screen-snake [--markdown]
+    python scripts/screen_summary.py reports/screen-snake [--analysis analysis-corpus60k]
 
-Reads every reports/screen-NAME/DESIGN-SEED/report.json (and analysis/analysis.json where `ANALYZE=1` wrote one),
+Reads every reports/screen-NAME/DESIGN-SEED/report.json (and analysis/analysis.json where `ANALYZE=1` wrote one, or
+the analysis directory --analysis names: screen-snake-mix reads tier 2 on corpus60k too),
 the run's metrics.csv under runs/screen-NAME/DESIGN-SEED, and the corpus manifest the report names (paths relative to
 the directory holding reports/ and runs/, where screen.sh ran).
 """
@@ -33,7 +34,7 @@ def _train_tokens_per_second(run: Path) -> float | None:
     return sum(rates) / len(rates) if rates else None
 
 
-def run_figures(report_dir: Path) -> dict[str, float | None]:
+def run_figures(report_dir: Path, analysis_name: str = "analysis") -> dict[str, float | None]:
     """One run's figures: rates in [0, 1], counts and speeds as they are (None where not measured)."""
     report = json.loads((report_dir / "report.json").read_text())
     root = report_dir.resolve().parents[2]  # reports/screen-NAME/DESIGN-SEED -> where screen.sh ran
@@ -48,6 +49,9 @@ def run_figures(report_dir: Path) -> dict[str, float | None]:
         "teacher-forced self deaths (mean P)": self_death.get("mean_prob"),
         "self deaths read": self_death.get("count"),
         "spawn mass on empty cells": None,
+        "tier 2: P(self death)": None,
+        "body_ahead probe P(DIE_SELF): edited": None,
+        "body_ahead probe P(DIE_SELF): control": None,
         **{
             f"fidelity TV: {name}": dist["tv"]
             for name, dist in report.get("fidelity", {}).items()
@@ -57,22 +61,28 @@ def run_figures(report_dir: Path) -> dict[str, float | None]:
         "training tokens/s": None,
         "sampling tokens/s": report.get("sampling", {}).get("tokens_per_second"),
     }
-    analysis = report_dir / "analysis" / "analysis.json"
+    analysis = report_dir / analysis_name / "analysis.json"
     if analysis.is_file():
-        rules = json.loads(analysis.read_text())["tier2"]["emergence"]["rules"]
+        tier2 = json.loads(analysis.read_text())["tier2"]
+        rules = tier2["emergence"]["rules"]
         figures["spawn mass on empty cells"] = rules.get("spawn_on_empty", {}).get("mean_prob")
+        figures["tier 2: P(self death)"] = rules.get("self_death", {}).get("mean_prob")
+        # the input edited into the body, and the same prefix unedited: equal P means blind to the body
+        body = tier2.get("counterfactuals", {}).get("model", {}).get("body_ahead", {})
+        figures["body_ahead probe P(DIE_SELF): edited"] = body.get("mean_prob")
+        figures["body_ahead probe P(DIE_SELF): control"] = body.get("control_mean_prob")
     run = root / "runs" / report_dir.parent.name / report_dir.name
     figures["training tokens/s"] = _train_tokens_per_second(run)
     return figures
 
 
-def designs(screen: Path) -> dict[str, dict[str, dict[str, float | None]]]:
+def designs(screen: Path, analysis_name: str = "analysis") -> dict[str, dict[str, dict[str, float | None]]]:
     """{design: {seed: figures}} for every finished run under `screen`."""
     out: dict[str, dict[str, dict[str, float | None]]] = defaultdict(dict)
     for report_dir in sorted(screen.iterdir()):
         if (report_dir / "report.json").is_file():
             design, _, seed = report_dir.name.rpartition("-")
-            out[design][seed] = run_figures(report_dir)
+            out[design][seed] = run_figures(report_dir, analysis_name)
     return dict(out)
 
 
@@ -81,7 +91,7 @@ def _format(value: float, kind: str, digits: int) -> str:
 
 
 def _cell(values: list[float], kind: str) -> str:
-    """mean [95% t-interval] of one figure over seeds; kind: "rate" (as %), "tv" (3 decimals) or "number"."""
+    """mean [95% t-interval] of one figure over seeds; kind: "rate" (as %), "tv" (a probability: 3 decimals) or "number"."""
     if not values:
         return ""
     mean, lo, hi = mean_interval(values)
@@ -116,7 +126,7 @@ def table(found: dict[str, dict[str, dict[str, Any]]]) -> str:
         cells = []
         for n in names:
             values = [float(f[figure]) for f in found[n].values() if f[figure] is not None]
-            kind = "rate" if figure in RATES else "tv" if figure.startswith("fidelity TV") else "number"
+            kind = "rate" if figure in RATES else "tv" if figure.startswith(("fidelity TV", "tier 2", "body_ahead")) else "number"
             cells.append(_cell(values, kind))
         rows.append(f"| {figure} | " + " | ".join(cells) + " |")
     per_seed = "; ".join(f"{n}: " + ", ".join(f"{s} {f['strict full'] * 100:.1f}%" for s, f in found[n].items()) for n in names)
@@ -126,8 +136,9 @@ def table(found: dict[str, dict[str, dict[str, Any]]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("screen", type=Path, help="reports/screen-NAME")
+    p.add_argument("--analysis", default="analysis", help="each run's tier-2 directory (default: analysis)")
     args = p.parse_args(argv)
-    found = designs(args.screen)
+    found = designs(args.screen, args.analysis)
     if not found:
         raise SystemExit(f"screen_summary: no finished run (report.json) under {args.screen}")
     print(table(found))
