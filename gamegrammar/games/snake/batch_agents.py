@@ -30,8 +30,11 @@ def agent_actions(batch: SnakeBatch, agent_codes: np.ndarray, draws: np.ndarray,
     legal = _LEGAL[batch.direction]
     survive = legal & (pr.outcome <= EAT)
     draws = np.asarray(draws, np.uint64)
-    slip = (codes == _CARELESS) & ((draws >> np.uint64(SLIP_SHIFT)) % np.uint64(SLIP_EVERY) == 0)
-    random = (codes == _RANDOM) | slip
+    random, greedy = codes == _RANDOM, codes == _GREEDY
+    careless = codes == _CARELESS
+    if careless.any():  # the coin's uint64 arithmetic only where some game needs it
+        slip = careless & ((draws >> np.uint64(SLIP_SHIFT)) % np.uint64(SLIP_EVERY) == 0)
+        random, greedy = random | slip, greedy | (careless & ~slip)
     base = np.where((random | ~survive.any(axis=1))[:, None], legal, survive)  # no safe move: any legal one
     food = batch.food
     has_food = (food >= 0)[:, None]
@@ -40,7 +43,6 @@ def agent_actions(batch: SnakeBatch, agent_codes: np.ndarray, draws: np.ndarray,
     closeness = np.where(has_food, cfg.width + cfg.height + 2 - distance, 0)  # >= 0: the probe is at most a cell off the board
     near_wall = (x == 0) | (y == 0) | (x == cfg.width - 1) | (y == cfg.height - 1)
     wall_pref = 2 * near_wall + _STRAIGHT[batch.direction]
-    greedy = ((codes == _GREEDY) | (codes == _CARELESS)) & ~slip
     preference = np.where(greedy[:, None], closeness, np.where((codes == _WALL)[:, None], wall_pref, 0))
     preference = np.where(base, preference + 1, 0)
     c = (preference == preference.max(axis=1)[:, None]).view(np.int8)  # the candidates
