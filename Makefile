@@ -87,7 +87,7 @@ screen-bs: setup $(BS_CORPUS)/manifest.json $(BS_CORPUS)-tails/manifest.json
 	  plain=$(BS_CORPUS) tails=$(BS_CORPUS)-tails
 
 # Snake's grammar options against grammar v1 (issue 20, docs/levers.md "Making the body visible"; tails is
-# --tail-events, head is --head-first): gg-cpu on each design's 60,000-episode corpus, three seeds each at an equal
+# --tail-events, head is --head-first, sense is --sense): gg-cpu on each design's 60,000-episode corpus, three seeds each at an equal
 # budget of SNAKE_SCREEN_STEPS steps (890: what gg-cpu reaches in its 15 minutes on 2 idle cores; fixed steps, so a
 # busy machine trains the same models), 1000 samples, and the rules' emergence on held-out episodes (self-collision,
 # spawn mass). Two screens on disjoint seeds can share the machine: make screen-snake SNAKE_SCREEN_SEEDS=1 & make screen-snake SNAKE_SCREEN_SEEDS=2 (one thread each).
@@ -96,17 +96,22 @@ SNAKE_SCREEN_SEEDS ?= 1 2 3
 TAILS_CORPUS := $(CORPUS)-tails
 
 HEAD_CORPUS := $(CORPUS)-head
-# The designs a screen trains (each NAME=CORPUS); e.g. SNAKE_SCREEN_DESIGNS="v1 head" leaves tails out.
-SNAKE_SCREEN_DESIGNS ?= v1 tails head
+SENSE_CORPUS := $(CORPUS)-sense
+# The designs a screen trains (each NAME=CORPUS); e.g. SNAKE_SCREEN_DESIGNS="v1 head" leaves tails and sense out.
+SNAKE_SCREEN_DESIGNS ?= v1 tails head sense
 SNAKE_SCREEN_CORPUS_v1 := $(CORPUS)
 SNAKE_SCREEN_CORPUS_tails := $(TAILS_CORPUS)
 SNAKE_SCREEN_CORPUS_head := $(HEAD_CORPUS)
+SNAKE_SCREEN_CORPUS_sense := $(SENSE_CORPUS)
 
 $(TAILS_CORPUS)/manifest.json: | setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --tail-events --out $(TAILS_CORPUS) --quiet
 
 $(HEAD_CORPUS)/manifest.json: | setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --head-first --out $(HEAD_CORPUS) --quiet
+
+$(SENSE_CORPUS)/manifest.json: | setup
+	$(GG) generate --episodes 60000 --seed 0 --workers 2 --sense --out $(SENSE_CORPUS) --quiet
 
 screen-snake: setup $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(SNAKE_SCREEN_CORPUS_$(d))/manifest.json)
 	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 "$(SNAKE_SCREEN_SEEDS)" \
@@ -120,6 +125,9 @@ screen-snake: setup $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(SNAKE_SCREEN_CORPUS_$(
 SNAKE_MIX_DESIGNS ?= greedy70 careless
 SNAKE_MIX_AGENTS_greedy70 := random=0.15,greedy=0.7,wall_follower=0.15
 SNAKE_MIX_AGENTS_careless := random=0.4,greedy=0.2,careless=0.2,wall_follower=0.2
+# careless-greedy: the careless games added in place of half of the random ones instead, so the corpus keeps all of
+# corpus60k's share of trapped greedy snakes as well as the slips.
+SNAKE_MIX_AGENTS_careless-greedy := random=0.2,greedy=0.4,careless=0.2,wall_follower=0.2
 # careless-head: the careless mix written head first (a grammar lever and a data lever together); its tier 2 is read
 # on corpus60k-head, the same held-out games as corpus60k's written head first (a model reads only its own design).
 SNAKE_MIX_AGENTS_careless-head := $(SNAKE_MIX_AGENTS_careless)
@@ -155,12 +163,15 @@ reproduce-gg-cpu-long: setup $(LONG_CORPUS)/manifest.json
 reproduce-gg-cpu-long-head:
 	$(MAKE) reproduce-gg-cpu-long LONG_NAME=gg-cpu-long-head LONG_CORPUS=$(HEAD_CORPUS)
 
-# reproduce-gg-cpu-long-careless: the same run on the careless mix (screen-snake-mix above), and tier 2 read on
-# corpus60k's held-out episodes too, the self-collisions every other row is measured on.
-reproduce-gg-cpu-long-careless:
-	$(MAKE) reproduce-gg-cpu-long LONG_NAME=gg-cpu-long-careless LONG_CORPUS=$(CORPUS)-careless
-	$(GG) analyze --ckpt runs/gg-cpu-long-careless-final/checkpoints/last.ckpt --corpus $(CORPUS) --tiers 2 \
-	  --out reports/gg-cpu-long-careless-analysis-$(notdir $(CORPUS))
+# reproduce-gg-cpu-long-mix-DESIGN: the same run on one of screen-snake-mix's agent mixes above, and tier 2 read on
+# corpus60k's held-out episodes too (the design's held-out corpus), the self-collisions every other row is measured on.
+# reproduce-gg-cpu-long-careless is the careless mix's.
+reproduce-gg-cpu-long-mix-%:
+	$(MAKE) reproduce-gg-cpu-long LONG_NAME=gg-cpu-long-$* LONG_CORPUS=$(CORPUS)-$*
+	$(GG) analyze --ckpt runs/gg-cpu-long-$*-final/checkpoints/last.ckpt --corpus $(call heldout,$*) --tiers 2 \
+	  --out reports/gg-cpu-long-$*-analysis-$(notdir $(call heldout,$*))
+
+reproduce-gg-cpu-long-careless: reproduce-gg-cpu-long-mix-careless
 
 test: setup
 	$(PY) -m pytest

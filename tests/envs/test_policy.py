@@ -135,18 +135,19 @@ def test_env_kwargs_carry_the_grammar_options():
     assert env.codec.tail_events and "FREE" in tokens
 
 
-def test_env_kwargs_carry_the_head_first_option():
-    """A model trained head first gets an environment that writes each tick's cell before its outcome word."""
+@pytest.mark.parametrize("option", ["head_first", "sense"])
+def test_env_kwargs_carry_the_grammar_option(option):
+    """A model trained head first (or with sense words) gets an environment that writes its design."""
     from gamegrammar.envs.snake import SnakeEnv
-    from gamegrammar.games.snake.grammar import SnakeCodec, uses_head_first
+    from gamegrammar.games.snake.grammar import SnakeCodec, uses_head_first, uses_sense
     from gamegrammar.games.snake.rules import SnakeConfig
 
     policy = ModelPolicy.__new__(ModelPolicy)
-    policy.config, policy.codec = SnakeConfig(6, 6, 30), SnakeCodec(2, head_first=True)
-    assert policy.env_kwargs == {"width": 6, "height": 6, "max_ticks": 30, "keyframe_interval": 2, "min_salience": 0, "head_first": True}
+    policy.config, policy.codec = SnakeConfig(6, 6, 30), SnakeCodec(2, **{option: True})
+    assert policy.env_kwargs == {"width": 6, "height": 6, "max_ticks": 30, "keyframe_interval": 2, "min_salience": 0, option: True}
     env = SnakeEnv(**policy.env_kwargs)
     env.reset(seed=0)
     tokens = list(env.tokens)
     for _ in range(3):
         tokens += env.step(int(env.game.state.direction))[-1]["tokens"]
-    assert env.codec == policy.codec and uses_head_first(tokens)
+    assert env.codec == policy.codec and {"head_first": uses_head_first, "sense": uses_sense}[option](tokens)

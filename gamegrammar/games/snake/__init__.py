@@ -51,7 +51,7 @@ class SnakeSpec(GameSpec):
     # -- grammar
 
     def vocabulary(self, config: SnakeConfig) -> list[str]:
-        return _grammar.vocabulary(config)  # both designs: grammar v1's tokens, then the option's FREE
+        return _grammar.vocabulary(config)  # every design: grammar v1's tokens, then FREE, then the SENSE words
 
     def codec_vocabulary(self, config: SnakeConfig, codec: CodecConfig) -> list[str]:
         return _grammar.codec_vocabulary(config, codec)  # grammar v1's alone unless the codec writes tail events
@@ -128,14 +128,14 @@ class SnakeSpec(GameSpec):
     def validate(self, tokens: Sequence[str], config: SnakeConfig, codec: CodecConfig | None = None) -> Any:
         if codec is None:
             return _validity.validate(tokens, config)
-        return _validity.validate(tokens, config, tails=_grammar.tail_events_of(codec), head_first=_grammar.head_first_of(codec))
+        return _validity.validate(tokens, config, **_grammar.design_of(codec))
 
     def validate_many(self, sequences: Sequence[Any], config: SnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
         from gamegrammar.games.snake.fast import validate_fast
 
         if codec is None:
             return validate_fast(sequences, config)
-        return validate_fast(sequences, config, tails=_grammar.tail_events_of(codec), head_first=_grammar.head_first_of(codec))
+        return validate_fast(sequences, config, **_grammar.design_of(codec))
 
     def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
         return _fidelity.summarize_episode(tokens)
@@ -188,7 +188,7 @@ class SnakeSpec(GameSpec):
     def read_tick(self, state: SnakeState, tokens: Sequence[str], config: SnakeConfig, codec: CodecConfig) -> Any:
         from gamegrammar.games.snake.dream import read_tick
 
-        return read_tick(state, tokens, config, _grammar.tail_events_of(codec), _grammar.head_first_of(codec))
+        return read_tick(state, tokens, config, **_grammar.design_of(codec))
 
     # -- state identity (novelty): gamegrammar/games/snake/zobrist.py
 

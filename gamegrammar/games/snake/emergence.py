@@ -37,6 +37,14 @@ to enter the body with the freed cell known, and a probe's prefix (edited or con
 runs up to its outcome word, FREE cell included where the rules write one. Without
 any FREE the rule is left out of the results, which are then grammar v1's exactly.
 
+The sense design (a corpus with any SENSE word) writes after each input the directions in
+which the head's neighbour is deadly body. Rule `body_sensed` scores that word on every tick,
+and `body_sensed_beside` on the ticks where body other than the neck (the cell behind the
+head) is beside the head: the body lookup itself. `self_death` there is the joint
+probability of the SENSE word and DIE_SELF, comparable with grammar v1's P(DIE_SELF) given
+the same ticks; the probes' prefixes hold the true SENSE word, so their P(DIE_SELF) is the
+step from a known sense to the outcome.
+
 This is Snake's tier 2, reached through `GAME.emergence()`; `gamegrammar.interpret.analysis`
 runs it beside the game-agnostic tier 3 and probes.
 """
@@ -50,8 +58,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from gamegrammar.games.snake.grammar import FREE, Keyframe, Tick, parse, uses_head_first, uses_tail_events
-from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState, freed_cell, legal_directions, resolve
+from gamegrammar.games.snake.grammar import FREE, Keyframe, Tick, parse, sense_token, uses_head_first, uses_sense, uses_tail_events
+from gamegrammar.games.snake.rules import (
+    Cell,
+    Direction,
+    SnakeConfig,
+    SnakeState,
+    body_neighbours,
+    freed_cell,
+    legal_directions,
+    resolve,
+)
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs, random_like
 from gamegrammar.model import GameGPT
@@ -63,6 +80,8 @@ RULES = [
     "eat_when_food",
     "move_follows_input",
     "tail_freed",
+    "body_sensed",
+    "body_sensed_beside",
     "grow_after_eat",
     "score_increments",
     "spawn_on_empty",
@@ -70,6 +89,8 @@ RULES = [
     "self_death",
     "timeout_at_limit",
 ]
+# The rules of one grammar design, left out of the results unless an episode is written in it.
+DESIGN_RULES = {"tail_freed": uses_tail_events, "body_sensed": uses_sense, "body_sensed_beside": uses_sense}
 # Bucket edges (left-closed): a value v falls in [edges[i], edges[i+1]); the last bucket is open.
 CONTEXTS: dict[str, list[int]] = {
     "length": [1, 2, 4, 8, 16, 32],
@@ -132,6 +153,10 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
             add("move_follows_input", [p["move"] - 1, p["move"], p["move"] + 1])
         if "free" in p:
             add("tail_freed", [p["free"] - 1, p["free"], p["free"] + 1])
+        if "sense" in p:
+            add("body_sensed", [p["sense"]])
+            if set(item.sense or ()) - {before.direction.opposite}:
+                add("body_sensed_beside", [p["sense"]])
         if "grow" in p:
             add("grow_after_eat", [p["grow"], p["grow"] + 1])
             add("score_increments", [p["score"] - 1, p["score"]])
@@ -140,7 +165,7 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
         if item.outcome == "DIE_WALL":
             add("wall_death", [p["outcome"]])
         if item.outcome == "DIE_SELF":
-            add("self_death", [p["outcome"]])
+            add("self_death", [p["sense"], p["outcome"]] if "sense" in p else [p["outcome"]])
         if item.end_event == "TIMEOUT":
             add("timeout_at_limit", [p["end"]])
         if item.keyframe is not None:
@@ -238,8 +263,8 @@ def rule_emergence(
                         s.blind.append(blind)
     rules = {}
     for r in RULES:
-        if r == "tail_freed" and not any(uses_tail_events(t) for t in tokens):
-            continue  # grammar v1 writes no FREE
+        if r in DESIGN_RULES and not any(DESIGN_RULES[r](t) for t in tokens):
+            continue  # a design's own rule, and no episode is written in it (grammar v1 writes no FREE, no SENSE)
         entry = scores[r].summary()
         entry["by"] = {c: {label: s.summary() for label, s in buckets.items() if s.probs} for c, buckets in by[r].items()}
         rules[r] = entry
@@ -270,6 +295,8 @@ def _before_outcome(state: SnakeState, config: SnakeConfig, action: Direction, d
     """What a design writes between this input and its outcome word: `FREE Xx Yy` (tail events, where the tail
     leaves a cell), `Xx Yy` (head first: the head's cell, none on a wall death), or nothing (grammar v1)."""
     _, outcome, head = resolve(state, config, action)
+    if design == "sense":
+        return [sense_token(body_neighbours(state))]
     cell = freed_cell(state, outcome) if design == "tails" else None
     if design == "head_first" and outcome.value != "DIE_WALL":
         return [f"X{head[0]}", f"Y{head[1]}"]
@@ -277,7 +304,7 @@ def _before_outcome(state: SnakeState, config: SnakeConfig, action: Direction, d
 
 
 def _design(tokens: Sequence[str]) -> str:
-    return "tails" if uses_tail_events(tokens) else "head_first" if uses_head_first(tokens) else "v1"
+    return "tails" if uses_tail_events(tokens) else "sense" if uses_sense(tokens) else "head_first" if uses_head_first(tokens) else "v1"
 
 
 def food_ahead_probes(tokens: Sequence[str], config: SnakeConfig, episode: int, rng: np.random.Generator) -> list[Probe]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse
 from gamegrammar.gamespec import EpisodeSummary
 
-CATEGORIES = ("outcome", "move", "free", "grow", "score", "spawn_presence", "flow", "keyframe")
+CATEGORIES = ("outcome", "move", "free", "sense", "grow", "score", "spawn_presence", "flow", "keyframe")
 
 
 def summarize_episode(tokens: Sequence[str]) -> EpisodeSummary:
@@ -40,7 +40,8 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
     neither eats nor hits a wall, the cell is the tail's), and the outcome word after
     it (MOVE or DIE_SELF, decided with the freed cell known) keeps the kind. In the
     head-first design the head's cell comes right after INPUT_d (category "move", on a
-    DIE_SELF too), and the outcome word after it keeps the kind.
+    DIE_SELF too), and the outcome word after it keeps the kind. In the sense design the SENSE word after
+    INPUT_d is category "sense".
     """
     out: set[tuple[int, str, str]] = set()
     for item in parse(tokens):
@@ -49,6 +50,8 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
         assert isinstance(item, Tick)
         p = item.positions
         out.add((p["outcome"], "outcome", item.outcome))
+        if "sense" in p:
+            out.add((p["sense"], "sense", ""))
         if "free" in p:
             out |= {(p["free"] - 1, "free", ""), (p["free"], "free", ""), (p["free"] + 1, "free", "")}
         if "cell" in p:  # head-first: the cell before the outcome word

@@ -43,9 +43,20 @@ One parser and one vocabulary serve all designs: `parse` accepts an optional
 FREE cell before any outcome (whether it belongs there is the evaluator's rule
 `tail_freed`), and FREE is the vocabulary's last token, so every grammar v1
 token keeps its id; a corpus written without the option has grammar v1's
-vocabulary exactly (`vocabulary(config, tail_events=False)`), byte for byte
+vocabulary exactly (`vocabulary(config, tail_events=False, sense=False)`), byte for byte
 what it was before the option existed. A sequence is read as the tail-events
 design when it holds any FREE (`uses_tail_events`).
+
+Option: sense (`SnakeCodec(sense=True)`, `generate --sense`; docs/grammar.md).
+Grammar v1 supervises "where the body is" only on the rare tick whose input
+runs into it. With the option every tick writes, right after the input, one
+token naming the directions in which the head's neighbour is a body cell it
+would die on (`rules.body_neighbours`, from the state before the tick):
+
+    tick := TICK INPUT_d SENSE_s outcome [keyframe]      s: U, D, L, R in that order, or NONE
+
+so every tick asks the body lookup of all four neighbours. It is a fourth
+design, combined with no other; its sixteen words follow FREE in the vocabulary.
 """
 
 from __future__ import annotations
@@ -56,7 +67,17 @@ from typing import ClassVar
 
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Event
-from gamegrammar.games.snake.rules import END_REASONS, EVENTS, Cell, Direction, Outcome, SnakeConfig, SnakeState, freed_cell
+from gamegrammar.games.snake.rules import (
+    END_REASONS,
+    EVENTS,
+    Cell,
+    Direction,
+    Outcome,
+    SnakeConfig,
+    SnakeState,
+    body_neighbours,
+    freed_cell,
+)
 from gamegrammar.games.snake.rules import event as _event  # the rules make the events; the parser rebuilds the same ones
 from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig
 
@@ -71,6 +92,15 @@ _FREE_SALIENCE = EVENTS[FREE][0]  # a move's: kept and dropped with the MOVE
 _MOVE_SALIENCE = EVENTS["MOVE"][0]  # the head-first cells': kept and dropped with the MOVE
 
 
+def sense_token(directions: Sequence[Direction]) -> str:
+    """The sense option's word for the directions in which the head's neighbour is deadly body."""
+    return "SENSE_" + ("".join(d.name for d in sorted(directions)) or "NONE")
+
+
+SENSE_TOKENS = [sense_token([d for d in Direction if mask >> d & 1]) for mask in range(16)]
+SENSE_OF = {token: tuple(d for d in Direction if mask >> d & 1) for mask, token in enumerate(SENSE_TOKENS)}
+
+
 @dataclass(frozen=True)
 class SnakeCodec(CodecConfig):
     """A codec with Snake's grammar options: `tail_events` writes `FREE Xx Yy`, the cell the tail leaves, each tick;
@@ -82,7 +112,8 @@ class SnakeCodec(CodecConfig):
 
     tail_events: bool = False
     head_first: bool = False
-    OPTIONS: ClassVar[tuple[str, ...]] = ("tail_events", "head_first")
+    sense: bool = False
+    OPTIONS: ClassVar[tuple[str, ...]] = ("tail_events", "head_first", "sense")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -91,8 +122,8 @@ class SnakeCodec(CodecConfig):
             if not isinstance(value, (bool, int)) or value not in (0, 1):
                 raise GameGrammarError(f"{name} must be true or false, got {value!r}")
             object.__setattr__(self, name, bool(value))
-        if self.tail_events and self.head_first:
-            raise GameGrammarError("tail_events and head_first are separate grammar designs: choose one")
+        if sum(getattr(self, name) for name in self.OPTIONS) > 1:
+            raise GameGrammarError(f"{', '.join(self.OPTIONS)} are separate grammar designs: choose one")
 
     def to_dict(self) -> dict[str, int]:
         options = {name: True for name in self.OPTIONS if getattr(self, name)}
@@ -102,6 +133,16 @@ class SnakeCodec(CodecConfig):
 def tail_events_of(codec: CodecConfig | None) -> bool:
     """Does this codec write tail events? (Any game's CodecConfig does not.)"""
     return bool(getattr(codec, "tail_events", False))
+
+
+def sense_of(codec: CodecConfig | None) -> bool:
+    """Does this codec write each tick's sense of the body around the head? (Any game's CodecConfig does not.)"""
+    return bool(getattr(codec, "sense", False))
+
+
+def design_of(codec: CodecConfig | None) -> dict[str, bool]:
+    """The design a codec writes, as the evaluator's keyword arguments (`validate(..., **design_of(codec))`)."""
+    return {"tails": tail_events_of(codec), "head_first": head_first_of(codec), "sense": sense_of(codec)}
 
 
 def head_first_of(codec: CodecConfig | None) -> bool:
@@ -163,12 +204,23 @@ EXAMPLE_HEAD_FIRST_SELF = (
     "TICK INPUT_U X6 Y5 DIE_SELF EOS"
 )
 
+# The self-death of EXAMPLE_TAILS_SELF in the sense design: a SENSE word after each input. Before the first tick only
+# the neck (right) is deadly, the tail's cell below being free; before the last the body above the head is too.
+EXAMPLE_SENSE = (
+    "BOS SNAP PLAYER X5 Y5 DIR_L LEN6 BODY B_R B_R B_D B_L B_L FOOD X2 Y7 SCORE V5 "
+    "TICK INPUT_D SENSE_R MOVE X5 Y6 "
+    "TICK INPUT_R SENSE_U MOVE X6 Y6 "
+    "TICK INPUT_U SENSE_UL DIE_SELF EOS"
+)
 
-def vocabulary(config: SnakeConfig, *, tail_events: bool = True) -> list[str]:
-    """Every token of the grammar for this board, both designs: grammar v1's, then FREE; values are exact, never capped.
 
-    `tail_events=False` leaves FREE out: grammar v1's own vocabulary, the tokenizer of a corpus without the option.
-    FREE comes last so that every other token has the same id in both.
+def vocabulary(config: SnakeConfig, *, tail_events: bool = True, sense: bool = True) -> list[str]:
+    """Every token of the grammar for this board, every design: grammar v1's, then FREE, then the SENSE words; values
+    are exact, never capped.
+
+    `tail_events=False` and `sense=False` leave FREE and the SENSE words out: grammar v1's own vocabulary, the
+    tokenizer of a corpus without the options. The options' words come last so that every other token has the same
+    id in all of them.
     """
     return [
         *SPECIAL_TOKENS,
@@ -181,12 +233,15 @@ def vocabulary(config: SnakeConfig, *, tail_events: bool = True) -> list[str]:
         *(f"LEN{n}" for n in range(1, config.cells + 1)),
         *(f"V{s}" for s in range(config.cells)),
         *([FREE] if tail_events else []),
+        *(SENSE_TOKENS if sense else []),
     ]
 
 
 def codec_vocabulary(config: SnakeConfig, codec: CodecConfig) -> list[str]:
-    """The vocabulary of a corpus written with `codec`: grammar v1's, plus FREE with the tail-events option."""
-    return vocabulary(config, tail_events=tail_events_of(codec))
+    """The vocabulary of a corpus written with `codec`: grammar v1's, plus FREE with the tail-events option; with the
+    sense option FREE too (unused, so the SENSE words' ids are those of the full vocabulary), then the SENSE words."""
+    sense = sense_of(codec)
+    return vocabulary(config, tail_events=tail_events_of(codec) or sense, sense=sense)
 
 
 def input_tokens() -> list[str]:
@@ -249,6 +304,7 @@ class EpisodeEncoder:
         self.codec = codec or CodecConfig()
         self.tail_events = tail_events_of(self.codec)
         self.head_first = head_first_of(self.codec)
+        self.sense = sense_of(self.codec)
         self.tokens: list[str] = []
         self._before: SnakeState | None = None
 
@@ -270,6 +326,10 @@ class EpisodeEncoder:
                 if freed is not None and event.type in ("MOVE", "DIE_SELF"):
                     self.tokens += [FREE, f"X{freed[0]}", f"Y{freed[1]}"]
                 self.tokens += event_tokens(event)
+                if self.sense and event.type == "INPUT":
+                    if self._before is None:
+                        raise ValueError("the sense encoder needs start(state) before the first tick")
+                    self.tokens.append(sense_token(body_neighbours(self._before)))
         self._before = state
         if done:
             self.tokens.append("EOS")
@@ -369,6 +429,7 @@ class Tick:
     positions: dict[str, int] = field(default_factory=dict)
     free: Cell | None = None  # the FREE cell written before the outcome (tail-events design), not an event
     cell: Cell | None = None  # the cell written before the outcome word (head-first design): `move`, or where a DIE_SELF runs
+    sense: tuple[Direction, ...] | None = None  # the SENSE word after the input (sense design), not an event
 
     def events(self) -> list[Event]:
         t = self.number
@@ -482,7 +543,14 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
     i += 2
     outcome = tokens[i] if i < n else None
     pos = {"input": start + 1}
-    free = cell = None
+    free = cell = sense = None
+    if outcome is not None and outcome in SENSE_OF:  # the sense design: the deadly body around the head
+        if head_first:
+            raise _fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
+        pos["sense"] = i
+        sense = SENSE_OF[outcome]
+        i += 1
+        outcome = tokens[i] if i < n else None
     if outcome == "FREE":  # the tail-events design: the cell the tail leaves, before the outcome
         if head_first:
             raise _fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
@@ -538,7 +606,7 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
         end_event = outcome
     else:
         raise _fail(tokens, i, "expected an outcome (MOVE, EAT, DIE_WALL or DIE_SELF)")
-    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free, cell)
+    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free, cell, sense)
 
 
 def uses_head_first(tokens: Sequence[str]) -> bool:
@@ -548,7 +616,7 @@ def uses_head_first(tokens: Sequence[str]) -> bool:
     for i in range(n - 2):
         if tokens[i] == "TICK" and tokens[i + 1] in _INPUT_OF:
             after = tokens[i + 2]
-            if after in ("MOVE", "EAT", "FREE", "DIE_SELF"):
+            if after in ("MOVE", "EAT", "FREE", "DIE_SELF") or after in SENSE_OF:
                 return False
             if after[0] == "X":
                 return True
@@ -559,6 +627,11 @@ def uses_tail_events(tokens: Sequence[str]) -> bool:
     """Is a sequence written in the tail-events design? It is when it holds any FREE (whether each FREE stands where
     the rules put one, and only there, is the evaluator's rule `tail_freed`)."""
     return FREE in tokens
+
+
+def uses_sense(tokens: Sequence[str]) -> bool:
+    """Is a sequence written in the sense design? It is when it holds any SENSE word."""
+    return any(token in SENSE_OF for token in tokens)
 
 
 def parse(tokens: Sequence[str], *, to_eos: bool = False, head_first: bool | None = None) -> Iterator[Keyframe | Tick]:
@@ -670,10 +743,14 @@ class GrammarAutomaton:
     input, and is followed by MOVE or DIE_SELF. `head_first`: True is the
     head-first design (after the input a cell or DIE_WALL; after the cell MOVE, EAT
     or DIE_SELF, and an EAT goes on with GROW); None (the default) allows that
-    order beside the others, tick by tick.
+    order beside the others, tick by tick. `sense`: True is the sense design (after
+    the input a SENSE word, then grammar v1's outcome); None allows a SENSE word
+    after any input.
     """
 
-    def __init__(self, config: SnakeConfig, tail_events: bool | None = None, head_first: bool | None = None) -> None:
+    def __init__(
+        self, config: SnakeConfig, tail_events: bool | None = None, head_first: bool | None = None, sense: bool | None = None
+    ) -> None:
         self.cells = config.cells
         vocab = vocabulary(config)
         xs = frozenset(t for t in vocab if t[0] == "X" and t[1:].isdigit())
@@ -691,6 +768,11 @@ class GrammarAutomaton:
             outcomes = xs | {"DIE_WALL"}
         elif head_first is None and not tail_events:
             outcomes = outcomes | xs
+        senses = frozenset(SENSE_TOKENS)
+        if sense:
+            outcomes = senses
+        elif sense is None and not tail_events and not head_first:
+            outcomes = outcomes | senses
         # state name -> allowed tokens (chain/food states depend on the keyframe's LEN: see allowed())
         self.sets: dict[str, frozenset[str]] = {
             "start": one({"BOS"}),
@@ -713,6 +795,7 @@ class GrammarAutomaton:
             "free_x": xs,
             "free_y": ys,
             "after_free": one({"MOVE", "DIE_SELF"}),
+            "after_sense": one({"MOVE", "EAT", "DIE_WALL", "DIE_SELF"}),
             "cell_y": ys,
             "after_cell": one({"MOVE", "EAT", "DIE_SELF"}),
             "eat_move": one({"MOVE"}),
@@ -758,9 +841,11 @@ class GrammarAutomaton:
             return ("kf_v",) if token == "SCORE" else ("kf_food_y",)
         if name == "outcome" and token[0] == "X":  # head-first: the cell, then its outcome word
             return ("cell_y",)
+        if name == "outcome" and token in SENSE_OF:  # sense: the word, then grammar v1's outcome
+            return ("after_sense",)
         if name == "after_cell":
             return {"MOVE": ("after_move",), "EAT": ("grow",), "DIE_SELF": ("end",)}[token]
-        if name == "outcome" or name == "after_free":
+        if name == "outcome" or name == "after_free" or name == "after_sense":
             return {"MOVE": ("move_x", "move"), "EAT": ("eat_move",), "DIE_WALL": ("end",), "DIE_SELF": ("end",), FREE: ("free_x",)}[token]
         if name == "eat_move":
             return ("move_x", "eat")

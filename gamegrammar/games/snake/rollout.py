@@ -34,7 +34,7 @@ from gamegrammar.games.snake.batch import (
     resolve,
     spawn_food,
 )
-from gamegrammar.games.snake.grammar import head_first_of, tail_events_of, vocabulary
+from gamegrammar.games.snake.grammar import SENSE_TOKENS, head_first_of, sense_of, tail_events_of, vocabulary
 from gamegrammar.games.snake.rules import EVENTS, Direction, SnakeConfig
 from gamegrammar.gamespec import BatchResult, CodecConfig
 from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
@@ -46,7 +46,7 @@ from gamegrammar.tokenlog import TokenLog
 
 class TokenTable:
     """Token ids of the grammar for one board, as lookup arrays (every token has the same id with or without the
-    tail-events option: its FREE is the vocabulary's last token)."""
+    tail-events option: its FREE is the vocabulary's last token; the sense option's words follow it)."""
 
     def __init__(self, config: SnakeConfig) -> None:
         tok = GameTokenizer(vocabulary(config))
@@ -61,7 +61,10 @@ class TokenTable:
         self.y = np.array([ids[f"Y{y}"] for y in range(config.height)], dt)
         self.len = np.array([ids["UNK"], *(ids[f"LEN{n}"] for n in range(1, config.cells + 1))], dt)
         self.value = np.array([ids[f"V{s}"] for s in range(config.cells)], dt)
+        self.sense = np.array([ids[token] for token in SENSE_TOKENS], dt)  # by mask: bit d for Direction d
 
+
+SENSE_BITS = np.array([1 << d for d in Direction])  # a SENSE word's mask: bit d for Direction d
 
 # Columns of one tick, in grammar order, each with the event it belongs to (its salience decides whether the
 # codec keeps it; the EOS is structure, never dropped). The head-first design (`head_first_of(codec)`) writes the
@@ -69,6 +72,7 @@ class TokenTable:
 _COLUMN_EVENTS = {
     "TICK": "TICK",
     "INPUT": "INPUT",
+    "SENSE": "INPUT",
     "FREE": "FREE",
     "FREE_X": "FREE",
     "FREE_Y": "FREE",
@@ -89,7 +93,7 @@ _COLUMN_EVENTS = {
     "TIMEOUT": "TIMEOUT",
     "EOS": None,
 }
-_V1_ORDER = ("TICK", "INPUT", "FREE", "FREE_X", "FREE_Y", "DIE", "EAT", "MOVE", "MOVE_X", "MOVE_Y", "GROW", "LEN")
+_V1_ORDER = ("TICK", "INPUT", "SENSE", "FREE", "FREE_X", "FREE_Y", "DIE", "EAT", "MOVE", "MOVE_X", "MOVE_Y", "GROW", "LEN")
 _HEAD_FIRST_ORDER = ("TICK", "INPUT", "DIE", "MOVE_X", "MOVE_Y", "EAT", "MOVE", "DIE_SELF", "GROW", "LEN")
 _EAT_TAIL = ("FOOD_SPAWN", "SPAWN_X", "SPAWN_Y", "SCORE", "VALUE", "WIN", "TIMEOUT", "EOS")
 
@@ -178,7 +182,12 @@ def play_batch(
     tails = tail_events_of(codec)
     head_first = head_first_of(codec)
     columns = _columns(head_first)
-    dropped = [i for i, (name, salience) in enumerate(columns) if salience < codec.min_salience or (name.startswith("FREE") and not tails)]
+    sense = sense_of(codec)
+    dropped = [
+        i
+        for i, (name, salience) in enumerate(columns)
+        if salience < codec.min_salience or (name.startswith("FREE") and not tails) or (name == "SENSE" and not sense)
+    ]
     dense = not any(columns[i][0] in ("TICK", "INPUT", "MOVE") for i in dropped)
     log = TokenLog(n) if log is None else log  # a caller's log lets a model read each game's tokens as they are written
     ticks = np.zeros(n, np.int64)
@@ -196,6 +205,7 @@ def play_batch(
         actions = policy(batch, games, keyed_draw(tick_key, rng.Purpose.AGENT), pr)
         res = resolve(batch, actions, pr)
         freed = batch.tail() if tails else None  # the cell the tail leaves, read before the move (rules.freed_cell)
+        sensed = (pr.outcome == DIE_SELF) @ SENSE_BITS if sense else None  # rules.body_neighbours, as a mask
         advance(batch, res)
         tick_key = tick_keys(keys[games], t)  # serves this tick's food and the next tick's agents
         outcome = res.outcome
@@ -211,9 +221,11 @@ def play_batch(
         plain = (outcome == MOVE) & ~done
         if dense and plain.any():  # most ticks of most games: TICK INPUT_d [FREE Xx Yy] MOVE Xx Yy, or TICK INPUT_d Xx Yy MOVE
             p = np.flatnonzero(plain)
-            ids = np.empty((len(p), 5 if freed is None else 8), table.dtype)
+            ids = np.empty((len(p), 5 + (3 if freed is not None else 0) + (1 if sensed is not None else 0)), table.dtype)
             ids[:, 0] = w["TICK"]
             ids[:, 1] = table.input[actions[p]]
+            if sensed is not None:
+                ids[:, 2] = table.sense[sensed[p]]
             if freed is not None:
                 ids[:, 2] = w["FREE"]
                 ids[:, 3] = table.x[freed[p] % config.width]
@@ -229,7 +241,10 @@ def play_batch(
         if rest.size:
             tail = freed[rest] if freed is not None else None
             cells = (res.x[rest], res.y[rest]) if head_first else None
-            _write_tick(log, table, batch, rest, games[rest], actions[rest], outcome[rest], win[rest], timeout[rest], tail, dropped, cells)
+            near = sensed[rest] if sensed is not None else None
+            _write_tick(
+                log, table, batch, rest, games[rest], actions[rest], outcome[rest], win[rest], timeout[rest], tail, dropped, cells, near
+            )
 
         if done.any():
             d = np.flatnonzero(done)
@@ -262,9 +277,11 @@ def _write_tick(
     freed: np.ndarray | None,
     dropped: list[int],
     cells: tuple[np.ndarray, np.ndarray] | None = None,
+    sensed: np.ndarray | None = None,
 ) -> None:
     """The general path: every optional token of a tick, masked per game (`freed`: each tail's cell before the
-    tick, with the tail-events option; `cells`: the cell each head moves or runs into, with the head-first one)."""
+    tick, with the tail-events option; `cells`: the cell each head moves or runs into, with the head-first one;
+    `sensed`: each head's deadly body neighbours as a mask, with the sense one)."""
     cfg = batch.config
     w = t.word
     m = len(rows)
@@ -285,6 +302,8 @@ def _write_tick(
 
     put("TICK", w["TICK"], True)
     put("INPUT", t.input[actions], True)
+    if sensed is not None:
+        put("SENSE", t.sense[sensed], True)
     if freed is not None:  # the tail leaves on a move, and before the self-collision check (rules.freed_cell)
         leaves = (outcome == MOVE) | (outcome == DIE_SELF)
         put("FREE", w["FREE"], leaves)

@@ -141,6 +141,16 @@ def freed_cell(state: SnakeState, outcome: Outcome) -> Cell | None:
     return state.body[-1] if outcome is Outcome.MOVE or outcome is Outcome.DIE_SELF else None
 
 
+def body_neighbours(state: SnakeState) -> tuple[Direction, ...]:
+    """The directions in which the head's neighbour is a body cell the head would die on, in Direction order.
+
+    The tail's cell is not one: it retracts before the self-collision check. The sense grammar option writes these.
+    """
+    deadly = state.body[:-1]
+    hx, hy = state.head
+    return tuple(d for d in Direction if (hx + _DELTA[d][0], hy + _DELTA[d][1]) in deadly)
+
+
 def advance(state: SnakeState, direction: Direction, outcome: Outcome, head: Cell, food: Cell | None) -> SnakeState:
     """The state after a resolved tick; `food` is the spawned cell after an eat (None if the board is full)."""
     tick = state.tick + 1

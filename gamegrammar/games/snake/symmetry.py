@@ -4,7 +4,8 @@ A symmetry moves every cell, and turns every direction with it (inputs, the keyf
 direction and the body chain). It works on token ids, so it can run inside the data
 loader: non-transposing symmetries are a per-token lookup; the transposing ones also
 swap the two tokens of every `Xx Yy` pair, because x and y trade places. Every cell is
-such a pair, the tail-events design's `FREE Xx Yy` included (the word FREE maps to itself).
+such a pair, the tail-events design's `FREE Xx Yy` included (the word FREE maps to itself);
+the sense design's words turn their directions.
 
 The start cell (W//2, H//2) maps to one of the four centre cells: augmented episodes
 are valid, but start where the simulator never does. That is the price of the lever.
@@ -17,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gamegrammar.errors import GameGrammarError
+from gamegrammar.games.snake.grammar import SENSE_OF, sense_token
 from gamegrammar.games.snake.rules import Direction, SnakeConfig
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -65,6 +67,9 @@ class SymmetryTransform:
                 e = _turn(name, d, n)
                 for prefix in ("INPUT_", "DIR_", "B_"):
                     table[ids[prefix + d.name]] = ids[prefix + e.name]
+            for token, dirs in SENSE_OF.items():  # the sense design's words: each direction turned
+                if token in ids:
+                    table[ids[token]] = ids[sense_token([_turn(name, d, n) for d in dirs])]
             # A coordinate's new value depends only on itself: x' on x (or on y when transposing), y' likewise.
             for v in range(config.width):
                 if swap:  # X_v fixes the new y, Y_v the new x

@@ -22,20 +22,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, uses_tail_events
-from gamegrammar.games.snake.rules import Outcome, SnakeConfig, SnakeState, advance, empty_cells, freed_cell, resolve
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, uses_sense, uses_tail_events
+from gamegrammar.games.snake.rules import Outcome, SnakeConfig, SnakeState, advance, body_neighbours, empty_cells, freed_cell, resolve
 
 
-def follow(state: SnakeState, tick: Tick, config: SnakeConfig, tails: bool = False) -> SnakeState | None:
+def follow(state: SnakeState, tick: Tick, config: SnakeConfig, tails: bool = False, sense: bool = False) -> SnakeState | None:
     """The state after a written tick when the rules produce that tick from `state`; None where they do not.
 
     `tails`: the sequence is in the tail-events design, so the tick's FREE cell must be the one the tail leaves (or
-    absent where it leaves none); a tick that writes a FREE cell is held to it anyway.
+    absent where it leaves none); a tick that writes a FREE cell is held to it anyway. `sense`: likewise, the sense
+    design's SENSE word must name the deadly body around the head.
     """
     direction, outcome, head = resolve(state, config, tick.input)
     if tick.outcome != outcome.value or (tick.move is not None and tick.move != head) or (tick.cell is not None and tick.cell != head):
         return None
     if (tails or tick.free is not None) and tick.free != freed_cell(state, outcome):
+        return None
+    if (sense or tick.sense is not None) and tick.sense != body_neighbours(state):
         return None
     spawn = tick.spawn
     if outcome is Outcome.EAT:
@@ -51,7 +54,7 @@ def follow(state: SnakeState, tick: Tick, config: SnakeConfig, tails: bool = Fal
 def trace(tokens: Sequence[str] | str, config: SnakeConfig) -> list[SnakeState]:
     """The state at tick 0 (the first keyframe, as written) and after each tick the rules can follow."""
     tokens = tokens.split() if isinstance(tokens, str) else tokens
-    tails = uses_tail_events(tokens)
+    tails, sense = uses_tail_events(tokens), uses_sense(tokens)
     states: list[SnakeState] = []
     try:
         for item in parse(tokens):
@@ -60,7 +63,7 @@ def trace(tokens: Sequence[str] | str, config: SnakeConfig) -> list[SnakeState]:
                 continue
             if item.number > config.max_ticks:
                 break
-            after = follow(states[-1], item, config, tails)
+            after = follow(states[-1], item, config, tails, sense)
             if after is None:
                 break
             states.append(after)

@@ -21,6 +21,10 @@ physical
                           MOVE and DIE_SELF, never on an eat or a wall death. Reported at the FREE word
                           when there should be none, at the outcome word when one is missing, and at
                           the first wrong coordinate of a wrong cell
+  body_sensed             in the sense design (a sequence with any SENSE word), every tick writes after its
+                          input the SENSE word of the directions in which the head's neighbour is deadly
+                          body (`rules.body_neighbours`, from the state before the tick). Reported at the
+                          SENSE word when it is wrong, at the word after the input when it is missing
   wall_death              DIE_WALL iff the rules put the next head off the board
   self_death              DIE_SELF iff the rules say the snake runs into itself
 rules
@@ -84,6 +88,9 @@ order, so a tick in the other order is a grammar error. Its cells are checked by
 the same rules as grammar v1's MOVE cells, and so is the cell written before a
 DIE_SELF (on the board, one step from the head in the direction taken).
 
+The sense design (`grammar.uses_sense`, or the codec's `sense`) is held to rule
+body_sensed on every tick; a sequence with no SENSE word is judged as grammar v1.
+
 The per-tick work is `check_tick`: it reads only (state before, parsed tick)
 and returns the state after, adding to its `Findings`, so that a vectorized
 engine can later replace the loop tick by tick and be tested against it.
@@ -96,7 +103,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell, uses_tail_events
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell, uses_sense, uses_tail_events
 from gamegrammar.games.snake.rules import (
     Cell,
     Direction,
@@ -104,6 +111,7 @@ from gamegrammar.games.snake.rules import (
     SnakeConfig,
     SnakeState,
     advance,
+    body_neighbours,
     empty_cells,
     end_reason,
     freed_cell,
@@ -113,7 +121,7 @@ from gamegrammar.verdict import Findings, Verdict, make_verdict, rule_names, tie
 
 RULES: dict[str, tuple[str, ...]] = {
     "structural": ("grammar", "complete"),
-    "physical": ("in_bounds", "move_follows_input", "tail_freed", "wall_death", "self_death"),
+    "physical": ("in_bounds", "move_follows_input", "tail_freed", "body_sensed", "wall_death", "self_death"),
     "rules": (
         "eat_iff_food",
         "grow_after_eat",
@@ -214,19 +222,25 @@ def check_keyframe(kf: Keyframe, state: SnakeState | None, tick: int, config: Sn
 # ---------------------------------------------------------------- ticks
 
 
-def check_tick(state: SnakeState | None, tick: Tick, config: SnakeConfig, found: Findings, tails: bool = False) -> SnakeState | None:
+def check_tick(
+    state: SnakeState | None, tick: Tick, config: SnakeConfig, found: Findings, tails: bool = False, sense: bool = False
+) -> SnakeState | None:
     """Check one tick against the rules from the state before it (None = unknown); return the state after it.
 
     The state after is None when it cannot be known: the tick's outcome departed
     from the rules, until a keyframe re-establishes it. `tails`: the sequence is
     in the tail-events design (a tick that writes a FREE cell is checked as such
-    anyway; without the flag a missing one goes unnoticed).
+    anyway; without the flag a missing one goes unnoticed). `sense`: likewise for the sense design's SENSE words.
     """
     after = None
     free = tick.free
     tails = tails or free is not None
     if free is not None and not config.in_bounds(free):
         found.note("in_bounds", tick.positions["free"])
+    if tick.sense is None and sense:
+        found.note("body_sensed", tick.positions["input"] + 1)  # where the SENSE word should have been
+    elif tick.sense is not None and state is not None and tick.sense != body_neighbours(state):
+        found.note("body_sensed", tick.positions["sense"])
     if state is not None:
         direction, outcome, head = resolve(state, config, tick.input)
         if tails:
@@ -351,18 +365,27 @@ def _adjacent_on_board(a: Cell | None, b: Cell, config: SnakeConfig) -> bool:
     return a is None or abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
 
 
-def validate(tokens: Sequence[str] | str, config: SnakeConfig, *, tails: bool | None = None, head_first: bool | None = None) -> Verdict:
+def validate(
+    tokens: Sequence[str] | str,
+    config: SnakeConfig,
+    *,
+    tails: bool | None = None,
+    head_first: bool | None = None,
+    sense: bool | None = None,
+) -> Verdict:
     """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
 
     `tails` and `head_first` declare the design the sequence must follow (the codec it was trained or written
     with: a tail-events sequence that leaves its FREE cells out breaks `tail_freed`, a head-first one that writes
-    a cell after its MOVE breaks `grammar`); None reads it off the sequence.
+    a cell after its MOVE breaks `grammar`, a sense one that leaves a SENSE word out breaks `body_sensed`); None
+    reads it off the sequence.
     """
     if isinstance(tokens, str):
         tokens = tokens.split()
     n = len(tokens)
     found = Findings(n)
     tails = uses_tail_events(tokens) if tails is None else tails
+    sense = uses_sense(tokens) if sense is None else sense
     stop = 0  # where the parse stopped: the EOS, or n
     ended = False
     lenient_physical = True
@@ -387,7 +410,7 @@ def validate(tokens: Sequence[str] | str, config: SnakeConfig, *, tails: bool | 
             if ended:
                 found.note("end_is_final", tick.start)  # only the first such tick counts
                 continue
-            state = check_tick(state, tick, config, found, tails)
+            state = check_tick(state, tick, config, found, tails, sense)
             ended = tick.end_event is not None
     except GrammarError as err:
         found.note("complete" if err.at_end else "grammar", err.index)

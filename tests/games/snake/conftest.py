@@ -1,4 +1,4 @@
-"""Snake's shared fixtures: small corpora in the tail-events and head-first designs, made once per test run."""
+"""Snake's shared fixtures: small corpora in the tail-events, head-first and sense designs, made once per test run."""
 
 from __future__ import annotations
 
@@ -25,4 +25,16 @@ def head_first_corpus(tmp_path_factory: pytest.TempPathFactory):
 
     out = tmp_path_factory.mktemp("head-first-corpus")
     generate(CorpusSpec(codec=SnakeCodec(head_first=True), episodes=120, seed=11, shard_episodes=50), out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def sense_corpus(tmp_path_factory: pytest.TempPathFactory):
+    """The tiny corpus's settings (10x10, 200 ticks, default agent mix, seed 11) with the sense option on: the same
+    games as `tiny_corpus`, each input followed by its SENSE word."""
+    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.games.snake.grammar import SnakeCodec
+
+    out = tmp_path_factory.mktemp("sense-corpus")
+    generate(CorpusSpec(codec=SnakeCodec(sense=True), episodes=120, seed=11, shard_episodes=50), out)
     return out

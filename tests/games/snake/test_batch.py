@@ -61,10 +61,10 @@ def test_batch_plays_every_episode_like_the_scalar_engine(agent, config, keyfram
         assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
 
 
-OPTIONS = [SnakeCodec(k, **{option: True}) for option in ("tail_events", "head_first") for k in (0, 4)]
+OPTIONS = [SnakeCodec(k, **{option: True}) for option in ("tail_events", "head_first", "sense") for k in (0, 4)]
 
 
-@pytest.mark.parametrize("codec", OPTIONS, ids=["tails-K0", "tails-K4", "head-K0", "head-K4"])
+@pytest.mark.parametrize("codec", OPTIONS, ids=["tails-K0", "tails-K4", "head-K0", "head-K4", "sense-K0", "sense-K4"])
 @pytest.mark.parametrize("config", BOARDS[:3], ids=lambda c: f"{c.width}x{c.height}")
 @pytest.mark.parametrize("agent", ["random", "greedy", "wall_follower"])
 def test_batch_writes_each_grammar_option_like_the_scalar_engine(agent, config, codec):
@@ -77,6 +77,9 @@ def test_batch_writes_each_grammar_option_like_the_scalar_engine(agent, config, 
         assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
     if codec.tail_events:
         assert any("FREE" in t for t in tokens)
+        return
+    if codec.sense:  # a SENSE word right after every input
+        assert all(t[i + 1].startswith("SENSE_") for t in tokens for i, token in enumerate(t) if token.startswith("INPUT_"))
         return
     # head first: every tick writes the head's cell right after its input (none on a wall death), then its outcome word
     for t in tokens:
@@ -127,11 +130,16 @@ def test_small_board_reaches_every_end_reason(codec):
         CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True), episodes=80, seed=5),
         CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, head_first=True), agents={"greedy": 1.0}, episodes=60, seed=9),
         CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, head_first=True), episodes=60, seed=11),
+        CorpusSpec(codec=SnakeCodec(sense=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=100, seed=3, shard_episodes=100),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True), episodes=80, seed=5),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, sense=True), agents={"greedy": 1.0}, episodes=60, seed=9),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, sense=True), episodes=60, seed=11),
     ],
     ids=[
         *("default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2"),
         *("tails", "tails-4x4-k3", "tails-k1-sal1", "tails-sal2"),
         *("head-first", "head-first-4x4-k3", "head-first-k1-sal1", "head-first-sal2"),
+        *("sense-careless", "sense-4x4-k3", "sense-k1-sal1", "sense-sal2"),
     ],
 )
 def test_batch_shard_is_byte_identical_to_scalar_shard(spec):

@@ -209,7 +209,7 @@ def test_tier2_on_tail_events_and_only_there_scores_tail_freed(tails, corpus):
         corpus.tokenizer,
         corpus.game,
     )
-    assert "tail_freed" not in v1["rules"] and list(v1["rules"]) == [r for r in em.RULES if r != "tail_freed"]
+    assert "tail_freed" not in v1["rules"] and list(v1["rules"]) == [r for r in em.RULES if r not in em.DESIGN_RULES]
 
 
 # ---------------------------------------------------------------- the head-first design
@@ -292,3 +292,52 @@ def test_tier2_on_head_first_scores_the_outcome_word_with_the_cell_known(head_fi
     want = float(next_logprobs(model, [head_first.tokenizer.encode(body[0].tokens)])[0, head_first.tokenizer.ids["DIE_SELF"]].exp())
     alone = em.score_probes(model, body[:1], head_first.tokenizer, tokens)  # scored on the whole edited prefix, the cell included
     assert alone["body_ahead"]["mean_prob"] == pytest.approx(want, rel=1e-5)
+
+
+# ---------------------------------------------------------------- the sense design
+
+
+@pytest.fixture(scope="module")
+def sensed(sense_corpus) -> Corpus:
+    return Corpus(sense_corpus)
+
+
+def test_sense_scores_every_sense_word_and_self_death_jointly_with_it(sensed, corpus):
+    """The same games as the tiny corpus: grammar v1's rule events at the same ticks, plus one SENSE word per tick."""
+    beside = 0
+    for row in range(20):
+        tokens, v1_tokens = sensed.episode_tokens(row), corpus.episode_tokens(row)
+        events, v1 = em.rule_events(tokens, sensed.game), em.rule_events(v1_tokens, corpus.game)
+        states = trace(tokens, sensed.game)
+        mine = [e for e in events if not e.rule.startswith("body_sensed")]
+        assert [(e.rule, e.tick, e.length) for e in mine] == [(e.rule, e.tick, e.length) for e in v1]
+        words = [e for e in events if e.rule == "body_sensed"]
+        assert [tokens[e.positions[0]] for e in words] == [t for t in tokens if t.startswith("SENSE_")]
+        for e in events:
+            if e.rule == "body_sensed_beside":  # body other than the neck is beside the head
+                before = states[e.tick - 1]
+                assert set(before.body[:-1]) & {(before.head[0] + d.delta[0], before.head[1] + d.delta[1]) for d in Direction} - {
+                    before.body[1]
+                }
+                beside += 1
+            if e.rule == "self_death":  # the SENSE word and DIE_SELF, jointly
+                sense, word = e.positions
+                assert tokens[sense].startswith("SENSE_") and tokens[word] == "DIE_SELF" and word == sense + 1
+    assert beside > 0
+
+
+def test_tier2_on_sense_reports_its_rules_and_probes_hold_the_true_sense_word(sensed):
+    rows = sensed.split("train")[:3]
+    tokens = [sensed.episode_tokens(int(r)) for r in rows]
+    model = tiny_model(sensed, seed=2)
+    result = em.rule_emergence(model, [sensed.episode_ids(int(r)) for r in rows], tokens, sensed.tokenizer, sensed.game, spawn=False)
+    assert "tail_freed" not in result["rules"] and result["rules"]["body_sensed"]["count"] == sum(
+        t.startswith("SENSE_") for episode in tokens for t in episode
+    )
+    rng = np.random.default_rng(1)
+    probes = [p for r in range(20) for p in em.fatal_input_probes(sensed.episode_tokens(r), sensed.game, r, rng)]
+    assert {p.kind for p in probes} == {"wall_ahead", "body_ahead"}
+    for probe in probes:  # TICK INPUT_d SENSE_s: the true word of the state, the same in the edit and the control
+        assert probe.tokens[-2].startswith("INPUT_") and probe.tokens[-1] == probe.control[-1] and probe.tokens[-1].startswith("SENSE_")
+        whole = [*probe.tokens, probe.mandated, "EOS"]
+        assert validate(whole, sensed.game).valid and validate(whole, sensed.game, sense=True).valid

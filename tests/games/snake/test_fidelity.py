@@ -79,3 +79,17 @@ def test_head_first_cells_are_rule_determined_as_moves_and_the_kind_stays_on_the
         assert s == summarize_episode(other) and (s.ticks, s.score) == (corpus.index["ticks"][row], corpus.index["score"][row])
         self_deaths += tokens[-2] == "DIE_SELF"
     assert self_deaths > 0
+
+
+def test_sense_words_are_rule_determined_as_sense(sense_corpus, tiny_corpus):
+    corpus, v1 = Corpus(sense_corpus), Corpus(tiny_corpus)  # the same games (spec and seed), in the two designs
+    for row in range(10):
+        tokens = corpus.episode_tokens(row)
+        found = rule_determined_positions(tokens)
+        assert sorted(p for p, c, _ in found if c == "sense") == [i for i, t in enumerate(tokens) if t.startswith("SENSE_")]
+        kinds = {p: k for p, _, k in found if k}  # the kind stays on the outcome word, right after the SENSE word
+        assert sorted(kinds) == [i + 2 for i, t in enumerate(tokens) if t.startswith("INPUT_")]
+        other = v1.episode_tokens(row)  # the rest is grammar v1's: one more determined token per tick
+        assert len(found) - len(rule_determined_positions(other)) == len(tokens) - len(other)
+        assert summarize_episode(tokens) == summarize_episode(other)
+    assert "sense" in CATEGORIES

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 
 import pytest
@@ -16,8 +17,10 @@ from gamegrammar.games.snake.grammar import (
     EXAMPLE,
     EXAMPLE_HEAD_FIRST,
     EXAMPLE_HEAD_FIRST_SELF,
+    EXAMPLE_SENSE,
     EXAMPLE_TAILS,
     EXAMPLE_TAILS_SELF,
+    SENSE_TOKENS,
     CodecConfig,
     GrammarAutomaton,
     GrammarError,
@@ -27,10 +30,13 @@ from gamegrammar.games.snake.grammar import (
     decode,
     parse,
     uses_head_first,
+    uses_sense,
     uses_tail_events,
     vocabulary,
 )
-from gamegrammar.games.snake.rules import SnakeConfig, resolve
+from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState, body_neighbours, legal_directions, resolve
+from gamegrammar.games.snake.trace import trace
+from gamegrammar.gamespec import EpisodeRecord
 
 
 def episode(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, ep: int):
@@ -139,27 +145,31 @@ def without_free(tokens: list[str]) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("board", [(10, 10, 200), (4, 4, 300), (7, 5, 60)])
-@pytest.mark.parametrize("interval", [0, 3])
-def test_tail_events_round_trip_and_name_the_cell_the_tail_leaves(board, interval):
-    config = SnakeConfig(*board)
-    tails, plain = SnakeCodec(interval, tail_events=True), CodecConfig(interval)
-    vocab = set(codec_vocabulary(config, tails))
+def option_ticks(config: SnakeConfig, codec: SnakeCodec, as_plain) -> Iterator[tuple[EpisodeRecord, Tick, SnakeState]]:
+    """A grammar option's round trip on 25 episodes of every agent: its tokens are grammar v1's once `as_plain` takes
+    the option out, and decode to the engine's events, end and keyframes. Yields (record, tick, state before it)."""
+    plain, vocab = CodecConfig(codec.keyframe_interval), set(codec_vocabulary(config, codec))
     for agent in AGENTS:
         for ep in range(25):
-            record = GAME.play_episode(config, tails, agent, 2, ep)
+            record = GAME.play_episode(config, codec, agent, 2, ep)
             assert set(record.tokens) <= vocab
-            assert without_free(record.tokens) == GAME.play_episode(config, plain, agent, 2, ep).tokens
+            assert as_plain(record.tokens) == GAME.play_episode(config, plain, agent, 2, ep).tokens
             decoded = decode(record.tokens)
-            assert decoded.events == record.events  # FREE cells are not events: the same events as grammar v1
+            assert decoded.events == record.events  # the option's words are not events: the same events as grammar v1
             assert decoded.end_reason == record.end
             assert all(state == record.states[tick] for tick, state in decoded.keyframes.items())
             for tick in (t for t in parse(record.tokens) if isinstance(t, Tick)):
-                before = record.states[tick.number - 1]
-                leaves = tick.outcome in ("MOVE", "DIE_SELF")
-                assert tick.free == (before.body[-1] if leaves else None)
-                if leaves:
-                    assert record.tokens[tick.positions["free"] - 1] == "FREE" and tick.positions["outcome"] == tick.positions["free"] + 2
+                yield record, tick, record.states[tick.number - 1]
+
+
+@pytest.mark.parametrize("board", [(10, 10, 200), (4, 4, 300), (7, 5, 60)])
+@pytest.mark.parametrize("interval", [0, 3])
+def test_tail_events_round_trip_and_name_the_cell_the_tail_leaves(board, interval):
+    for record, tick, before in option_ticks(SnakeConfig(*board), SnakeCodec(interval, tail_events=True), without_free):
+        leaves = tick.outcome in ("MOVE", "DIE_SELF")
+        assert tick.free == (before.body[-1] if leaves else None)
+        if leaves:
+            assert record.tokens[tick.positions["free"] - 1] == "FREE" and tick.positions["outcome"] == tick.positions["free"] + 2
 
 
 def test_the_tail_events_examples_are_the_v1_example_with_free_cells():
@@ -171,8 +181,8 @@ def test_the_tail_events_examples_are_the_v1_example_with_free_cells():
 
 def test_tail_events_keep_every_v1_id_and_add_free_last():
     config = SnakeConfig(6, 5)
-    v1, both = vocabulary(config, tail_events=False), vocabulary(config)
-    assert both == [*v1, "FREE"] and GAME.vocabulary(config) == both
+    v1, both = vocabulary(config, tail_events=False, sense=False), vocabulary(config, sense=False)
+    assert both == [*v1, "FREE"] and GAME.vocabulary(config) == vocabulary(config) == [*both, *SENSE_TOKENS]
     assert codec_vocabulary(config, CodecConfig()) == codec_vocabulary(config, SnakeCodec()) == v1
     assert codec_vocabulary(config, SnakeCodec(tail_events=True)) == both
     assert GAME.codec_vocabulary(config, SnakeCodec(tail_events=True)) == both
@@ -181,7 +191,7 @@ def test_tail_events_keep_every_v1_id_and_add_free_last():
 def test_the_codec_names_the_option_only_when_it_is_on():
     assert SnakeCodec(3, 1).to_dict() == CodecConfig(3, 1).to_dict()  # grammar v1 manifests are unchanged
     assert SnakeCodec(3, 1, tail_events=True).to_dict() == {"keyframe_interval": 3, "min_salience": 1, "tail_events": True}
-    assert GAME.codec_type is SnakeCodec and [f.option for f in GAME.codec_flags()] == ["--tail-events", "--head-first"]
+    assert GAME.codec_type is SnakeCodec and [f.option for f in GAME.codec_flags()] == ["--tail-events", "--head-first", "--sense"]
     old = CorpusSpec.from_dict(CorpusSpec(game=SnakeConfig(5, 5, 30), episodes=3).to_dict())
     assert old.codec == SnakeCodec() and not old.codec.tail_events  # a spec without the field reads as the option off
     new = CorpusSpec(game=SnakeConfig(5, 5, 30), codec=SnakeCodec(tail_events=True), episodes=3)
@@ -193,16 +203,17 @@ def test_the_codec_names_the_option_only_when_it_is_on():
 
 def test_tail_events_corpus_has_its_own_tokenizer_and_v1_keeps_its_own(tmp_path):
     config = SnakeConfig(5, 5, 30)
+    tails = len(vocabulary(config, sense=False))
     for codec, size in (
-        (CodecConfig(), len(vocabulary(config, tail_events=False))),
-        (SnakeCodec(tail_events=True), len(vocabulary(config))),
+        (CodecConfig(), len(vocabulary(config, tail_events=False, sense=False))),
+        (SnakeCodec(tail_events=True), tails),
     ):
         out = tmp_path / str(size)
         generate(CorpusSpec(game=config, codec=codec, episodes=20, seed=1), out)
         corpus = Corpus(out)
         assert len(corpus.tokenizer) == size and corpus.codec == SnakeCodec(**codec.to_dict())
-        assert ("FREE" in corpus.episode_tokens(0)) == (size == len(vocabulary(config)))
-        assert ("tail_events" in json.loads((out / "manifest.json").read_text())["spec"]["codec"]) == (size == len(vocabulary(config)))
+        assert ("FREE" in corpus.episode_tokens(0)) == (size == tails)
+        assert ("tail_events" in json.loads((out / "manifest.json").read_text())["spec"]["codec"]) == (size == tails)
 
 
 def test_free_has_a_moves_salience():
@@ -247,7 +258,7 @@ def test_the_automaton_knows_both_designs():
 
 @pytest.mark.parametrize("check", list(CHECKS))
 @pytest.mark.parametrize("config_index", [0, 1, 2])
-@pytest.mark.parametrize("option", ["tail_events", "head_first"])
+@pytest.mark.parametrize("option", ["tail_events", "head_first", "sense"])
 def test_each_grammar_option_keeps_the_game_contract(option, config_index, check):
     """The conformance kit's every check (tests/test_conformance.py runs grammar v1) on each option's design."""
     try:
@@ -259,7 +270,7 @@ def test_each_grammar_option_keeps_the_game_contract(option, config_index, check
 @cache
 def _played_with(option: str, config_index: int):
     played = conformance.play(GAME, GAME.test_configs()[config_index], SnakeCodec(3, **{option: True}))
-    design = uses_tail_events if option == "tail_events" else uses_head_first
+    design = {"tail_events": uses_tail_events, "head_first": uses_head_first, "sense": uses_sense}[option]
     assert any(design(r.tokens) for r in played.records)  # the kit plays the design it is given
     return played
 
@@ -338,8 +349,8 @@ def test_the_head_first_examples_are_the_v1_episodes_with_each_cell_first(as_v1)
 
 def test_head_first_adds_no_token():
     config = SnakeConfig(6, 5)
-    assert codec_vocabulary(config, SnakeCodec(head_first=True)) == vocabulary(config, tail_events=False)
-    assert GAME.codec_vocabulary(config, SnakeCodec(2, 1, head_first=True)) == vocabulary(config, tail_events=False)
+    assert codec_vocabulary(config, SnakeCodec(head_first=True)) == vocabulary(config, tail_events=False, sense=False)
+    assert GAME.codec_vocabulary(config, SnakeCodec(2, 1, head_first=True)) == vocabulary(config, tail_events=False, sense=False)
 
 
 def test_the_codec_names_head_first_only_when_it_is_on():
@@ -356,15 +367,17 @@ def test_the_codec_names_head_first_only_when_it_is_on():
 
 
 def test_tail_events_and_head_first_together_are_refused_with_a_clear_error(tmp_path, capsys):
-    with pytest.raises(GameGrammarError, match="tail_events and head_first"):
+    with pytest.raises(GameGrammarError, match="separate grammar designs"):
         SnakeCodec(tail_events=True, head_first=True)
+    with pytest.raises(GameGrammarError, match="choose one"):
+        SnakeCodec(head_first=True, sense=True)
     with pytest.raises(GameGrammarError, match="choose one"):
         CorpusSpec.from_dict({**CorpusSpec(episodes=3).to_dict(), "codec": {"tail_events": True, "head_first": True}})
     from gamegrammar.cli import main
 
     out = tmp_path / "both"
     assert main(["generate", "--episodes", "3", "--out", str(out), "--quiet", "--tail-events", "--head-first"]) == 2
-    assert "tail_events and head_first" in capsys.readouterr().err and not out.exists()
+    assert "separate grammar designs" in capsys.readouterr().err and not out.exists()
 
 
 def test_generate_head_first_writes_a_head_first_corpus_with_grammar_v1s_tokenizer(tmp_path, as_v1):
@@ -377,7 +390,7 @@ def test_generate_head_first_writes_a_head_first_corpus_with_grammar_v1s_tokeniz
     assert main([*args, "--out", str(v1_out)]) == 0
     corpus, v1 = Corpus(out), Corpus(v1_out)
     assert corpus.codec == SnakeCodec(head_first=True) and corpus.game == config
-    assert corpus.tokenizer.tokens == v1.tokenizer.tokens == vocabulary(config, tail_events=False)
+    assert corpus.tokenizer.tokens == v1.tokenizer.tokens == vocabulary(config, tail_events=False, sense=False)
     assert json.loads((out / "manifest.json").read_text())["spec"]["codec"]["head_first"] is True
     assert "head_first" not in json.loads((v1_out / "manifest.json").read_text())["spec"]["codec"]
     for row in range(len(corpus)):
@@ -497,3 +510,74 @@ def test_the_automaton_knows_the_head_first_design():
     assert automaton.allowed(automaton.step(state, "EAT")) == {"GROW"}
     assert automaton.allowed(automaton.step(state, "MOVE")) == {"TICK", "TIMEOUT", "SNAP"}
     assert automaton.allowed(automaton.step(state, "DIE_SELF")) == {"EOS"}
+
+
+# ---------------------------------------------------------------- the sense option
+
+
+def without_sense(tokens: list[str]) -> list[str]:
+    return [t for t in tokens if not t.startswith("SENSE_")]
+
+
+@pytest.mark.parametrize("board", [(10, 10, 200), (4, 4, 300), (7, 5, 60)])
+@pytest.mark.parametrize("interval", [0, 3])
+def test_sense_round_trips_and_names_the_deadly_body_around_the_head_after_every_input(board, interval):
+    seen = set()
+    for record, tick, before in option_ticks(SnakeConfig(*board), SnakeCodec(interval, sense=True), without_sense):
+        assert tick.sense == body_neighbours(before) and tick.positions["sense"] == tick.positions["input"] + 1
+        assert record.tokens[tick.positions["outcome"]] == tick.outcome
+        seen.add(len(tick.sense))
+    assert {0, 1, 2} <= seen  # nothing, the neck alone, and body beside it
+
+
+def test_body_neighbours_follow_the_rules_of_the_tail_and_the_neck():
+    config = SnakeConfig()
+    states = trace(EXAMPLE_SENSE, config)  # length 6 in a 3x2 loop
+    assert [body_neighbours(s) for s in states[:3]] == [(Direction.R,), (Direction.U,), (Direction.U, Direction.L)]
+    for state in states[:3]:  # a SENSE direction is one the rules kill the head in (the tail's cell is free)
+        for d in legal_directions(state.direction):
+            assert (resolve(state, config, d)[1].value == "DIE_SELF") == (d in body_neighbours(state))
+    two = SnakeState(((2, 2), (3, 2)), Direction.L, (0, 0), 1)
+    assert body_neighbours(two) == ()  # the neck of a snake of two is its tail, which retracts first
+
+
+def test_the_sense_example_is_the_v1_episode_with_a_sense_word_after_each_input():
+    tokens = EXAMPLE_SENSE.split()
+    ticks = [t for t in parse(tokens) if isinstance(t, Tick)]
+    assert [(t.sense, t.outcome) for t in ticks] == [
+        ((Direction.R,), "MOVE"),
+        ((Direction.U,), "MOVE"),
+        ((Direction.U, Direction.L), "DIE_SELF"),
+    ]
+    assert (
+        without_sense(tokens) == EXAMPLE_TAILS_SELF.replace("FREE X5 Y6 ", "").replace("FREE X6 Y6 ", "").replace("FREE X7 Y6 ", "").split()
+    )
+    assert uses_sense(tokens) and not uses_head_first(tokens) and not uses_tail_events(tokens)
+    assert not uses_sense(EXAMPLE.split())
+
+
+def test_sense_words_follow_free_and_keep_every_other_id():
+    config = SnakeConfig(6, 5)
+    everything = vocabulary(config)
+    assert everything == [*vocabulary(config, sense=False), *SENSE_TOKENS] and len(set(SENSE_TOKENS)) == 16
+    assert codec_vocabulary(config, SnakeCodec(sense=True)) == everything
+    assert SENSE_TOKENS[0] == "SENSE_NONE" and SENSE_TOKENS[0b1001] == "SENSE_UR"
+
+
+def test_a_sense_word_must_follow_the_input_and_precede_the_outcome():
+    opening = "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 TICK "
+    for text, index in ((opening + "SENSE_NONE INPUT_R MOVE X6 Y5", 14), (opening + "INPUT_R SENSE_NONE SENSE_NONE", 16)):
+        with pytest.raises(GrammarError) as err:
+            list(parse(text.split()))
+        assert err.value.index == index
+
+
+def test_the_automaton_knows_the_sense_design():
+    config = SnakeConfig()
+    played = [GAME.play_episode(config, SnakeCodec(sense=True), agent, 4, ep).tokens for agent in AGENTS for ep in range(6)]
+    v1 = [GAME.play_episode(config, CodecConfig(), agent, 4, ep).tokens for agent in AGENTS for ep in range(6)]
+    for mode in (True, None):
+        assert all(_accepts(GrammarAutomaton(config, sense=mode), t) for t in played)
+    assert all(_accepts(GrammarAutomaton(config, sense=None), t) for t in v1)
+    assert not any(_accepts(GrammarAutomaton(config, sense=True), t) for t in v1)
+    assert not any(_accepts(GrammarAutomaton(config, sense=False), t) for t in played)

@@ -6,9 +6,10 @@ import pytest
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import tokenizer_for
-from gamegrammar.games.snake.grammar import CodecConfig
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games.snake.grammar import CodecConfig, Tick, parse
+from gamegrammar.games.snake.rules import SnakeConfig, body_neighbours
 from gamegrammar.games.snake.symmetry import SYMMETRIES, SymmetryTransform
+from gamegrammar.games.snake.trace import trace
 from gamegrammar.games.snake.validity import validate
 
 
@@ -19,8 +20,11 @@ def keyframed_corpus(tmp_path_factory):
     return Corpus(out)
 
 
-def test_every_symmetry_of_every_episode_passes_the_strict_evaluator(keyframed_corpus, tiny_corpus, tails_corpus, head_first_corpus):
-    for corpus in (keyframed_corpus, Corpus(tiny_corpus), Corpus(tails_corpus), Corpus(head_first_corpus)):
+def test_every_symmetry_of_every_episode_passes_the_strict_evaluator(
+    keyframed_corpus, tiny_corpus, tails_corpus, head_first_corpus, sense_corpus
+):
+    corpora = (Corpus(tiny_corpus), Corpus(tails_corpus), Corpus(head_first_corpus), Corpus(sense_corpus))
+    for corpus in (keyframed_corpus, *corpora):
         transform = SymmetryTransform(corpus.tokenizer, corpus.game)
         for row in range(len(corpus)):
             tokens = corpus.episode_tokens(row)
@@ -77,3 +81,15 @@ def test_the_head_first_cell_moves_with_the_board(head_first_corpus):
         for at in cells:
             nx, ny = f(int(tokens[at][1:]), int(tokens[at + 1][1:]), corpus.game.width - 1)
             assert image[at : at + 2] == [f"X{nx}", f"Y{ny}"] and image[at + 2] == tokens[at + 2], (name, at)
+
+
+def test_the_sense_words_turn_with_the_board(sense_corpus):
+    """Every SENSE word of every image names the deadly body around the head of the image's own states."""
+    corpus = Corpus(sense_corpus)
+    transform = SymmetryTransform(corpus.tokenizer, corpus.game)
+    for row in range(20):
+        for name in SYMMETRIES:
+            image = transform.apply_tokens(corpus.episode_tokens(row), name)
+            states = trace(image, corpus.game)
+            ticks = [t for t in parse(image) if isinstance(t, Tick)]
+            assert len(states) == len(ticks) + 1 and all(t.sense == body_neighbours(states[t.number - 1]) for t in ticks)

@@ -10,6 +10,7 @@ from gamegrammar.games.snake.grammar import (
     EXAMPLE,
     EXAMPLE_HEAD_FIRST,
     EXAMPLE_HEAD_FIRST_SELF,
+    EXAMPLE_SENSE,
     EXAMPLE_TAILS,
     EXAMPLE_TAILS_SELF,
     SnakeCodec,
@@ -108,3 +109,14 @@ def test_trace_stops_at_a_head_first_cell_that_is_not_the_heads_next_cell() -> N
     for cell in (("X7", "Y5"), ("X6", "Y7"), ("X6", "Y12")):  # on the body but not ahead, ahead of nothing, off the board
         assert trace(edit(this_self, at, *cell), BOARD) == states[:3], cell
     assert trace(edit(this_self, at + 2, "MOVE"), BOARD) == states[:3]  # the rules say DIE_SELF, not MOVE
+
+
+def test_trace_follows_the_sense_design_and_stops_at_a_wrong_sense_word() -> None:
+    for agent in AGENTS:
+        record = GAME.play_episode(SnakeConfig(6, 6, 60), SnakeCodec(2, sense=True), agent, 4, 1)
+        assert trace(record.tokens, SnakeConfig(6, 6, 60)) == record.states
+    sense = EXAMPLE_SENSE.split()
+    states = trace(sense, BOARD)
+    assert states == trace(EXAMPLE_TAILS_SELF, BOARD) and len(states) == 4
+    assert trace(edit(sense, sense.index("SENSE_U"), "SENSE_NONE"), BOARD) == states[:2]  # tick 2 misses the neck
+    assert trace([*sense[: sense.index("SENSE_U")], *sense[sense.index("SENSE_U") + 1 :]], BOARD) == states[:2]  # no word

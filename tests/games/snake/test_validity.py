@@ -18,6 +18,7 @@ from gamegrammar.games.snake.grammar import (
     EXAMPLE,
     EXAMPLE_HEAD_FIRST,
     EXAMPLE_HEAD_FIRST_SELF,
+    EXAMPLE_SENSE,
     EXAMPLE_TAILS,
     EXAMPLE_TAILS_SELF,
     CodecConfig,
@@ -36,6 +37,7 @@ BOARD = SnakeConfig()
 BASE = EXAMPLE  # a valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8
 TAILS = EXAMPLE_TAILS  # BASE in the tail-events design: FREE and the tail's cell before every MOVE
 TAILS_SELF = EXAMPLE_TAILS_SELF  # a length-6 snake twice moves into the cell its tail leaves, then into its body
+SENSE = EXAMPLE_SENSE  # TAILS_SELF's game in the sense design: SENSE_R, SENSE_U, SENSE_UL after the three inputs
 # A snake curled round so that turning right runs into its own body (not its tail).
 CURLED = "BOS SNAP PLAYER X5 Y5 DIR_U LEN5 BODY B_D B_R B_U B_U FOOD X0 Y0 SCORE V0 "
 
@@ -128,6 +130,12 @@ CASES = [
     ("tail_freed", mutate(TAILS, "INPUT_R EAT MOVE X7 Y5", "INPUT_R FREE X6 Y5 EAT MOVE X7 Y5"), BOARD, ("FREE", 1)),
     ("tail_freed", mutate(TAILS, "INPUT_U DIE_WALL", "INPUT_U FREE X7 Y1 DIE_WALL"), BOARD, ("FREE", 6)),
     ("tail_freed", mutate(TAILS_SELF, "FREE X7 Y6 DIE_SELF", "DIE_SELF"), BOARD, ("DIE_SELF", 0)),
+    # the sense design: a word that misses the neck, one that misses the body above the head, a missing word (reported
+    # where it belongs), and a word that names the tail's cell, which is free
+    ("body_sensed", mutate(SENSE, "INPUT_D SENSE_R", "INPUT_D SENSE_NONE"), BOARD, ("SENSE_NONE", 0)),
+    ("body_sensed", mutate(SENSE, "INPUT_U SENSE_UL", "INPUT_U SENSE_L"), BOARD, ("SENSE_L", 0)),
+    ("body_sensed", mutate(SENSE, "INPUT_R SENSE_U MOVE", "INPUT_R MOVE"), BOARD, ("MOVE", 1)),
+    ("body_sensed", mutate(SENSE, "INPUT_D SENSE_R", "INPUT_D SENSE_DR"), BOARD, ("SENSE_DR", 0)),
 ]
 
 
@@ -196,6 +204,13 @@ def test_a_missing_win_is_caught():
 
 
 # ---------------------------------------------------------------- the tail-events design
+
+
+def test_the_sense_design_is_declared_or_read_off_the_sequence():
+    missing = mutate(SENSE, "INPUT_R SENSE_U MOVE", "INPUT_R MOVE")
+    assert validate(missing, BOARD, sense=False).valid  # declared grammar v1 with sense words: a missing one goes unseen
+    assert validate(SENSE, BOARD, sense=True).valid and validate(BASE, BOARD).valid
+    assert_only(validate(BASE, BOARD, sense=True), "body_sensed", nth(BASE.split(), "MOVE", 0))  # v1 held to the design
 
 
 def test_a_sequence_that_mixes_the_designs_is_invalid():
