@@ -12,9 +12,10 @@ grouped by the tokens cached, each group's rows are gathered from a per-game sto
 back after), and the tokens to feed are padded on the right to the group's longest (causal attention: a row's
 logits at its own last token never see its padding, and its next tokens overwrite the padding's entries). A game
 whose history outgrows the model's context slides to its last half-context (as `gamegrammar.sampling` does), with
-the tick clock carried over. A model with a short context (up to RECOMPUTE_CONTEXT tokens: gg31k's 64) instead
-reads every game's last window afresh each tick, all games in one pass without a cache: fewer, larger passes,
-and a full context at every move (`recompute`).
+the tick clock carried over: `envs.ModelPolicy`'s window, the last block_size // 2 tokens (the prompt included)
+however many of them are new, so that both make the same choices. A model with a short context (up to
+RECOMPUTE_CONTEXT tokens: gg31k's 64) instead reads every game's last window afresh each tick, all games in one pass
+without a cache: fewer, larger passes, and a full context at every move (`recompute`).
 
 `play_games` runs any agent (a scripted agent's name or a `ModelAgent`) over episodes of a seed; `play_report`
 summarizes several agents on the same episodes: score, length in ticks, fates (end reasons) and, with several
@@ -227,8 +228,8 @@ class _Controller:
         need = cursor - start + p
         slide = np.flatnonzero(cached + need > block)
         clock = self.ticks[torch.from_numpy(games).to(self.device)]
-        if slide.size:  # the context is full: the last half of it (at least what is new), the clock carried over
-            keep = np.minimum(block, np.maximum(block // 2, need[slide]))
+        if slide.size:  # the context is full: its last half (envs.ModelPolicy's window), the clock carried over
+            keep = min(block, max(p, block // 2))  # even where more than that is new
             start[slide] = cursor[slide] + p - keep
             cached[slide] = 0
             width = int(start[slide].max())
