@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix clean \
+.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-sense reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix clean \
 	$(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
@@ -133,6 +133,11 @@ SNAKE_MIX_AGENTS_careless-greedy := random=0.2,greedy=0.4,careless=0.2,wall_foll
 SNAKE_MIX_AGENTS_careless-head := $(SNAKE_MIX_AGENTS_careless)
 SNAKE_MIX_FLAGS_careless-head := --head-first
 SNAKE_MIX_HELDOUT_careless-head := $(HEAD_CORPUS)
+# careless-sense: the careless mix with the sense option (--sense), so that the body lookup the SENSE words train on
+# every tick meets inputs into the body while a safe move exists; tier 2 on corpus60k-sense (corpus60k's held-out games).
+SNAKE_MIX_AGENTS_careless-sense := $(SNAKE_MIX_AGENTS_careless)
+SNAKE_MIX_FLAGS_careless-sense := --sense
+SNAKE_MIX_HELDOUT_careless-sense := $(SENSE_CORPUS)
 heldout = $(or $(SNAKE_MIX_HELDOUT_$(1)),$(CORPUS))
 
 $(CORPUS)-%/manifest.json: | setup
@@ -162,6 +167,11 @@ reproduce-gg-cpu-long: setup $(LONG_CORPUS)/manifest.json
 
 reproduce-gg-cpu-long-head:
 	$(MAKE) reproduce-gg-cpu-long LONG_NAME=gg-cpu-long-head LONG_CORPUS=$(HEAD_CORPUS)
+
+# reproduce-gg-cpu-long-sense: the same run on the sense design (--sense), to see how far the body lookup the SENSE
+# words train on every tick goes with more steps.
+reproduce-gg-cpu-long-sense:
+	$(MAKE) reproduce-gg-cpu-long LONG_NAME=gg-cpu-long-sense LONG_CORPUS=$(SENSE_CORPUS)
 
 # reproduce-gg-cpu-long-mix-DESIGN: the same run on one of screen-snake-mix's agent mixes above, and tier 2 read on
 # corpus60k's held-out episodes too (the design's held-out corpus), the self-collisions every other row is measured on.

@@ -50,6 +50,9 @@ def run_figures(report_dir: Path, analysis_name: str = "analysis") -> dict[str, 
         "self deaths read": self_death.get("count"),
         "spawn mass on empty cells": None,
         "tier 2: P(self death)": None,
+        "tier 2: self deaths, argmax right": None,
+        "tier 2: SENSE beside the head, P (sense design)": None,
+        "tier 2: SENSE beside the head, argmax right": None,
         "body_ahead probe P(DIE_SELF): edited": None,
         "body_ahead probe P(DIE_SELF): control": None,
         **{
@@ -67,6 +70,10 @@ def run_figures(report_dir: Path, analysis_name: str = "analysis") -> dict[str, 
         rules = tier2["emergence"]["rules"]
         figures["spawn mass on empty cells"] = rules.get("spawn_on_empty", {}).get("mean_prob")
         figures["tier 2: P(self death)"] = rules.get("self_death", {}).get("mean_prob")
+        figures["tier 2: self deaths, argmax right"] = rules.get("self_death", {}).get("accuracy")
+        # the sense design's body lookup: the SENSE word on ticks with body other than the neck beside the head
+        figures["tier 2: SENSE beside the head, P (sense design)"] = rules.get("body_sensed_beside", {}).get("mean_prob")
+        figures["tier 2: SENSE beside the head, argmax right"] = rules.get("body_sensed_beside", {}).get("accuracy")
         # the input edited into the body, and the same prefix unedited: equal P means blind to the body
         body = tier2.get("counterfactuals", {}).get("model", {}).get("body_ahead", {})
         figures["body_ahead probe P(DIE_SELF): edited"] = body.get("mean_prob")
@@ -110,6 +117,8 @@ RATES = {
     "teacher-forced self deaths (argmax)",
     "teacher-forced self deaths (mean P)",
     "spawn mass on empty cells",
+    "tier 2: self deaths, argmax right",
+    "tier 2: SENSE beside the head, argmax right",
 }
 
 
