@@ -86,7 +86,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         for cat, c in teacher["categories"].items():
             lines.append(f"| {cat} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
         if teacher.get("outcomes"):
-            lines += ["", "The tick outcome (the token after the input) by what the rules dictate:", ""]
+            lines += ["", "The tick outcome (its word: in grammar v1 the token after the input) by what the rules dictate:", ""]
             lines += ["| true outcome | ticks | argmax accuracy | mean probability |", "| --- | --- | --- | --- |"]
             for kind, c in _by_count(teacher["outcomes"]):
                 lines.append(f"| {kind} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
