@@ -104,7 +104,8 @@ SENSE_OF = {token: tuple(d for d in Direction if mask >> d & 1) for mask, token 
 @dataclass(frozen=True)
 class SnakeCodec(CodecConfig):
     """A codec with Snake's grammar options: `tail_events` writes `FREE Xx Yy`, the cell the tail leaves, each tick;
-    `head_first` writes the head's new cell before the outcome word. One or the other: they are separate designs.
+    `head_first` writes the head's new cell before the outcome word; `sense` writes after each input the directions in
+    which the head's neighbour is deadly body. At most one: they are separate designs.
 
     `to_dict` names an option only when it is on, so a corpus written without them has the manifest it had before
     the options existed (and one written before them reads as the options off).
@@ -140,14 +141,14 @@ def sense_of(codec: CodecConfig | None) -> bool:
     return bool(getattr(codec, "sense", False))
 
 
-def design_of(codec: CodecConfig | None) -> dict[str, bool]:
-    """The design a codec writes, as the evaluator's keyword arguments (`validate(..., **design_of(codec))`)."""
-    return {"tails": tail_events_of(codec), "head_first": head_first_of(codec), "sense": sense_of(codec)}
-
-
 def head_first_of(codec: CodecConfig | None) -> bool:
     """Does this codec write the head's new cell before the outcome word? (Any game's CodecConfig does not.)"""
     return bool(getattr(codec, "head_first", False))
+
+
+def design_of(codec: CodecConfig | None) -> dict[str, bool]:
+    """The design a codec writes, as the evaluator's keyword arguments (`validate(..., **design_of(codec))`)."""
+    return {"tails": tail_events_of(codec), "head_first": head_first_of(codec), "sense": sense_of(codec)}
 
 
 # grammar v1's worked example on the default 10x10 board (docs/grammar.md): eats on tick 2, a keyframe after tick 3,
