@@ -97,12 +97,14 @@ TAILS_CORPUS := $(CORPUS)-tails
 
 HEAD_CORPUS := $(CORPUS)-head
 SENSE_CORPUS := $(CORPUS)-sense
+SENSE_COLUMN_CORPUS := $(CORPUS)-sense-column
 # The designs a screen trains (each NAME=CORPUS); e.g. SNAKE_SCREEN_DESIGNS="v1 head" leaves tails and sense out.
 SNAKE_SCREEN_DESIGNS ?= v1 tails head sense
 SNAKE_SCREEN_CORPUS_v1 := $(CORPUS)
 SNAKE_SCREEN_CORPUS_tails := $(TAILS_CORPUS)
 SNAKE_SCREEN_CORPUS_head := $(HEAD_CORPUS)
 SNAKE_SCREEN_CORPUS_sense := $(SENSE_CORPUS)
+SNAKE_SCREEN_CORPUS_sense-column := $(SENSE_COLUMN_CORPUS)
 
 $(TAILS_CORPUS)/manifest.json: | setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --tail-events --out $(TAILS_CORPUS) --quiet
@@ -112,6 +114,10 @@ $(HEAD_CORPUS)/manifest.json: | setup
 
 $(SENSE_CORPUS)/manifest.json: | setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --sense --out $(SENSE_CORPUS) --quiet
+
+# sense-column: the sense words and each spawn's column written out (--spawn-column), on corpus60k's games.
+$(SENSE_COLUMN_CORPUS)/manifest.json: | setup
+	$(GG) generate --episodes 60000 --seed 0 --workers 2 --sense --spawn-column --out $(SENSE_COLUMN_CORPUS) --quiet
 
 screen-snake: setup $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(SNAKE_SCREEN_CORPUS_$(d))/manifest.json)
 	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 "$(SNAKE_SCREEN_SEEDS)" \
@@ -138,6 +144,11 @@ SNAKE_MIX_HELDOUT_careless-head := $(HEAD_CORPUS)
 SNAKE_MIX_AGENTS_careless-sense := $(SNAKE_MIX_AGENTS_careless)
 SNAKE_MIX_FLAGS_careless-sense := --sense
 SNAKE_MIX_HELDOUT_careless-sense := $(SENSE_CORPUS)
+# careless-sense-column: careless-sense with each spawn's column written out between its X and Y (--spawn-column), so
+# that every eat asks the body lookup of a whole column; tier 2 on corpus60k-sense-column (corpus60k's held-out games).
+SNAKE_MIX_AGENTS_careless-sense-column := $(SNAKE_MIX_AGENTS_careless)
+SNAKE_MIX_FLAGS_careless-sense-column := --sense --spawn-column
+SNAKE_MIX_HELDOUT_careless-sense-column := $(SENSE_COLUMN_CORPUS)
 heldout = $(or $(SNAKE_MIX_HELDOUT_$(1)),$(CORPUS))
 
 $(CORPUS)-%/manifest.json: | setup

@@ -279,7 +279,8 @@ class GameSpec:
     def automaton(self, config: Any) -> Automaton:
         raise GameGrammarError(f"{self.name} has no grammar automaton for constrained sampling")
 
-    def new_encoder(self, codec: CodecConfig) -> Encoder:
+    def new_encoder(self, codec: CodecConfig, config: Any) -> Encoder:
+        """An encoder of one episode on this board (`config`) in the grammar `codec` writes."""
         raise NotImplementedError
 
     def decode_events(self, tokens: Sequence[str]) -> list[Event]:

@@ -84,7 +84,7 @@ class SnakeVectorEnv(VectorEnv):
         self.batch: SnakeBatch | None = None
         self._started = np.zeros(num_envs, bool)
         self._autoreset = np.zeros(num_envs, bool)
-        self._encoders = [EpisodeEncoder(self.codec) for _ in range(num_envs)] if record_tokens else []
+        self._encoders = [EpisodeEncoder(self.codec, self.config) for _ in range(num_envs)] if record_tokens else []
 
     # -- reset
 

@@ -205,3 +205,16 @@ def test_head_first_info_tokens_are_each_ticks_cell_then_its_outcome_word():
         assert abs(head[0] - before[0]) + abs(head[1] - before[1]) == 1
         assert tokens[:5] == ["TICK", tokens[1], f"X{head[0]}", f"Y{head[1]}", "EAT" if "EAT" in kinds else "MOVE"]
         assert not truncated
+
+
+def test_spawn_column_env_writes_the_engines_tokens():
+    """`SnakeEnv(spawn_column=True, sense=True)` writes what the scalar engine writes for the same episode."""
+    from gamegrammar.games.snake import GAME
+    from gamegrammar.games.snake.grammar import SnakeCodec
+
+    config, codec = SnakeConfig(6, 6, 60), SnakeCodec(2, sense=True, spawn_column=True)
+    env = SnakeEnv(6, 6, 60, keyframe_interval=2, sense=True, spawn_column=True)
+    for episode in range(4):
+        expected = GAME.play_episode(config, codec, "greedy", 5, episode).tokens
+        tokens, _ = play(env, 5, episode, inputs_of(expected))
+        assert tokens == expected and "FOOD_SPAWN" in tokens and "VAC" in tokens

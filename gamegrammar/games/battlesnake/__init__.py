@@ -62,8 +62,8 @@ class BattlesnakeSpec(GameSpec):
     def automaton(self, config: BattlesnakeConfig) -> _grammar.GrammarAutomaton:
         return _grammar.GrammarAutomaton(config)
 
-    def new_encoder(self, codec: CodecConfig) -> _grammar.EpisodeEncoder:
-        return _grammar.EpisodeEncoder(codec)
+    def new_encoder(self, codec: CodecConfig, config: BattlesnakeConfig) -> _grammar.EpisodeEncoder:
+        return _grammar.EpisodeEncoder(codec)  # the board is in every keyframe
 
     def decode_events(self, tokens: Sequence[str]) -> list[Any]:
         return _grammar.decode(tokens).events
@@ -114,7 +114,7 @@ class BattlesnakeSpec(GameSpec):
         players = [make_agent(name, config, k) for k, name in enumerate(parse_lineup(agent, config))]
         for player in players:
             player.reset(seed, episode)
-        encoder = self.new_encoder(codec)
+        encoder = self.new_encoder(codec, config)
         encoder.start(state)
         events, states, done = [], [state], False
         while not done:

@@ -62,8 +62,8 @@ class SnakeSpec(GameSpec):
     def automaton(self, config: SnakeConfig) -> _grammar.GrammarAutomaton:
         return _grammar.GrammarAutomaton(config)
 
-    def new_encoder(self, codec: CodecConfig) -> _grammar.EpisodeEncoder:
-        return _grammar.EpisodeEncoder(codec)
+    def new_encoder(self, codec: CodecConfig, config: SnakeConfig) -> _grammar.EpisodeEncoder:
+        return _grammar.EpisodeEncoder(codec, config)
 
     def decode_events(self, tokens: Sequence[str]) -> list[Any]:
         return _grammar.decode(tokens).events
@@ -106,7 +106,7 @@ class SnakeSpec(GameSpec):
         player = self.new_agent(agent, config)
         state = sim.reset(seed, episode)
         player.reset(seed, episode)
-        encoder = self.new_encoder(codec)
+        encoder = self.new_encoder(codec, config)
         encoder.start(state)
         events, states, done = [], [state], False
         while not done:

@@ -400,6 +400,7 @@ def validate_fast(
     tails: bool | None = None,
     head_first: bool | None = None,
     sense: bool | None = None,
+    spawn_column: bool | None = None,
 ) -> list[Verdict]:
     """`validate` for each sequence, exactly, many at once.
 
@@ -407,15 +408,15 @@ def validate_fast(
     of ints or an integer array, as the sampler and the corpus hold them: the
     quickest, no strings to look up). Calls with fewer than `min_batch`
     sequences are answered by the reference alone (it is quicker there), and so is
-    the tail-events, head-first and sense designs (`tails`, `head_first`, `sense`, as `validate` takes them: the fast path reads
-    grammar v1, and a sequence of another design is never VALID there, so it goes to the reference too).
+    the tail-events, head-first, sense and spawn-column designs (`tails`, `head_first`, `sense`, `spawn_column`, as
+    `validate` takes them: the fast path reads grammar v1, and a sequence of another design is never VALID there, so
+    it goes to the reference too).
     """
     tb = _tables(config)
     seqs = [s.split() if isinstance(s, str) else s for s in sequences]
-    if tails or head_first or sense:
-        return [validate(_as_tokens(s, tb), config, tails=tails, head_first=head_first, sense=sense) for s in seqs]
-    if len(seqs) < min_batch:
-        return [validate(_as_tokens(s, tb), config, tails=tails, head_first=head_first, sense=sense) for s in seqs]
+    design = {"tails": tails, "head_first": head_first, "sense": sense, "spawn_column": spawn_column}
+    if tails or head_first or sense or spawn_column or len(seqs) < min_batch:
+        return [validate(_as_tokens(s, tb), config, **design) for s in seqs]
     verdicts: list[Verdict] = []
     for a in range(0, len(seqs), CHUNK):
         part = seqs[a : a + CHUNK]
@@ -426,7 +427,7 @@ def validate_fast(
             elif code == CUT:
                 verdicts.append(_cut_verdict(len(seq)))
             else:
-                verdicts.append(validate(_as_tokens(seq, tb), config, tails=tails, head_first=head_first, sense=sense))
+                verdicts.append(validate(_as_tokens(seq, tb), config, **design))
     return verdicts
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse
 from gamegrammar.gamespec import EpisodeSummary
 
-CATEGORIES = ("outcome", "move", "free", "sense", "grow", "score", "spawn_presence", "flow", "keyframe")
+CATEGORIES = ("outcome", "move", "free", "sense", "grow", "score", "spawn_presence", "column", "flow", "keyframe")
 
 
 def summarize_episode(tokens: Sequence[str]) -> EpisodeSummary:
@@ -41,7 +41,8 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
     it (MOVE or DIE_SELF, decided with the freed cell known) keeps the kind. In the
     head-first design the head's cell comes right after INPUT_d (category "move", on a
     DIE_SELF too), and the outcome word after it keeps the kind. In the sense design the SENSE word after
-    INPUT_d is category "sense".
+    INPUT_d is category "sense", and in the spawn-column design a spawn's column words (the grown body, row by row)
+    are category "column".
     """
     out: set[tuple[int, str, str]] = set()
     for item in parse(tokens):
@@ -63,6 +64,8 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
         if "grow" in p:
             out |= {(p["grow"], "grow", ""), (p["grow"] + 1, "grow", ""), (p["grow"] + 2, "spawn_presence", "")}
             out |= {(p["score"] - 1, "score", ""), (p["score"], "score", "")} if "spawn" in p else {(p["score"], "score", "")}
+        if "column" in p:
+            out |= {(i, "column", "") for i in range(p["column"], p["spawn_y"])}
         if item.keyframe is not None:
             out |= {(i, "keyframe", "") for i in range(item.keyframe.start + 1, item.keyframe.end)}
         if item.end < len(tokens):

@@ -43,7 +43,7 @@ One parser and one vocabulary serve all designs: `parse` accepts an optional
 FREE cell before any outcome (whether it belongs there is the evaluator's rule
 `tail_freed`), and FREE is the vocabulary's last token, so every grammar v1
 token keeps its id; a corpus written without the option has grammar v1's
-vocabulary exactly (`vocabulary(config, tail_events=False, sense=False)`), byte for byte
+vocabulary exactly (`vocabulary(config, tail_events=False, sense=False, spawn_column=False)`), byte for byte
 what it was before the option existed. A sequence is read as the tail-events
 design when it holds any FREE (`uses_tail_events`).
 
@@ -57,6 +57,21 @@ would die on (`rules.body_neighbours`, from the state before the tick):
 
 so every tick asks the body lookup of all four neighbours. It is a fourth
 design, combined with no other; its sixteen words follow FREE in the vocabulary.
+
+Option: spawn column (`SnakeCodec(spawn_column=True)`, `generate --spawn-column`;
+docs/grammar.md). A food spawn must land on a cell off the body, which needs the
+whole body, and a spawn written as `FOOD_SPAWN Xx Yy` asks for it in one step and
+supervises it weakly (a guess blind to the body is right 88% of the time). With the
+option the spawn's column is written out between its X and its Y, one word per row
+from the top, OCC where the grown snake is on the cell and VAC where it is not
+(`rules.column_occupancy`):
+
+    FOOD_SPAWN Xx c_0 c_1 ... c_{H-1} Yy      c: OCC | VAC
+
+so every eat asks the body lookup of H cells, and the row is then chosen among the
+rows just written VAC. The words have the spawn's salience. The option combines
+with any one of the other three (it changes only the spawn); its two words follow
+the SENSE words in the vocabulary.
 """
 
 from __future__ import annotations
@@ -76,6 +91,7 @@ from gamegrammar.games.snake.rules import (
     SnakeConfig,
     SnakeState,
     body_neighbours,
+    column_occupancy,
     freed_cell,
 )
 from gamegrammar.games.snake.rules import event as _event  # the rules make the events; the parser rebuilds the same ones
@@ -99,13 +115,21 @@ def sense_token(directions: Sequence[Direction]) -> str:
 
 SENSE_TOKENS = [sense_token([d for d in Direction if mask >> d & 1]) for mask in range(16)]
 SENSE_OF = {token: tuple(d for d in Direction if mask >> d & 1) for mask, token in enumerate(SENSE_TOKENS)}
+COLUMN_WORDS = ("VAC", "OCC")  # the spawn-column option's words, indexed by "the snake is on the cell"
+COLUMN_OF = {word: bool(occupied) for occupied, word in enumerate(COLUMN_WORDS)}
+
+
+def column_tokens(occupied: Sequence[bool]) -> list[str]:
+    """The spawn-column option's words for one column, top row first."""
+    return [COLUMN_WORDS[o] for o in occupied]
 
 
 @dataclass(frozen=True)
 class SnakeCodec(CodecConfig):
     """A codec with Snake's grammar options: `tail_events` writes `FREE Xx Yy`, the cell the tail leaves, each tick;
     `head_first` writes the head's new cell before the outcome word; `sense` writes after each input the directions in
-    which the head's neighbour is deadly body. At most one: they are separate designs.
+    which the head's neighbour is deadly body. At most one of those three: they are separate designs. `spawn_column`
+    writes the spawn's column, cell by cell, between its X and Y; it goes with any of them.
 
     `to_dict` names an option only when it is on, so a corpus written without them has the manifest it had before
     the options existed (and one written before them reads as the options off).
@@ -114,7 +138,9 @@ class SnakeCodec(CodecConfig):
     tail_events: bool = False
     head_first: bool = False
     sense: bool = False
-    OPTIONS: ClassVar[tuple[str, ...]] = ("tail_events", "head_first", "sense")
+    spawn_column: bool = False
+    OPTIONS: ClassVar[tuple[str, ...]] = ("tail_events", "head_first", "sense", "spawn_column")
+    EXCLUSIVE: ClassVar[tuple[str, ...]] = ("tail_events", "head_first", "sense")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -123,8 +149,8 @@ class SnakeCodec(CodecConfig):
             if not isinstance(value, (bool, int)) or value not in (0, 1):
                 raise GameGrammarError(f"{name} must be true or false, got {value!r}")
             object.__setattr__(self, name, bool(value))
-        if sum(getattr(self, name) for name in self.OPTIONS) > 1:
-            raise GameGrammarError(f"{', '.join(self.OPTIONS)} are separate grammar designs: choose one")
+        if sum(getattr(self, name) for name in self.EXCLUSIVE) > 1:
+            raise GameGrammarError(f"{', '.join(self.EXCLUSIVE)} are separate grammar designs: choose one")
 
     def to_dict(self) -> dict[str, int]:
         options = {name: True for name in self.OPTIONS if getattr(self, name)}
@@ -146,9 +172,19 @@ def head_first_of(codec: CodecConfig | None) -> bool:
     return bool(getattr(codec, "head_first", False))
 
 
+def spawn_column_of(codec: CodecConfig | None) -> bool:
+    """Does this codec write each spawn's column between its X and Y? (Any game's CodecConfig does not.)"""
+    return bool(getattr(codec, "spawn_column", False))
+
+
 def design_of(codec: CodecConfig | None) -> dict[str, bool]:
     """The design a codec writes, as the evaluator's keyword arguments (`validate(..., **design_of(codec))`)."""
-    return {"tails": tail_events_of(codec), "head_first": head_first_of(codec), "sense": sense_of(codec)}
+    return {
+        "tails": tail_events_of(codec),
+        "head_first": head_first_of(codec),
+        "sense": sense_of(codec),
+        "spawn_column": spawn_column_of(codec),
+    }
 
 
 # grammar v1's worked example on the default 10x10 board (docs/grammar.md): eats on tick 2, a keyframe after tick 3,
@@ -214,14 +250,23 @@ EXAMPLE_SENSE = (
     "TICK INPUT_U SENSE_UL DIE_SELF EOS"
 )
 
+# An eat in the spawn-column design: the snake of EXAMPLE_TAILS_SELF eats at X4 Y5, and the food spawns in column 5,
+# whose rows 5 and 6 the grown snake covers (its old head and its tail), so the spawn's column reads OCC there.
+EXAMPLE_SPAWN_COLUMN = (
+    "BOS SNAP PLAYER X5 Y5 DIR_L LEN6 BODY B_R B_R B_D B_L B_L FOOD X4 Y5 SCORE V5 "
+    "TICK INPUT_L EAT MOVE X4 Y5 GROW LEN7 FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2 SCORE V6 "
+    "TICK INPUT_L MOVE X3 Y5 TICK INPUT_L MOVE X2 Y5 TICK INPUT_L MOVE X1 Y5 TICK INPUT_L MOVE X0 Y5 "
+    "TICK INPUT_L DIE_WALL EOS"
+)
 
-def vocabulary(config: SnakeConfig, *, tail_events: bool = True, sense: bool = True) -> list[str]:
-    """Every token of the grammar for this board, every design: grammar v1's, then FREE, then the SENSE words; values
-    are exact, never capped.
 
-    `tail_events=False` and `sense=False` leave FREE and the SENSE words out: grammar v1's own vocabulary, the
-    tokenizer of a corpus without the options. The options' words come last so that every other token has the same
-    id in all of them.
+def vocabulary(config: SnakeConfig, *, tail_events: bool = True, sense: bool = True, spawn_column: bool = True) -> list[str]:
+    """Every token of the grammar for this board, every design: grammar v1's, then FREE, then the SENSE words, then
+    the spawn column's words; values are exact, never capped.
+
+    `tail_events=False`, `sense=False` and `spawn_column=False` leave FREE, the SENSE words and VAC/OCC out: grammar
+    v1's own vocabulary, the tokenizer of a corpus without the options. The options' words come last so that every
+    other token has the same id in all of them.
     """
     return [
         *SPECIAL_TOKENS,
@@ -235,14 +280,17 @@ def vocabulary(config: SnakeConfig, *, tail_events: bool = True, sense: bool = T
         *(f"V{s}" for s in range(config.cells)),
         *([FREE] if tail_events else []),
         *(SENSE_TOKENS if sense else []),
+        *(COLUMN_WORDS if spawn_column else ()),
     ]
 
 
 def codec_vocabulary(config: SnakeConfig, codec: CodecConfig) -> list[str]:
     """The vocabulary of a corpus written with `codec`: grammar v1's, plus FREE with the tail-events option; with the
-    sense option FREE too (unused, so the SENSE words' ids are those of the full vocabulary), then the SENSE words."""
-    sense = sense_of(codec)
-    return vocabulary(config, tail_events=tail_events_of(codec) or sense, sense=sense)
+    sense option FREE too (unused, so the SENSE words' ids are those of the full vocabulary), then the SENSE words;
+    with the spawn-column option every word before its own (the full vocabulary)."""
+    column = spawn_column_of(codec)
+    sense = sense_of(codec) or column
+    return vocabulary(config, tail_events=tail_events_of(codec) or sense, sense=sense, spawn_column=column)
 
 
 def input_tokens() -> list[str]:
@@ -299,13 +347,18 @@ class EpisodeEncoder:
     With the tail-events option (`SnakeCodec(tail_events=True)`) it keeps the state before each tick, whose tail
     cell `FREE Xx Yy` names, written just before the outcome's event. With the head-first option it writes each
     tick's cell before its outcome word (the cell a DIE_SELF runs into comes from the state before and the input).
+    With the spawn-column option a FOOD_SPAWN's column words come from the state after the tick (the grown body).
     """
 
-    def __init__(self, codec: CodecConfig | None = None) -> None:
+    def __init__(self, codec: CodecConfig | None = None, config: SnakeConfig | None = None) -> None:
         self.codec = codec or CodecConfig()
+        self.config = config
         self.tail_events = tail_events_of(self.codec)
         self.head_first = head_first_of(self.codec)
         self.sense = sense_of(self.codec)
+        self.spawn_column = spawn_column_of(self.codec)
+        if self.spawn_column and config is None:
+            raise ValueError("the spawn-column encoder needs the board's config (its column height)")
         self.tokens: list[str] = []
         self._before: SnakeState | None = None
 
@@ -326,7 +379,7 @@ class EpisodeEncoder:
             for event in kept:
                 if freed is not None and event.type in ("MOVE", "DIE_SELF"):
                     self.tokens += [FREE, f"X{freed[0]}", f"Y{freed[1]}"]
-                self.tokens += event_tokens(event)
+                self.tokens += self._event_tokens(event, state)
                 if self.sense and event.type == "INPUT":
                     if self._before is None:
                         raise ValueError("the sense encoder needs start(state) before the first tick")
@@ -355,7 +408,15 @@ class EpisodeEncoder:
                 dx, dy = after.direction.delta
                 tokens += [f"X{before.head[0] + dx}", f"Y{before.head[1] + dy}", "DIE_SELF"]
             elif event.type != "EAT" or not cells:
-                tokens += event_tokens(event)
+                tokens += self._event_tokens(event, after)
+        return tokens
+
+    def _event_tokens(self, event: Event, after: SnakeState) -> list[str]:
+        """An event's tokens; with the spawn-column option a FOOD_SPAWN's column words go between its X and Y."""
+        tokens = event_tokens(event)
+        if self.spawn_column and event.type == "FOOD_SPAWN":
+            x = event.payload["x"]
+            tokens[2:2] = column_tokens(column_occupancy(after.body, x, self.config))  # type: ignore[arg-type]
         return tokens
 
 
@@ -413,7 +474,8 @@ class Tick:
     positions: input, free (X of the FREE cell, tail-events design only), cell (X of the cell before the outcome
     word, head-first design only), outcome (the DIE_*/EAT/MOVE word), move (X of the MOVE's cell: after MOVE in
     grammar v1, before the outcome word in the head-first design), grow (the GROW word), length (LEN), spawn (X of
-    FOOD_SPAWN), score (V of SCORE), end (WIN or TIMEOUT).
+    FOOD_SPAWN), column and spawn_y (the first column word and the spawn's Y, spawn-column design only), score (V
+    of SCORE), end (WIN or TIMEOUT).
     """
 
     start: int
@@ -431,6 +493,7 @@ class Tick:
     free: Cell | None = None  # the FREE cell written before the outcome (tail-events design), not an event
     cell: Cell | None = None  # the cell written before the outcome word (head-first design): `move`, or where a DIE_SELF runs
     sense: tuple[Direction, ...] | None = None  # the SENSE word after the input (sense design), not an event
+    column: tuple[bool, ...] | None = None  # the spawn's column words, top row first (spawn-column design), not events
 
     def events(self) -> list[Event]:
         t = self.number
@@ -569,7 +632,7 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
     elif head_first and outcome != "DIE_WALL":
         raise _fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
     pos["outcome"] = i
-    move = spawn = length = score = end_event = None
+    move = spawn = length = score = end_event = column = None
     if cell is not None and outcome != "DIE_SELF":
         move = cell
         pos["move"] = pos["cell"]
@@ -589,8 +652,19 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
             i += 1
             if _at(tokens, i) == "FOOD_SPAWN":
                 pos["spawn"] = i = i + 1
-                spawn = _cell(tokens, i)
-                i += 2
+                if i + 1 < n and tokens[i + 1] in COLUMN_OF:  # the spawn-column design: the column, then the row
+                    x = _number(tokens, i, "X")
+                    pos["column"] = j = i + 1
+                    words = []
+                    while j < n and tokens[j] in COLUMN_OF:
+                        words.append(COLUMN_OF[tokens[j]])
+                        j += 1
+                    pos["spawn_y"] = j
+                    spawn, column = (x, _number(tokens, j, "Y")), tuple(words)
+                    i = j + 1
+                else:
+                    spawn = _cell(tokens, i)
+                    i += 2
             pos["score"] = i = _word(tokens, i, "SCORE")
             score = _number(tokens, i, "V")
             i += 1
@@ -607,7 +681,7 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
         end_event = outcome
     else:
         raise _fail(tokens, i, "expected an outcome (MOVE, EAT, DIE_WALL or DIE_SELF)")
-    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free, cell, sense)
+    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free, cell, sense, column)
 
 
 def uses_head_first(tokens: Sequence[str]) -> bool:
@@ -633,6 +707,11 @@ def uses_tail_events(tokens: Sequence[str]) -> bool:
 def uses_sense(tokens: Sequence[str]) -> bool:
     """Is a sequence written in the sense design? It is when it holds any SENSE word."""
     return any(token in SENSE_OF for token in tokens)
+
+
+def uses_spawn_column(tokens: Sequence[str]) -> bool:
+    """Is a sequence written in the spawn-column design? It is when it holds any column word (VAC or OCC)."""
+    return any(token in COLUMN_OF for token in tokens)
 
 
 def parse(tokens: Sequence[str], *, to_eos: bool = False, head_first: bool | None = None) -> Iterator[Keyframe | Tick]:
@@ -746,13 +825,21 @@ class GrammarAutomaton:
     or DIE_SELF, and an EAT goes on with GROW); None (the default) allows that
     order beside the others, tick by tick. `sense`: True is the sense design (after
     the input a SENSE word, then grammar v1's outcome); None allows a SENSE word
-    after any input.
+    after any input. `spawn_column`: True is the spawn-column design (after a
+    spawn's X exactly H column words, then its Y); None allows either after the X.
     """
 
     def __init__(
-        self, config: SnakeConfig, tail_events: bool | None = None, head_first: bool | None = None, sense: bool | None = None
+        self,
+        config: SnakeConfig,
+        tail_events: bool | None = None,
+        head_first: bool | None = None,
+        sense: bool | None = None,
+        spawn_column: bool | None = None,
     ) -> None:
         self.cells = config.cells
+        self.height = config.height
+        self.spawn_column = spawn_column
         vocab = vocabulary(config)
         xs = frozenset(t for t in vocab if t[0] == "X" and t[1:].isdigit())
         ys = frozenset(t for t in vocab if t[0] == "Y" and t[1:].isdigit())
@@ -808,6 +895,8 @@ class GrammarAutomaton:
             "spawn_or_score": one({"FOOD_SPAWN", "SCORE"}),
             "spawn_x": xs,
             "spawn_y": ys,
+            "spawn_y_or_column": ys | frozenset(COLUMN_WORDS),
+            "spawn_column": frozenset(COLUMN_WORDS),
             "score": one({"SCORE"}),
             "v": values,
             "after_eat": one({"TICK", "TIMEOUT", "SNAP", "WIN"}),
@@ -824,6 +913,8 @@ class GrammarAutomaton:
             return self.sets["kf_chain"] if state[1] > 0 else self.sets["kf_food"]
         if name == "kf_food_x" and state[1] < self.cells:  # no food only on a full board
             return self.sets["kf_x"]
+        if name == "spawn_column":  # exactly H column words, then the row
+            return self.sets["spawn_column"] if state[1] > 0 else self.sets["spawn_y"]
         return self.sets[name]
 
     def step(self, state: tuple, token: str) -> tuple | None:
@@ -856,6 +947,10 @@ class GrammarAutomaton:
             return ("after_move",) if state[1] == "move" else ("grow",)
         if name == "spawn_or_score":
             return ("spawn_x",) if token == "FOOD_SPAWN" else ("v",)
+        if name == "spawn_x":
+            return {True: ("spawn_column", self.height), False: ("spawn_y",), None: ("spawn_y_or_column",)}[self.spawn_column]
+        if name == "spawn_y_or_column" or name == "spawn_column":
+            return ("spawn_column", (state[1] if name == "spawn_column" else self.height) - 1) if token in COLUMN_OF else ("score",)
         # after_move / after_eat
         return {"TICK": ("input",), "SNAP": ("kf_player",)}.get(token, ("end",))  # TIMEOUT or WIN end it
 
@@ -878,7 +973,6 @@ _NEXT = {
     "cell_y": "after_cell",
     "grow": "len",
     "len": "spawn_or_score",
-    "spawn_x": "spawn_y",
     "spawn_y": "score",
     "score": "v",
     "v": "after_eat",

@@ -2,9 +2,9 @@
 
 `play_batch` steps every game of a batch with the batch rules (`batch`), asks a
 policy for each tick's inputs (the scripted agents of `batch_agents`, or any
-callable), and writes grammar v1 (with the codec's tail-events option, the
-FREE cell the tail leaves too) as token ids, byte for byte what the scalar
-`EpisodeEncoder` + `GameTokenizer` write (tests/games/snake/test_batch.py).
+callable), and writes grammar v1 in the codec's design (tail events, head first
+or sense, each with or without the spawn column) as token ids, byte for byte what
+the scalar `EpisodeEncoder` + `GameTokenizer` write (tests/games/snake/test_batch.py).
 `keyframe_token_ids` is the one batch keyframe encoder: the corpus writer uses
 it, and the fast evaluator compares written keyframes with it.
 """
@@ -34,7 +34,15 @@ from gamegrammar.games.snake.batch import (
     resolve,
     spawn_food,
 )
-from gamegrammar.games.snake.grammar import SENSE_TOKENS, head_first_of, sense_of, tail_events_of, vocabulary
+from gamegrammar.games.snake.grammar import (
+    COLUMN_WORDS,
+    SENSE_TOKENS,
+    head_first_of,
+    sense_of,
+    spawn_column_of,
+    tail_events_of,
+    vocabulary,
+)
 from gamegrammar.games.snake.rules import EVENTS, Direction, SnakeConfig
 from gamegrammar.gamespec import BatchResult, CodecConfig
 from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
@@ -46,7 +54,7 @@ from gamegrammar.tokenlog import TokenLog
 
 class TokenTable:
     """Token ids of the grammar for one board, as lookup arrays (every token has the same id with or without the
-    tail-events option: its FREE is the vocabulary's last token; the sense option's words follow it)."""
+    tail-events option: its FREE follows grammar v1's tokens, the sense option's words follow it, the spawn column's last)."""
 
     def __init__(self, config: SnakeConfig) -> None:
         tok = GameTokenizer(vocabulary(config))
@@ -62,13 +70,15 @@ class TokenTable:
         self.len = np.array([ids["UNK"], *(ids[f"LEN{n}"] for n in range(1, config.cells + 1))], dt)
         self.value = np.array([ids[f"V{s}"] for s in range(config.cells)], dt)
         self.sense = np.array([ids[token] for token in SENSE_TOKENS], dt)  # by mask: bit d for Direction d
+        self.column = np.array([ids[token] for token in COLUMN_WORDS], dt)  # by "the snake is on the cell"
 
 
 SENSE_BITS = np.array([1 << d for d in Direction])  # a SENSE word's mask: bit d for Direction d
 
 # Columns of one tick, in grammar order, each with the event it belongs to (its salience decides whether the
 # codec keeps it; the EOS is structure, never dropped). The head-first design (`head_first_of(codec)`) writes the
-# head's cell before the outcome word: its own order of the same columns, with DIE_SELF after the cell.
+# head's cell before the outcome word: its own order of the same columns, with DIE_SELF after the cell. The
+# spawn-column option (`spawn_column_of(codec)`) puts one SPAWN_COLUMN column per board row between SPAWN_X and SPAWN_Y.
 _COLUMN_EVENTS = {
     "TICK": "TICK",
     "INPUT": "INPUT",
@@ -86,6 +96,7 @@ _COLUMN_EVENTS = {
     "LEN": "GROW",
     "FOOD_SPAWN": "FOOD_SPAWN",
     "SPAWN_X": "FOOD_SPAWN",
+    "SPAWN_COLUMN": "FOOD_SPAWN",
     "SPAWN_Y": "FOOD_SPAWN",
     "SCORE": "SCORE",
     "VALUE": "SCORE",
@@ -98,8 +109,11 @@ _HEAD_FIRST_ORDER = ("TICK", "INPUT", "DIE", "MOVE_X", "MOVE_Y", "EAT", "MOVE", 
 _EAT_TAIL = ("FOOD_SPAWN", "SPAWN_X", "SPAWN_Y", "SCORE", "VALUE", "WIN", "TIMEOUT", "EOS")
 
 
-def _columns(head_first: bool) -> list[tuple[str, int]]:
-    order = (_HEAD_FIRST_ORDER if head_first else _V1_ORDER) + _EAT_TAIL
+def _columns(head_first: bool, column_rows: int = 0) -> list[tuple[str, int]]:
+    """(name, salience) of each column of a tick; `column_rows` SPAWN_COLUMN columns after SPAWN_X (the board's
+    height with the spawn-column option, else none)."""
+    spawn_x = _EAT_TAIL.index("SPAWN_X") + 1
+    order = (_HEAD_FIRST_ORDER if head_first else _V1_ORDER) + _EAT_TAIL[:spawn_x] + ("SPAWN_COLUMN",) * column_rows + _EAT_TAIL[spawn_x:]
     return [(name, EVENTS[_COLUMN_EVENTS[name]][0] if _COLUMN_EVENTS[name] else Salience.PHASE + 1) for name in order]
 
 
@@ -181,7 +195,8 @@ def play_batch(
     w = table.word
     tails = tail_events_of(codec)
     head_first = head_first_of(codec)
-    columns = _columns(head_first)
+    column_rows = config.height if spawn_column_of(codec) else 0
+    columns = _columns(head_first, column_rows)
     sense = sense_of(codec)
     dropped = [
         i
@@ -243,7 +258,20 @@ def play_batch(
             cells = (res.x[rest], res.y[rest]) if head_first else None
             near = sensed[rest] if sensed is not None else None
             _write_tick(
-                log, table, batch, rest, games[rest], actions[rest], outcome[rest], win[rest], timeout[rest], tail, dropped, cells, near
+                log,
+                table,
+                batch,
+                rest,
+                games[rest],
+                actions[rest],
+                outcome[rest],
+                win[rest],
+                timeout[rest],
+                tail,
+                dropped,
+                cells,
+                near,
+                column_rows,
             )
 
         if done.any():
@@ -278,15 +306,17 @@ def _write_tick(
     dropped: list[int],
     cells: tuple[np.ndarray, np.ndarray] | None = None,
     sensed: np.ndarray | None = None,
+    column_rows: int = 0,
 ) -> None:
     """The general path: every optional token of a tick, masked per game (`freed`: each tail's cell before the
     tick, with the tail-events option; `cells`: the cell each head moves or runs into, with the head-first one;
-    `sensed`: each head's deadly body neighbours as a mask, with the sense one)."""
+    `sensed`: each head's deadly body neighbours as a mask, with the sense one; `column_rows`: the board's height
+    with the spawn-column option, whose words come from `batch`, the state after the tick: the grown body)."""
     cfg = batch.config
     w = t.word
     m = len(rows)
-    columns = _columns(cells is not None)
-    col = {name: i for i, (name, _) in enumerate(columns)}
+    columns = _columns(cells is not None, column_rows)
+    col = {name: i for i, (name, _) in reversed(list(enumerate(columns)))}  # a name's first column
     ids = np.zeros((m, len(columns)), t.dtype)
     mask = np.zeros(ids.shape, bool)
     dead = outcome >= DIE_WALL
@@ -327,6 +357,13 @@ def _write_tick(
     put("LEN", t.len[batch.length[rows]], eat)
     put("FOOD_SPAWN", w["FOOD_SPAWN"], spawned)
     put("SPAWN_X", t.x[np.where(spawned, food % cfg.width, 0)], spawned)
+    if column_rows:  # rules.column_occupancy of the spawn's column, row 0 first, read off the occupancy grid
+        s = np.flatnonzero(spawned)
+        occupied = np.zeros((m, column_rows), bool)
+        occupied[s] = batch.occ[rows[s, None], food[s, None] % cfg.width + cfg.width * np.arange(column_rows)]
+        first = col["SPAWN_COLUMN"]
+        ids[:, first : first + column_rows] = t.column[occupied.view(np.uint8)]  # 0 or 1: an index, not a mask
+        mask[:, first : first + column_rows] = spawned[:, None]
     put("SPAWN_Y", t.y[np.where(spawned, food // cfg.width, 0)], spawned)
     put("SCORE", w["SCORE"], eat)
     put("VALUE", t.value[batch.score[rows]], eat)

@@ -151,6 +151,13 @@ def body_neighbours(state: SnakeState) -> tuple[Direction, ...]:
     return tuple(d for d in Direction if (hx + _DELTA[d][0], hy + _DELTA[d][1]) in deadly)
 
 
+def column_occupancy(body: tuple[Cell, ...], x: int, config: SnakeConfig) -> tuple[bool, ...]:
+    """For each row of column x, top to bottom: is the snake on that cell? The spawn-column grammar option writes
+    these after `FOOD_SPAWN Xx`, for the grown body the food spawns beside (the head on the eaten cell included)."""
+    rows = {cy for cx, cy in body if cx == x}
+    return tuple(y in rows for y in range(config.height))
+
+
 def advance(state: SnakeState, direction: Direction, outcome: Outcome, head: Cell, food: Cell | None) -> SnakeState:
     """The state after a resolved tick; `food` is the spawned cell after an eat (None if the board is full)."""
     tick = state.tick + 1

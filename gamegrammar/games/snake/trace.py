@@ -9,7 +9,8 @@ rules can produce from the state before it, so it ends before:
 - a tick whose outcome or MOVE cell is not the rules' outcome for its input;
 - in the tail-events design (a sequence with any FREE), a tick whose FREE cell is not the
   one the tail leaves, or that writes one where the tail stays, or none where it leaves;
-- an eat whose spawn is off the board, on the snake, or missing while a cell is empty;
+- an eat whose spawn is off the board, on the snake, or missing while a cell is empty, or
+  (spawn-column design) whose column words do not match the grown body;
 - the tick after a keyframe that differs from the traced state;
 - a tick past the tick limit, or a grammar error.
 Wrong GROW or SCORE values do not stop it: the rules decide length and score (as the
@@ -22,16 +23,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, uses_sense, uses_tail_events
-from gamegrammar.games.snake.rules import Outcome, SnakeConfig, SnakeState, advance, body_neighbours, empty_cells, freed_cell, resolve
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, uses_sense, uses_spawn_column, uses_tail_events
+from gamegrammar.games.snake.rules import (
+    Outcome,
+    SnakeConfig,
+    SnakeState,
+    advance,
+    body_neighbours,
+    column_occupancy,
+    empty_cells,
+    freed_cell,
+    resolve,
+)
 
 
-def follow(state: SnakeState, tick: Tick, config: SnakeConfig, tails: bool = False, sense: bool = False) -> SnakeState | None:
+def follow(
+    state: SnakeState, tick: Tick, config: SnakeConfig, tails: bool = False, sense: bool = False, spawn_column: bool = False
+) -> SnakeState | None:
     """The state after a written tick when the rules produce that tick from `state`; None where they do not.
 
     `tails`: the sequence is in the tail-events design, so the tick's FREE cell must be the one the tail leaves (or
     absent where it leaves none); a tick that writes a FREE cell is held to it anyway. `sense`: likewise, the sense
-    design's SENSE word must name the deadly body around the head.
+    design's SENSE word must name the deadly body around the head, and `spawn_column` the spawn-column design's
+    words the grown body in the spawn's column.
     """
     direction, outcome, head = resolve(state, config, tick.input)
     if tick.outcome != outcome.value or (tick.move is not None and tick.move != head) or (tick.cell is not None and tick.cell != head):
@@ -48,13 +62,15 @@ def follow(state: SnakeState, tick: Tick, config: SnakeConfig, tails: bool = Fal
                 return None
         elif not config.in_bounds(spawn) or spawn in body:
             return None
+        if (spawn_column or tick.column is not None) and spawn is not None and tick.column != column_occupancy(body, spawn[0], config):
+            return None
     return advance(state, direction, outcome, head, spawn)
 
 
 def trace(tokens: Sequence[str] | str, config: SnakeConfig) -> list[SnakeState]:
     """The state at tick 0 (the first keyframe, as written) and after each tick the rules can follow."""
     tokens = tokens.split() if isinstance(tokens, str) else tokens
-    tails, sense = uses_tail_events(tokens), uses_sense(tokens)
+    tails, sense, column = uses_tail_events(tokens), uses_sense(tokens), uses_spawn_column(tokens)
     states: list[SnakeState] = []
     try:
         for item in parse(tokens):
@@ -63,7 +79,7 @@ def trace(tokens: Sequence[str] | str, config: SnakeConfig) -> list[SnakeState]:
                 continue
             if item.number > config.max_ticks:
                 break
-            after = follow(states[-1], item, config, tails, sense)
+            after = follow(states[-1], item, config, tails, sense, column)
             if after is None:
                 break
             states.append(after)

@@ -25,6 +25,10 @@ physical
                           input the SENSE word of the directions in which the head's neighbour is deadly
                           body (`rules.body_neighbours`, from the state before the tick). Reported at the
                           SENSE word when it is wrong, at the word after the input when it is missing
+  column_sensed           in the spawn-column design (a sequence with any VAC or OCC word), every FOOD_SPAWN
+                          writes between its X and Y one word per row of its column, top first, OCC where
+                          the grown body is (`rules.column_occupancy`) and VAC elsewhere. Reported at the
+                          first wrong word, at the spawn's Y when words are missing, at the first extra one
   wall_death              DIE_WALL iff the rules put the next head off the board
   self_death              DIE_SELF iff the rules say the snake runs into itself
 rules
@@ -32,7 +36,8 @@ rules
   grow_after_eat          GROW LENn with n = length before the tick + 1
   score_after_eat         SCORE Vs with s = score before the tick + 1
   spawn_on_empty          FOOD_SPAWN on a cell off the body after the move; present iff the board is
-                          not full, and WIN iff it is
+                          not full, and WIN iff it is (a spawn on the body is reported at its X, in the
+                          spawn-column design at its Y: the row chosen after the column was written)
   keyframe_matches_state  every later keyframe equals the replayed state; every keyframe is itself a
                           possible state (LEN = chain length, distinct cells, food off the body and
                           missing only when the board is full)
@@ -90,6 +95,8 @@ DIE_SELF (on the board, one step from the head in the direction taken).
 
 The sense design (`grammar.uses_sense`, or the codec's `sense`) is held to rule
 body_sensed on every tick; a sequence with no SENSE word is judged as grammar v1.
+The spawn-column design (`grammar.uses_spawn_column`, or the codec's `spawn_column`)
+is held to rule column_sensed at every spawn whose state is known.
 
 The per-tick work is `check_tick`: it reads only (state before, parsed tick)
 and returns the state after, adding to its `Findings`, so that a vectorized
@@ -103,7 +110,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell, uses_sense, uses_tail_events
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell, uses_sense, uses_spawn_column, uses_tail_events
 from gamegrammar.games.snake.rules import (
     Cell,
     Direction,
@@ -112,6 +119,7 @@ from gamegrammar.games.snake.rules import (
     SnakeState,
     advance,
     body_neighbours,
+    column_occupancy,
     empty_cells,
     end_reason,
     freed_cell,
@@ -121,7 +129,7 @@ from gamegrammar.verdict import Findings, Verdict, make_verdict, rule_names, tie
 
 RULES: dict[str, tuple[str, ...]] = {
     "structural": ("grammar", "complete"),
-    "physical": ("in_bounds", "move_follows_input", "tail_freed", "body_sensed", "wall_death", "self_death"),
+    "physical": ("in_bounds", "move_follows_input", "tail_freed", "body_sensed", "column_sensed", "wall_death", "self_death"),
     "rules": (
         "eat_iff_food",
         "grow_after_eat",
@@ -223,14 +231,21 @@ def check_keyframe(kf: Keyframe, state: SnakeState | None, tick: int, config: Sn
 
 
 def check_tick(
-    state: SnakeState | None, tick: Tick, config: SnakeConfig, found: Findings, tails: bool = False, sense: bool = False
+    state: SnakeState | None,
+    tick: Tick,
+    config: SnakeConfig,
+    found: Findings,
+    tails: bool = False,
+    sense: bool = False,
+    spawn_column: bool = False,
 ) -> SnakeState | None:
     """Check one tick against the rules from the state before it (None = unknown); return the state after it.
 
     The state after is None when it cannot be known: the tick's outcome departed
     from the rules, until a keyframe re-establishes it. `tails`: the sequence is
     in the tail-events design (a tick that writes a FREE cell is checked as such
-    anyway; without the flag a missing one goes unnoticed). `sense`: likewise for the sense design's SENSE words.
+    anyway; without the flag a missing one goes unnoticed). `sense`: likewise for the sense design's SENSE words,
+    `spawn_column` for the spawn-column design's column words.
     """
     after = None
     free = tick.free
@@ -248,7 +263,7 @@ def check_tick(
         if outcome is _MOVE and tick.outcome == "MOVE" and tick.move == head:  # the common case: nothing to report
             after = advance(state, direction, outcome, head, None)
         else:
-            after = _check_outcome(state, tick, config, found, direction, outcome, head)
+            after = _check_outcome(state, tick, config, found, direction, outcome, head, spawn_column)
     else:
         if tick.move is not None and not config.in_bounds(tick.move):
             found.note("in_bounds", tick.positions["move"])
@@ -295,7 +310,14 @@ def _check_freed(tick: Tick, freed: Cell | None, found: Findings) -> None:
 
 
 def _check_outcome(
-    state: SnakeState, tick: Tick, config: SnakeConfig, found: Findings, direction: Direction, outcome: Outcome, head: Cell
+    state: SnakeState,
+    tick: Tick,
+    config: SnakeConfig,
+    found: Findings,
+    direction: Direction,
+    outcome: Outcome,
+    head: Cell,
+    spawn_column: bool = False,
 ) -> SnakeState | None:
     """Every outcome other than a plain legal move: deaths, eats, and any departure from the rules."""
     pos = tick.positions
@@ -343,8 +365,10 @@ def _check_outcome(
         found.note("spawn_on_empty", pos["spawn"] - 1)
         spawned_well = False
     elif spawn in body:
-        found.note("spawn_on_empty", pos["spawn"])
+        found.note("spawn_on_empty", pos.get("spawn_y", pos["spawn"]))
         spawned_well = False
+    if spawn is not None and (spawn_column or tick.column is not None) and config.in_bounds(spawn):
+        _check_column(tick, body, config, found)
     won = tick.end_event == "WIN"
     if won != (end_reason(_EAT, full, tick.number, config) == "WIN"):
         where = pos["end"] if won else pos["score"] + 1
@@ -354,6 +378,21 @@ def _check_outcome(
     if outcome is not _EAT or not followed or not spawned_well:
         return None
     return advance(state, direction, outcome, head, spawn)
+
+
+def _check_column(tick: Tick, body: tuple[Cell, ...], config: SnakeConfig, found: Findings) -> None:
+    """column_sensed: the spawn's column words name, row by row, where the grown body is in its column."""
+    pos = tick.positions
+    written = tick.column
+    if written is None:
+        found.note("column_sensed", pos["spawn"] + 1)  # where the first word should have been
+        return
+    expected = column_occupancy(body, tick.spawn[0], config)  # type: ignore[index]
+    wrong = next((k for k, (w, e) in enumerate(zip(written, expected)) if w != e), None)
+    if wrong is None and len(written) != len(expected):
+        wrong = min(len(written), len(expected))  # the spawn's Y where words are missing, else the first extra word
+    if wrong is not None:
+        found.note("column_sensed", pos["column"] + wrong)
 
 
 # ---------------------------------------------------------------- sequences
@@ -372,13 +411,14 @@ def validate(
     tails: bool | None = None,
     head_first: bool | None = None,
     sense: bool | None = None,
+    spawn_column: bool | None = None,
 ) -> Verdict:
     """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
 
     `tails` and `head_first` declare the design the sequence must follow (the codec it was trained or written
     with: a tail-events sequence that leaves its FREE cells out breaks `tail_freed`, a head-first one that writes
-    a cell after its MOVE breaks `grammar`, a sense one that leaves a SENSE word out breaks `body_sensed`); None
-    reads it off the sequence.
+    a cell after its MOVE breaks `grammar`, a sense one that leaves a SENSE word out breaks `body_sensed`, a
+    spawn-column one that leaves a spawn's column out breaks `column_sensed`); None reads it off the sequence.
     """
     if isinstance(tokens, str):
         tokens = tokens.split()
@@ -386,6 +426,7 @@ def validate(
     found = Findings(n)
     tails = uses_tail_events(tokens) if tails is None else tails
     sense = uses_sense(tokens) if sense is None else sense
+    spawn_column = uses_spawn_column(tokens) if spawn_column is None else spawn_column
     stop = 0  # where the parse stopped: the EOS, or n
     ended = False
     lenient_physical = True
@@ -410,7 +451,7 @@ def validate(
             if ended:
                 found.note("end_is_final", tick.start)  # only the first such tick counts
                 continue
-            state = check_tick(state, tick, config, found, tails, sense)
+            state = check_tick(state, tick, config, found, tails, sense, spawn_column)
             ended = tick.end_event is not None
     except GrammarError as err:
         found.note("complete" if err.at_end else "grammar", err.index)

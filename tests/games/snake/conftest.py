@@ -1,4 +1,4 @@
-"""Snake's shared fixtures: small corpora in the tail-events, head-first and sense designs, made once per test run."""
+"""Snake's shared fixtures: small corpora in the tail-events, head-first, sense and spawn-column designs, made once per test run."""
 
 from __future__ import annotations
 
@@ -37,4 +37,17 @@ def sense_corpus(tmp_path_factory: pytest.TempPathFactory):
 
     out = tmp_path_factory.mktemp("sense-corpus")
     generate(CorpusSpec(codec=SnakeCodec(sense=True), episodes=120, seed=11, shard_episodes=50), out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def column_corpus(tmp_path_factory: pytest.TempPathFactory):
+    """The tiny corpus's settings (10x10, 200 ticks, seed 11) with the spawn-column and sense options on, greedy and
+    careless games (many eats, so many column words): each spawn's column written out between its X and Y."""
+    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.games.snake.grammar import SnakeCodec
+
+    out = tmp_path_factory.mktemp("column-corpus")
+    codec = SnakeCodec(sense=True, spawn_column=True)
+    generate(CorpusSpec(codec=codec, agents={"greedy": 0.5, "careless": 0.5}, episodes=120, seed=11, shard_episodes=50), out)
     return out

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from gamegrammar import rng
-from gamegrammar.corpus import CorpusSpec, batch_shard, engines, scalar_shard
+from gamegrammar.corpus import Corpus, CorpusSpec, batch_shard, engines, scalar_shard
 from gamegrammar.events import Salience
 from gamegrammar.games import tokenizer_for
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import batch as sb
 from gamegrammar.games.snake.agents import make_agent
 from gamegrammar.games.snake.batch_agents import AGENT_NAMES, agent_actions, scripted_policy
-from gamegrammar.games.snake.grammar import SnakeCodec
+from gamegrammar.games.snake.grammar import COLUMN_OF, SnakeCodec
 from gamegrammar.games.snake.rollout import play_batch
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeGame, SnakeState, advance, resolve, spawn_food
 from gamegrammar.gamespec import CodecConfig
@@ -90,14 +90,57 @@ def test_batch_writes_each_grammar_option_like_the_scalar_engine(agent, config, 
         )
 
 
-SMALL_BOARD_CODECS = [CodecConfig(3)] + [SnakeCodec(3, salience, head_first=True) for salience in range(5)]
+# The spawn column alone and with each other design; at keyframe intervals 0 and 3; at saliences that keep every
+# event (the plain ticks' fast path), keep FOOD_SPAWN but drop the moves (every tick on the general path), and drop it.
+COLUMN_DESIGNS = {"column": {}, "column-tails": {"tail_events": True}, "column-head": {"head_first": True}, "column-sense": {"sense": True}}
+COLUMN_SALIENCES = (Salience.TICK, Salience.RULE_EFFECT, Salience.PHASE)
+COLUMN_BOARDS = [SnakeConfig(6, 5, 80), SnakeConfig(4, 4, 60), SnakeConfig(5, 7, 90), SnakeConfig(10, 10, 120)]
 
 
-@pytest.mark.parametrize("codec", SMALL_BOARD_CODECS, ids=["v1", *(f"head-S{s}" for s in range(5))])
+@pytest.mark.parametrize("min_salience", COLUMN_SALIENCES, ids=lambda s: f"S{int(s)}")
+@pytest.mark.parametrize("keyframe_interval", [0, 3], ids=lambda k: f"K{k}")
+@pytest.mark.parametrize("design", COLUMN_DESIGNS)
+@pytest.mark.parametrize("config", COLUMN_BOARDS, ids=lambda c: f"{c.width}x{c.height}")
+@pytest.mark.parametrize("agent", ["careless", "greedy"])
+def test_batch_writes_the_spawn_column_like_the_scalar_engine(agent, config, design, keyframe_interval, min_salience):
+    """Every eat's column words, read off the occupancy grid after the tick, in every design; dropped with FOOD_SPAWN."""
+    codec = SnakeCodec(keyframe_interval, min_salience, spawn_column=True, **COLUMN_DESIGNS[design])
+    seed, episodes = 5 + config.width, np.arange(20, 30)
+    states, tokens, result = batch_episodes(config, codec, seed, episodes, agent)
+    for row, episode in enumerate(episodes):
+        want_states, want_tokens, want_end = scalar_episode(config, codec, seed, int(episode), agent)
+        assert states[int(episode)] == want_states, f"episode {episode}: states diverge"
+        assert tokens[row] == want_tokens, f"episode {episode}: tokens diverge"
+        assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
+    words = [sum(token in COLUMN_OF for token in t) for t in tokens]
+    assert words == [t.count("FOOD_SPAWN") * config.height for t in tokens]  # H words after every spawn's X, none elsewhere
+    assert (sum(words) > 0) == (min_salience <= Salience.RULE_EFFECT)  # the games eat: the words are there unless dropped
+
+
+def test_the_batch_engines_column_corpus_is_the_scalar_engines(column_corpus):
+    """`generate` (the batch engine by default) writes the spawn-column corpus the scalar engine writes, shard by shard."""
+    corpus = Corpus(column_corpus)
+    assert len(corpus.shards) == corpus.spec.num_shards > 1
+    for shard, tokens in enumerate(corpus.shards):
+        want_tokens, want_index = scalar_shard(corpus.spec, shard)
+        assert np.asarray(tokens).tobytes() == want_tokens.tobytes()
+        assert np.array_equal(corpus.index["length"][corpus.index["shard"] == shard], want_index["length"])
+    assert {"VAC", "OCC"} <= set(corpus.tokenizer.decode(want_tokens))
+
+
+SMALL_BOARD_CODECS = [
+    CodecConfig(3),
+    *(SnakeCodec(3, salience, head_first=True) for salience in range(5)),
+    SnakeCodec(3, spawn_column=True),
+    SnakeCodec(3, spawn_column=True, head_first=True),
+]
+
+
+@pytest.mark.parametrize("codec", SMALL_BOARD_CODECS, ids=["v1", *(f"head-S{s}" for s in range(5)), "column", "column-head"])
 def test_small_board_reaches_every_end_reason(codec):
     """4x4 games win; a differential test that never sees WIN would not test it. Head first at every salience: a
-    self-death writes the cell it runs into, a win's eat has no spawn, and above a move's salience the cells go with
-    the MOVE words."""
+    self-death writes the cell it runs into, a win's eat has no spawn (nor, with the spawn column, a column), and above
+    a move's salience the cells go with the MOVE words."""
     config = SnakeConfig(4, 4, 40)
     episodes = np.arange(60)
     codes = np.arange(60) % 3
@@ -134,12 +177,19 @@ def test_small_board_reaches_every_end_reason(codec):
         CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True), episodes=80, seed=5),
         CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, sense=True), agents={"greedy": 1.0}, episodes=60, seed=9),
         CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, sense=True), episodes=60, seed=11),
+        CorpusSpec(codec=SnakeCodec(spawn_column=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=100, seed=3, shard_episodes=100),
+        CorpusSpec(
+            game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, spawn_column=True), agents={"greedy": 1.0}, episodes=60, seed=9
+        ),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True, spawn_column=True), episodes=80, seed=5),
+        CorpusSpec(game=SnakeConfig(7, 5, 50), codec=SnakeCodec(2, 3, head_first=True, spawn_column=True), episodes=60, seed=11),
     ],
     ids=[
         *("default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2"),
         *("tails", "tails-4x4-k3", "tails-k1-sal1", "tails-sal2"),
         *("head-first", "head-first-4x4-k3", "head-first-k1-sal1", "head-first-sal2"),
         *("sense-careless", "sense-4x4-k3", "sense-k1-sal1", "sense-sal2"),
+        *("column-careless", "column-tails-6x5-k1-sal1", "column-sense-4x4-k3", "column-head-7x5-sal3"),
     ],
 )
 def test_batch_shard_is_byte_identical_to_scalar_shard(spec):

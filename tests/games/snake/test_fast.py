@@ -265,7 +265,7 @@ def test_head_first_sequences_never_take_the_fast_path_and_get_the_references_ve
 def test_head_first_mutations_get_the_references_verdicts(head_first, as_v1):
     config, seqs = head_first
     rng = np.random.default_rng(5)
-    vocab = vocabulary(config, tail_events=False, sense=False)
+    vocab = vocabulary(config, tail_events=False, sense=False, spawn_column=False)
     mutated = [m for seq in seqs[:12] for m in mutations(seq, vocab, rng, 25)]
     mutated += [m[: int(rng.integers(len(m) + 1))] for m in mutated[::5]]  # mutated and cut off
     # a later tick written in grammar v1's order, and a v1 episode with one tick written head first

@@ -93,3 +93,20 @@ def test_sense_words_are_rule_determined_as_sense(sense_corpus, tiny_corpus):
         assert len(found) - len(rule_determined_positions(other)) == len(tokens) - len(other)
         assert summarize_episode(tokens) == summarize_episode(other)
     assert "sense" in CATEGORIES
+
+
+def test_spawn_column_words_are_rule_determined_as_column():
+    from gamegrammar.games.snake import GAME
+    from gamegrammar.games.snake.grammar import COLUMN_OF, SnakeCodec
+    from gamegrammar.games.snake.rules import SnakeConfig
+
+    config = SnakeConfig()
+    for ep in range(6):
+        tokens = GAME.play_episode(config, SnakeCodec(sense=True, spawn_column=True), "greedy", 1, ep).tokens
+        other = GAME.play_episode(config, SnakeCodec(sense=True), "greedy", 1, ep).tokens  # the same game without the words
+        found = rule_determined_positions(tokens)
+        column = sorted(p for p, c, _ in found if c == "column")
+        assert column == [i for i, t in enumerate(tokens) if t in COLUMN_OF] and column
+        assert len(found) - len(rule_determined_positions(other)) == len(tokens) - len(other)
+        assert summarize_episode(tokens) == summarize_episode(other)
+    assert "column" in CATEGORIES

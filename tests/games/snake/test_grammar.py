@@ -14,10 +14,13 @@ from gamegrammar.events import Salience
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.grammar import (
+    COLUMN_OF,
+    COLUMN_WORDS,
     EXAMPLE,
     EXAMPLE_HEAD_FIRST,
     EXAMPLE_HEAD_FIRST_SELF,
     EXAMPLE_SENSE,
+    EXAMPLE_SPAWN_COLUMN,
     EXAMPLE_TAILS,
     EXAMPLE_TAILS_SELF,
     SENSE_TOKENS,
@@ -31,10 +34,20 @@ from gamegrammar.games.snake.grammar import (
     parse,
     uses_head_first,
     uses_sense,
+    uses_spawn_column,
     uses_tail_events,
     vocabulary,
 )
-from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState, body_neighbours, legal_directions, resolve
+from gamegrammar.games.snake.rules import (
+    Direction,
+    SnakeConfig,
+    SnakeState,
+    body_neighbours,
+    column_occupancy,
+    empty_cells,
+    legal_directions,
+    resolve,
+)
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.gamespec import EpisodeRecord
 
@@ -181,8 +194,8 @@ def test_the_tail_events_examples_are_the_v1_example_with_free_cells():
 
 def test_tail_events_keep_every_v1_id_and_add_free_last():
     config = SnakeConfig(6, 5)
-    v1, both = vocabulary(config, tail_events=False, sense=False), vocabulary(config, sense=False)
-    assert both == [*v1, "FREE"] and GAME.vocabulary(config) == vocabulary(config) == [*both, *SENSE_TOKENS]
+    v1, both = vocabulary(config, tail_events=False, sense=False, spawn_column=False), vocabulary(config, sense=False, spawn_column=False)
+    assert both == [*v1, "FREE"] and GAME.vocabulary(config) == vocabulary(config) == [*both, *SENSE_TOKENS, *COLUMN_WORDS]
     assert codec_vocabulary(config, CodecConfig()) == codec_vocabulary(config, SnakeCodec()) == v1
     assert codec_vocabulary(config, SnakeCodec(tail_events=True)) == both
     assert GAME.codec_vocabulary(config, SnakeCodec(tail_events=True)) == both
@@ -191,7 +204,12 @@ def test_tail_events_keep_every_v1_id_and_add_free_last():
 def test_the_codec_names_the_option_only_when_it_is_on():
     assert SnakeCodec(3, 1).to_dict() == CodecConfig(3, 1).to_dict()  # grammar v1 manifests are unchanged
     assert SnakeCodec(3, 1, tail_events=True).to_dict() == {"keyframe_interval": 3, "min_salience": 1, "tail_events": True}
-    assert GAME.codec_type is SnakeCodec and [f.option for f in GAME.codec_flags()] == ["--tail-events", "--head-first", "--sense"]
+    assert GAME.codec_type is SnakeCodec and [f.option for f in GAME.codec_flags()] == [
+        "--tail-events",
+        "--head-first",
+        "--sense",
+        "--spawn-column",
+    ]
     old = CorpusSpec.from_dict(CorpusSpec(game=SnakeConfig(5, 5, 30), episodes=3).to_dict())
     assert old.codec == SnakeCodec() and not old.codec.tail_events  # a spec without the field reads as the option off
     new = CorpusSpec(game=SnakeConfig(5, 5, 30), codec=SnakeCodec(tail_events=True), episodes=3)
@@ -203,9 +221,9 @@ def test_the_codec_names_the_option_only_when_it_is_on():
 
 def test_tail_events_corpus_has_its_own_tokenizer_and_v1_keeps_its_own(tmp_path):
     config = SnakeConfig(5, 5, 30)
-    tails = len(vocabulary(config, sense=False))
+    tails = len(vocabulary(config, sense=False, spawn_column=False))
     for codec, size in (
-        (CodecConfig(), len(vocabulary(config, tail_events=False, sense=False))),
+        (CodecConfig(), len(vocabulary(config, tail_events=False, sense=False, spawn_column=False))),
         (SnakeCodec(tail_events=True), tails),
     ):
         out = tmp_path / str(size)
@@ -258,7 +276,7 @@ def test_the_automaton_knows_both_designs():
 
 @pytest.mark.parametrize("check", list(CHECKS))
 @pytest.mark.parametrize("config_index", [0, 1, 2])
-@pytest.mark.parametrize("option", ["tail_events", "head_first", "sense"])
+@pytest.mark.parametrize("option", ["tail_events", "head_first", "sense", "spawn_column", "sense+spawn_column"])
 def test_each_grammar_option_keeps_the_game_contract(option, config_index, check):
     """The conformance kit's every check (tests/test_conformance.py runs grammar v1) on each option's design."""
     try:
@@ -269,9 +287,10 @@ def test_each_grammar_option_keeps_the_game_contract(option, config_index, check
 
 @cache
 def _played_with(option: str, config_index: int):
-    played = conformance.play(GAME, GAME.test_configs()[config_index], SnakeCodec(3, **{option: True}))
-    design = {"tail_events": uses_tail_events, "head_first": uses_head_first, "sense": uses_sense}[option]
-    assert any(design(r.tokens) for r in played.records)  # the kit plays the design it is given
+    played = conformance.play(GAME, GAME.test_configs()[config_index], SnakeCodec(3, **dict.fromkeys(option.split("+"), True)))
+    designs = {"tail_events": uses_tail_events, "head_first": uses_head_first, "sense": uses_sense, "spawn_column": uses_spawn_column}
+    for name in option.split("+"):
+        assert any(designs[name](r.tokens) for r in played.records)  # the kit plays the design it is given
     return played
 
 
@@ -349,8 +368,10 @@ def test_the_head_first_examples_are_the_v1_episodes_with_each_cell_first(as_v1)
 
 def test_head_first_adds_no_token():
     config = SnakeConfig(6, 5)
-    assert codec_vocabulary(config, SnakeCodec(head_first=True)) == vocabulary(config, tail_events=False, sense=False)
-    assert GAME.codec_vocabulary(config, SnakeCodec(2, 1, head_first=True)) == vocabulary(config, tail_events=False, sense=False)
+    assert codec_vocabulary(config, SnakeCodec(head_first=True)) == vocabulary(config, tail_events=False, sense=False, spawn_column=False)
+    assert GAME.codec_vocabulary(config, SnakeCodec(2, 1, head_first=True)) == vocabulary(
+        config, tail_events=False, sense=False, spawn_column=False
+    )
 
 
 def test_the_codec_names_head_first_only_when_it_is_on():
@@ -390,7 +411,7 @@ def test_generate_head_first_writes_a_head_first_corpus_with_grammar_v1s_tokeniz
     assert main([*args, "--out", str(v1_out)]) == 0
     corpus, v1 = Corpus(out), Corpus(v1_out)
     assert corpus.codec == SnakeCodec(head_first=True) and corpus.game == config
-    assert corpus.tokenizer.tokens == v1.tokenizer.tokens == vocabulary(config, tail_events=False, sense=False)
+    assert corpus.tokenizer.tokens == v1.tokenizer.tokens == vocabulary(config, tail_events=False, sense=False, spawn_column=False)
     assert json.loads((out / "manifest.json").read_text())["spec"]["codec"]["head_first"] is True
     assert "head_first" not in json.loads((v1_out / "manifest.json").read_text())["spec"]["codec"]
     for row in range(len(corpus)):
@@ -558,8 +579,8 @@ def test_the_sense_example_is_the_v1_episode_with_a_sense_word_after_each_input(
 
 def test_sense_words_follow_free_and_keep_every_other_id():
     config = SnakeConfig(6, 5)
-    everything = vocabulary(config)
-    assert everything == [*vocabulary(config, sense=False), *SENSE_TOKENS] and len(set(SENSE_TOKENS)) == 16
+    everything = vocabulary(config, spawn_column=False)
+    assert everything == [*vocabulary(config, sense=False, spawn_column=False), *SENSE_TOKENS] and len(set(SENSE_TOKENS)) == 16
     assert codec_vocabulary(config, SnakeCodec(sense=True)) == everything
     assert SENSE_TOKENS[0] == "SENSE_NONE" and SENSE_TOKENS[0b1001] == "SENSE_UR"
 
@@ -580,4 +601,126 @@ def test_the_automaton_knows_the_sense_design():
         assert all(_accepts(GrammarAutomaton(config, sense=mode), t) for t in played)
     assert all(_accepts(GrammarAutomaton(config, sense=None), t) for t in v1)
     assert not any(_accepts(GrammarAutomaton(config, sense=True), t) for t in v1)
-    assert not any(_accepts(GrammarAutomaton(config, sense=False), t) for t in played)
+    assert not any(_accepts(GrammarAutomaton(config, sense=False, spawn_column=False), t) for t in played)
+
+
+# ---------------------------------------------------------------- the spawn-column option
+
+
+def without_column(tokens: list[str]) -> list[str]:
+    return [t for t in tokens if t not in COLUMN_OF]
+
+
+@pytest.mark.parametrize("board", [(10, 10, 200), (4, 4, 300), (7, 5, 60)])
+@pytest.mark.parametrize("interval", [0, 3])
+@pytest.mark.parametrize("other", [None, "sense", "head_first", "tail_events"])
+def test_spawn_column_round_trips_and_writes_the_grown_body_in_the_spawns_column(board, interval, other):
+    config = SnakeConfig(*board)
+    codec = SnakeCodec(interval, spawn_column=True, **({other: True} if other else {}))
+    plain = SnakeCodec(interval, **({other: True} if other else {}))
+    spawns = occupied = 0
+    for agent in AGENTS:
+        for ep in range(25):
+            record = GAME.play_episode(config, codec, agent, 2, ep)
+            assert without_column(record.tokens) == GAME.play_episode(config, plain, agent, 2, ep).tokens
+            assert decode(record.tokens).events == record.events  # the words are not events
+            for tick in (t for t in parse(record.tokens) if isinstance(t, Tick)):
+                if tick.spawn is None:
+                    assert tick.column is None
+                    continue
+                after = record.states[tick.number]
+                assert tick.column == column_occupancy(after.body, tick.spawn[0], config) and len(tick.column) == config.height
+                assert tick.positions["spawn_y"] == tick.positions["column"] + config.height == tick.positions["spawn"] + 1 + config.height
+                assert not tick.column[tick.spawn[1]]  # the food spawns on a row written VAC
+                spawns += 1
+                occupied += sum(tick.column)
+    assert spawns > 20 and occupied > 0
+
+
+def test_column_occupancy_reads_the_whole_column_of_the_body():
+    config = SnakeConfig(5, 4)
+    body = ((2, 1), (2, 2), (3, 2), (3, 3), (2, 3))
+    assert column_occupancy(body, 2, config) == (False, True, True, True)
+    assert column_occupancy(body, 0, config) == (False,) * 4
+    for x in range(config.width):  # the columns' VAC cells are the empty cells the spawn draws from
+        empty = {cell for cell in empty_cells(body, config) if cell[0] == x}
+        assert empty == {(x, y) for y, occupied in enumerate(column_occupancy(body, x, config)) if not occupied}
+
+
+def test_the_spawn_column_example():
+    tokens = EXAMPLE_SPAWN_COLUMN.split()
+    (eat,) = [t for t in parse(tokens) if isinstance(t, Tick) and t.outcome == "EAT"]
+    assert eat.spawn == (5, 2) and eat.column == (False,) * 5 + (True, True) + (False,) * 3
+    assert uses_spawn_column(tokens) and not uses_sense(tokens) and not uses_spawn_column(EXAMPLE.split())
+    assert decode(EXAMPLE_SPAWN_COLUMN).events == decode(" ".join(without_column(tokens))).events
+
+
+def test_spawn_column_words_come_last_and_keep_every_other_id():
+    config = SnakeConfig(6, 5)
+    assert vocabulary(config) == [*vocabulary(config, spawn_column=False), "VAC", "OCC"]
+    for codec in (SnakeCodec(spawn_column=True), SnakeCodec(spawn_column=True, head_first=True), SnakeCodec(spawn_column=True, sense=True)):
+        assert codec_vocabulary(config, codec) == vocabulary(config)
+    assert codec_vocabulary(config, SnakeCodec(sense=True)) == vocabulary(config, spawn_column=False)  # unchanged
+    assert SnakeCodec(3, sense=True, spawn_column=True).to_dict() == {
+        "keyframe_interval": 3,
+        "min_salience": 0,
+        "sense": True,
+        "spawn_column": True,
+    }
+    assert "spawn_column" not in SnakeCodec(sense=True).to_dict()
+
+
+def test_spawn_column_words_have_the_spawns_salience():
+    config = SnakeConfig(6, 6, 60)
+    codec = SnakeCodec(min_salience=Salience.RULE_EFFECT, spawn_column=True)
+    kept = GAME.play_episode(config, codec, "greedy", 0, 1).tokens
+    assert "FOOD_SPAWN" in kept and "VAC" in kept
+    dropped = GAME.play_episode(config, SnakeCodec(min_salience=Salience.PHASE, spawn_column=True), "greedy", 0, 1).tokens
+    assert dropped == GAME.play_episode(config, CodecConfig(min_salience=Salience.PHASE), "greedy", 0, 1).tokens
+
+
+def test_the_encoder_needs_the_board_for_the_column():
+    from gamegrammar.games.snake.grammar import EpisodeEncoder
+
+    with pytest.raises(ValueError, match="config"):
+        EpisodeEncoder(SnakeCodec(spawn_column=True))
+
+
+@pytest.mark.parametrize(
+    ("replace", "index", "at_end"),
+    [
+        ("FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC SCORE", 38, False),  # no row after the words
+        ("FOOD_SPAWN VAC X5", 27, False),  # a word before the column
+    ],
+)
+def test_spawn_column_words_stand_between_the_spawns_x_and_y(replace, index, at_end):
+    tokens = EXAMPLE_SPAWN_COLUMN.replace("FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2 SCORE", replace)
+    with pytest.raises(GrammarError) as err:
+        list(parse(tokens.split()))
+    assert err.value.index == index and err.value.at_end == at_end
+    cut = EXAMPLE_SPAWN_COLUMN.split()[:33]  # stops inside the column: cut off, not malformed
+    with pytest.raises(GrammarError) as err:
+        list(parse(cut))
+    assert err.value.at_end
+
+
+def test_the_automaton_knows_the_spawn_column_design():
+    config = SnakeConfig(6, 5, 60)
+    played = [GAME.play_episode(config, SnakeCodec(spawn_column=True, sense=True), a, 4, ep).tokens for a in AGENTS for ep in range(6)]
+    plain = [GAME.play_episode(config, SnakeCodec(sense=True), a, 4, ep).tokens for a in AGENTS for ep in range(6)]
+    assert sum("VAC" in t for t in played) > 5
+    for mode in (True, None):
+        assert all(_accepts(GrammarAutomaton(config, sense=True, spawn_column=mode), t) for t in played)
+    assert all(_accepts(GAME.automaton(config), t) for t in played + plain)
+    assert not any(_accepts(GrammarAutomaton(config, spawn_column=True), t) for t in plain if "FOOD_SPAWN" in t)
+    assert not any(_accepts(GrammarAutomaton(config, spawn_column=False), t) for t in played if "FOOD_SPAWN" in t)
+    example = EXAMPLE_SPAWN_COLUMN.split()
+    board = SnakeConfig()
+    automaton = GrammarAutomaton(board, spawn_column=True)
+    state = automaton.start()
+    for token in example[: example.index("FOOD_SPAWN") + 2]:  # ... FOOD_SPAWN X5
+        state = automaton.step(state, token)
+    for _ in range(board.height):  # exactly H words, then the row
+        assert automaton.allowed(state) == set(COLUMN_WORDS)
+        state = automaton.step(state, "VAC")
+    assert automaton.allowed(state) == {f"Y{y}" for y in range(board.height)}

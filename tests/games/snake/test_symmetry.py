@@ -6,9 +6,9 @@ import pytest
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import tokenizer_for
-from gamegrammar.games.snake.grammar import CodecConfig, Tick, parse
-from gamegrammar.games.snake.rules import SnakeConfig, body_neighbours
-from gamegrammar.games.snake.symmetry import SYMMETRIES, SymmetryTransform
+from gamegrammar.games.snake.grammar import CodecConfig, SnakeCodec, Tick, column_tokens, design_of, parse
+from gamegrammar.games.snake.rules import SnakeConfig, body_neighbours, column_occupancy
+from gamegrammar.games.snake.symmetry import SYMMETRIES, TRANSPOSING, SymmetryTransform
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.games.snake.validity import validate
 
@@ -93,3 +93,101 @@ def test_the_sense_words_turn_with_the_board(sense_corpus):
             states = trace(image, corpus.game)
             ticks = [t for t in parse(image) if isinstance(t, Tick)]
             assert len(states) == len(ticks) + 1 and all(t.sense == body_neighbours(states[t.number - 1]) for t in ticks)
+
+
+# ---------------------------------------------------------------- the spawn-column design
+
+COLUMN_CODECS = {
+    "column": SnakeCodec(spawn_column=True),
+    "sense": SnakeCodec(sense=True, spawn_column=True, keyframe_interval=16),
+    "head_first": SnakeCodec(head_first=True, spawn_column=True),
+    "tails": SnakeCodec(tail_events=True, spawn_column=True),
+}
+
+
+@pytest.fixture(scope="module", params=list(COLUMN_CODECS))
+def column_design(request, tmp_path_factory):
+    """A spawn-column corpus (greedy and careless games: many eats) with one of the other options, by the scalar engine."""
+    out = tmp_path_factory.mktemp(f"aug-column-{request.param}")
+    spec = CorpusSpec(codec=COLUMN_CODECS[request.param], agents={"greedy": 0.5, "careless": 0.5}, episodes=30, seed=5)
+    generate(spec, out, engine="scalar")
+    corpus = Corpus(out)
+    return corpus, SymmetryTransform(corpus.tokenizer, corpus.game)
+
+
+def test_every_symmetry_of_every_column_episode_passes_the_strict_evaluator(column_design):
+    """Whole episodes: each spawn's cell moves with the board, and its words are the column of the image's own body."""
+    corpus, transform = column_design
+    config = corpus.game
+    spawns = 0
+    for row in range(len(corpus)):
+        tokens = corpus.episode_tokens(row)
+        spawns += tokens.count("FOOD_SPAWN")
+        for name in SYMMETRIES:
+            image = transform.apply_tokens(tokens, name)
+            verdict = validate(image, config, **design_of(corpus.codec))
+            assert verdict.valid, (name, row, verdict.violations, verdict.positions)
+            states = trace(image, config)
+            ticks = [t for t in parse(image) if isinstance(t, Tick)]
+            assert len(states) == len(ticks) + 1
+            for t in ticks:
+                if t.spawn is not None:
+                    assert t.column == column_occupancy(states[t.number].body, t.spawn[0], config), (name, row, t.number)
+    assert spawns > 100
+
+
+def test_the_group_acts_as_it_should_on_column_episodes(column_design):
+    corpus, transform = column_design
+    ids = np.asarray(corpus.episode_ids(0))
+    assert np.array_equal(transform.apply(transform.apply(ids, "rot90"), "rot90"), transform.apply(ids, "rot180"))
+    for involution in ("flip_x", "flip_y", "transpose", "anti_transpose", "rot180"):
+        assert np.array_equal(transform.apply(transform.apply(ids, involution), involution), ids)
+
+
+def test_cut_windows_are_prefixes_of_the_images(column_design):
+    """Packed windows (from a BOS, or from a mid-episode keyframe, running on into the next episodes) cut anywhere,
+    every position of a column block included, read as their whole episodes' images cut at the same length; where the
+    cut leaves a transposing symmetry without the spawn's Y (which fixes its new X), the spawn's new X is a free cell
+    of its new row, and the words as many of that column's as fit."""
+    corpus, transform = column_design
+    config, tok = corpus.game, corpus.tokenizer
+    h = config.height
+    for first in range(0, 6, 2):
+        episodes = [np.asarray(corpus.episode_ids(r), np.int64) for r in range(first, first + 3)]
+        for begin in [0, *np.flatnonzero(episodes[0] == tok.ids["SNAP"])[1:2]]:  # the BOS, and a keyframe if any
+            whole = np.concatenate([episodes[0][begin:], *episodes[1:]])
+            starts = np.cumsum([-begin, *(len(e) for e in episodes)])  # each episode's BOS in `whole`
+            spawns = np.flatnonzero(whole[:-1] == tok.ids["FOOD_SPAWN"]) + 1
+            cuts = {c for p in spawns[:4] for c in range(p - 1, p + h + 4)} | set(range(2, len(whole), 97))
+            for name in SYMMETRIES:
+                images = [transform.apply(e, name) for e in episodes]
+                image = np.concatenate(images)[begin:]
+                for cut in sorted(c for c in cuts if 1 < c <= len(whole)):
+                    got = transform.apply(whole[:cut], name)
+                    cut_spawn = [p for p in spawns if p < cut <= p + h + 1]
+                    if name in TRANSPOSING and cut_spawn:
+                        p = cut_spawn[0]
+                        assert np.array_equal(got[:p], image[:p]), (name, cut)
+                        e = int(np.searchsorted(starts, p, side="right")) - 1
+                        tokens = tok.decode(images[e])
+                        tick = next(t for t in parse(tokens) if isinstance(t, Tick) and t.positions.get("spawn") == p - starts[e])
+                        body = trace(tokens, config)[tick.number].body
+                        x = int(tok.tokens[got[p]][1:])
+                        assert tok.tokens[got[p]][0] == "X" and (x, tick.spawn[1]) not in body, (name, cut)
+                        words = column_tokens(column_occupancy(body, x, config))[: cut - p - 1]
+                        assert tok.decode(got[p + 1 :]) == words, (name, cut)
+                    elif name in TRANSPOSING and transform.is_x[whole[cut - 1]]:  # a lone X, as in the other designs
+                        assert np.array_equal(got[:-1], image[: cut - 1]) and got[-1] == whole[cut - 1], (name, cut)
+                    else:
+                        assert np.array_equal(got, image[:cut]), (name, cut)
+
+
+def test_a_full_vocabulary_maps_other_designs_as_their_own_does(tiny_corpus):
+    """VAC/OCC in the vocabulary (as in `tokenizer_for(config)`, which the conformance checks use) do not make a
+    window without column words read as the spawn-column design."""
+    corpus = Corpus(tiny_corpus)
+    own, full = SymmetryTransform(corpus.tokenizer, corpus.game), SymmetryTransform(tokenizer_for(corpus.game), corpus.game)
+    for row in range(10):
+        ids = np.asarray(corpus.episode_ids(row))
+        for name in SYMMETRIES:
+            assert np.array_equal(own.apply(ids, name), full.apply(ids, name))

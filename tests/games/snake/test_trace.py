@@ -11,6 +11,7 @@ from gamegrammar.games.snake.grammar import (
     EXAMPLE_HEAD_FIRST,
     EXAMPLE_HEAD_FIRST_SELF,
     EXAMPLE_SENSE,
+    EXAMPLE_SPAWN_COLUMN,
     EXAMPLE_TAILS,
     EXAMPLE_TAILS_SELF,
     SnakeCodec,
@@ -120,3 +121,15 @@ def test_trace_follows_the_sense_design_and_stops_at_a_wrong_sense_word() -> Non
     assert states == trace(EXAMPLE_TAILS_SELF, BOARD) and len(states) == 4
     assert trace(edit(sense, sense.index("SENSE_U"), "SENSE_NONE"), BOARD) == states[:2]  # tick 2 misses the neck
     assert trace([*sense[: sense.index("SENSE_U")], *sense[sense.index("SENSE_U") + 1 :]], BOARD) == states[:2]  # no word
+
+
+def test_trace_follows_the_spawn_column_design_and_stops_at_a_wrong_column_word() -> None:
+    for agent in AGENTS:
+        record = GAME.play_episode(SnakeConfig(6, 6, 60), SnakeCodec(2, sense=True, spawn_column=True), agent, 4, 1)
+        assert trace(record.tokens, SnakeConfig(6, 6, 60)) == record.states
+    column = EXAMPLE_SPAWN_COLUMN.split()
+    states = trace(column, BOARD)
+    assert len(states) == 7 and states[1].food == (5, 2)
+    occupied = column.index("OCC")
+    assert trace(edit(column, occupied, "VAC"), BOARD) == states[:1]  # the eat's column misses the old head
+    assert trace(edit(column, occupied - 1, "OCC"), BOARD) == states[:1]  # an empty cell written OCC

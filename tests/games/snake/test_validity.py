@@ -19,6 +19,7 @@ from gamegrammar.games.snake.grammar import (
     EXAMPLE_HEAD_FIRST,
     EXAMPLE_HEAD_FIRST_SELF,
     EXAMPLE_SENSE,
+    EXAMPLE_SPAWN_COLUMN,
     EXAMPLE_TAILS,
     EXAMPLE_TAILS_SELF,
     CodecConfig,
@@ -38,6 +39,8 @@ BASE = EXAMPLE  # a valid 10x10 episode: eats on tick 2, a keyframe after tick 3
 TAILS = EXAMPLE_TAILS  # BASE in the tail-events design: FREE and the tail's cell before every MOVE
 TAILS_SELF = EXAMPLE_TAILS_SELF  # a length-6 snake twice moves into the cell its tail leaves, then into its body
 SENSE = EXAMPLE_SENSE  # TAILS_SELF's game in the sense design: SENSE_R, SENSE_U, SENSE_UL after the three inputs
+COLUMN = EXAMPLE_SPAWN_COLUMN  # an eat whose spawn column (X5) holds the old head (row 5) and the tail (row 6)
+COLUMN_WORDS = "FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2"
 # A snake curled round so that turning right runs into its own body (not its tail).
 CURLED = "BOS SNAP PLAYER X5 Y5 DIR_U LEN5 BODY B_D B_R B_U B_U FOOD X0 Y0 SCORE V0 "
 
@@ -136,6 +139,12 @@ CASES = [
     ("body_sensed", mutate(SENSE, "INPUT_U SENSE_UL", "INPUT_U SENSE_L"), BOARD, ("SENSE_L", 0)),
     ("body_sensed", mutate(SENSE, "INPUT_R SENSE_U MOVE", "INPUT_R MOVE"), BOARD, ("MOVE", 1)),
     ("body_sensed", mutate(SENSE, "INPUT_D SENSE_R", "INPUT_D SENSE_DR"), BOARD, ("SENSE_DR", 0)),
+    # the spawn-column design: a body cell written VAC, an empty one written OCC, a word short (reported at the Y),
+    # a word too many, and no words at all in a sequence declared (by its other spawn) in the design
+    ("column_sensed", mutate(COLUMN, COLUMN_WORDS, COLUMN_WORDS.replace("OCC OCC", "VAC OCC")), BOARD, 33),
+    ("column_sensed", mutate(COLUMN, COLUMN_WORDS, COLUMN_WORDS.replace("X5 VAC", "X5 OCC")), BOARD, 28),
+    ("column_sensed", mutate(COLUMN, COLUMN_WORDS, COLUMN_WORDS.replace("VAC Y2", "Y2")), BOARD, ("Y2", 0)),
+    ("column_sensed", mutate(COLUMN, COLUMN_WORDS, COLUMN_WORDS.replace("VAC Y2", "VAC VAC Y2")), BOARD, 38),
 ]
 
 
@@ -204,6 +213,35 @@ def test_a_missing_win_is_caught():
 
 
 # ---------------------------------------------------------------- the tail-events design
+
+
+def test_a_spawn_on_the_body_in_the_spawn_column_design_is_reported_at_its_row():
+    tokens = mutate(COLUMN, "OCC VAC VAC VAC Y2", "OCC VAC VAC VAC Y6")  # the tail's row, written OCC just before
+    assert_only(validate(tokens, BOARD), "spawn_on_empty", nth(tokens, "Y6"))
+    # grammar v1 reports the same spawn at its X
+    v1 = mutate(BASE, "FOOD_SPAWN X2 Y7", "FOOD_SPAWN X7 Y5")
+    assert_only(validate(v1, BOARD), "spawn_on_empty", nth(v1, "FOOD_SPAWN") + 1)
+
+
+def test_the_spawn_column_design_is_declared_or_read_off_the_sequence():
+    without = mutate(COLUMN, COLUMN_WORDS, "FOOD_SPAWN X5 Y2")
+    assert validate(without, BOARD).valid and validate(COLUMN, BOARD).valid
+    assert validate(COLUMN, BOARD, spawn_column=True).valid
+    assert_only(validate(without, BOARD, spawn_column=True), "column_sensed", nth(without, "Y2"))
+    assert_only(validate(BASE, BOARD, spawn_column=True), "column_sensed", nth(BASE.split(), "FOOD_SPAWN") + 2)
+    assert validate(COLUMN, BOARD, spawn_column=False).valid  # words written, design not declared: still checked
+    assert not validate(mutate(COLUMN, "OCC OCC", "VAC OCC"), BOARD, spawn_column=False).valid
+
+
+def test_spawn_column_episodes_pass_in_every_combination():
+    config = SnakeConfig(6, 5, 80)
+    for other in (None, "sense", "head_first", "tail_events"):
+        codec = SnakeCodec(2, spawn_column=True, **({other: True} if other else {}))
+        for agent in AGENTS:
+            for ep in range(8):
+                tokens = play(config, codec, agent, 3, ep)
+                verdict = GAME.validate(tokens, config, codec)
+                assert verdict.valid, (other, agent, ep, verdict)
 
 
 def test_the_sense_design_is_declared_or_read_off_the_sequence():
