@@ -178,55 +178,79 @@ def next_logprobs(model: GameGPT, prefixes: Sequence[Sequence[int]], batch_size:
     return out
 
 
-@torch.no_grad()
 def branch_logprobs(
     model: GameGPT, ids: Sequence[int], points: Sequence[int], candidates: Sequence[int], batch_size: int = 32
 ) -> list[Tensor]:
     """For each point p: [K, V] log P(next | ids[:p] + [c]) for each of the K candidate tokens c.
 
-    The prefix is run once and its KV cache copied into K branches, so asking "what follows
-    each possible X?" costs one token per candidate rather than a whole prefix. Points whose
-    prefix fits the context share one forward of the episode's start; later points read
-    their last block_size - 1 tokens, all of one length, so they are batched.
+    `branch_sequences` with one token per candidate, the same K at every point: asking "what follows
+    each possible X?" costs one token per candidate rather than a whole prefix.
     """
+    one = torch.tensor([int(c) for c in candidates], dtype=torch.long)[None, :, None].expand(len(points), -1, -1)
+    return [b[:, 0] for b in branch_sequences(model, ids, points, one, batch_size)]
+
+
+@torch.no_grad()
+def branch_sequences(
+    model: GameGPT, ids: Sequence[int], points: Sequence[int], candidates: Tensor | Sequence[Sequence[Sequence[int]]], batch_size: int = 32
+) -> list[Tensor]:
+    """For the i-th point p: [K, L, V] log P(next | ids[:p] + c[: j + 1]) at each j < L, for each of its K candidate
+    sequences c (candidates[i], [K, L]: K and L the same at every point, the sequences the point's own).
+
+    The prefix is run once and its KV cache copied into K branches, each fed its L tokens, so
+    asking "what follows each possible X and the words after it?" costs L tokens per candidate
+    rather than a whole prefix; every j is returned, so a candidate's own tokens can be scored
+    (the log-prob of c[j + 1] is at j) beside what follows it (at L - 1). Points whose prefix
+    and branch fit the context share one forward of the episode's start; later points read
+    their last block_size - L tokens, all of one length, so they are batched.
+    """
+    if not len(points):
+        return []
     model.eval()
     device = _device(model)
     context, tick_id = model.config.block_size, model.config.tick_id
     ids = [int(t) for t in ids]
-    k = len(candidates)
-    cand = torch.tensor(list(candidates), dtype=torch.long, device=device)
+    seqs = torch.as_tensor(candidates, dtype=torch.long)
+    if seqs.dim() != 3 or len(seqs) != len(points) or not 1 <= seqs.shape[2] < context:
+        raise ValueError(f"candidates must be [points, K, L] with 1 <= L < {context} (the context), got {list(seqs.shape)}")
+    k, n = seqs.shape[1], seqs.shape[2]
+    first: dict[tuple[int, ...], int] = {}  # a point asked twice with the same candidates is branched once
+    same = [first.setdefault((points[i], *seqs[i].flatten().tolist()), i) for i in range(len(points))]
     clock = [0]
     for t in ids:
         clock.append(clock[-1] + (t == tick_id))  # clock[p]: TICK tokens among ids[:p]
     out: dict[int, Tensor] = {}
 
-    def branch(src: KVCache, rows: list[int], length: int, ps: list[int]) -> None:
+    def branch(src: KVCache, rows: list[int], length: int, which: list[int]) -> None:
         shape = list(src.k.shape)
-        shape[1], shape[3] = k * len(rows), length + 1
+        shape[1], shape[3] = k * len(rows), length + n
         kk = torch.zeros(shape, device=device, dtype=src.k.dtype)
         vv = torch.zeros(shape, device=device, dtype=src.v.dtype)
         r = torch.tensor(rows, device=device)
         kk[:, :, :, :length] = src.k[:, r, :, :length].repeat_interleave(k, dim=1)
         vv[:, :, :, :length] = src.v[:, r, :, :length].repeat_interleave(k, dim=1)
         cache = KVCache(kk, vv, pos=length)
-        cache.ticks = torch.tensor([clock[p] for p in ps for _ in range(k)], device=device)
-        logits = model(cand.repeat(len(rows))[:, None], cache=cache)[0][:, -1]
+        cache.ticks = torch.tensor([clock[points[i]] for i in which for _ in range(k)], device=device)
+        logits = model(seqs[which].reshape(-1, n).to(device), cache=cache)[0]
         logp = torch.log_softmax(logits.float(), -1).cpu()
-        for j, p in enumerate(ps):
-            out[p] = logp[j * k : (j + 1) * k]
+        for j, i in enumerate(which):
+            out[i] = logp[j * k : (j + 1) * k]
 
-    short = sorted({p for p in points if p < context})
+    width = context - n
+    order = sorted(set(same), key=lambda i: points[i])
+    short = [i for i in order if points[i] <= width]
     if short:
-        shared = model.new_cache(1, short[-1])
-        model(torch.tensor([ids[: short[-1]]], device=device), cache=shared)
-        for p in short:
-            branch(shared, [0], p, [p])
-    long = sorted({p for p in points if p >= context})
-    width = context - 1
-    for lo in range(0, len(long), max(1, batch_size // max(1, k) + 1)):
-        ps = long[lo : lo + max(1, batch_size // max(1, k) + 1)]
+        shared = model.new_cache(1, points[short[-1]])
+        model(torch.tensor([ids[: points[short[-1]]]], device=device), cache=shared)
+        for i in short:
+            branch(shared, [0], points[i], [i])
+    long = [i for i in order if points[i] > width]
+    step = max(1, batch_size // max(1, k) + 1)
+    for lo in range(0, len(long), step):
+        which = long[lo : lo + step]
+        ps = [points[i] for i in which]
         src = model.new_cache(len(ps), width)
         src.ticks = torch.tensor([clock[p - width] for p in ps], device=device)
         model(torch.tensor([ids[p - width : p] for p in ps], device=device), cache=src)
-        branch(src, list(range(len(ps))), width, ps)
-    return [out[p] for p in points]
+        branch(src, list(range(len(ps))), width, which)
+    return [out[i] for i in same]

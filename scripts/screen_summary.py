@@ -53,6 +53,10 @@ def run_figures(report_dir: Path, analysis_name: str = "analysis") -> dict[str, 
         "tier 2: self deaths, argmax right": None,
         "tier 2: SENSE beside the head, P (sense design)": None,
         "tier 2: SENSE beside the head, argmax right": None,
+        "tier 2: spawn's column words, P (spawn-column design)": None,
+        "tier 2: spawn's column words, argmax right": None,
+        "tier 2: OCC word of the spawn's column, P": None,
+        "tier 2: OCC word of the spawn's column, argmax right": None,
         "body_ahead probe P(DIE_SELF): edited": None,
         "body_ahead probe P(DIE_SELF): control": None,
         **{
@@ -68,12 +72,18 @@ def run_figures(report_dir: Path, analysis_name: str = "analysis") -> dict[str, 
     if analysis.is_file():
         tier2 = json.loads(analysis.read_text())["tier2"]
         rules = tier2["emergence"]["rules"]
+        # in the spawn-column design the joint of a correct column and then an empty row (emergence.py)
         figures["spawn mass on empty cells"] = rules.get("spawn_on_empty", {}).get("mean_prob")
         figures["tier 2: P(self death)"] = rules.get("self_death", {}).get("mean_prob")
         figures["tier 2: self deaths, argmax right"] = rules.get("self_death", {}).get("accuracy")
         # the sense design's body lookup: the SENSE word on ticks with body other than the neck beside the head
         figures["tier 2: SENSE beside the head, P (sense design)"] = rules.get("body_sensed_beside", {}).get("mean_prob")
         figures["tier 2: SENSE beside the head, argmax right"] = rules.get("body_sensed_beside", {}).get("accuracy")
+        # the spawn-column design's body lookup: all the words of the spawn's column jointly, and each OCC word
+        figures["tier 2: spawn's column words, P (spawn-column design)"] = rules.get("column_sensed", {}).get("mean_prob")
+        figures["tier 2: spawn's column words, argmax right"] = rules.get("column_sensed", {}).get("accuracy")
+        figures["tier 2: OCC word of the spawn's column, P"] = rules.get("column_sensed_body", {}).get("mean_prob")
+        figures["tier 2: OCC word of the spawn's column, argmax right"] = rules.get("column_sensed_body", {}).get("accuracy")
         # the input edited into the body, and the same prefix unedited: equal P means blind to the body
         body = tier2.get("counterfactuals", {}).get("model", {}).get("body_ahead", {})
         figures["body_ahead probe P(DIE_SELF): edited"] = body.get("mean_prob")
@@ -119,6 +129,15 @@ RATES = {
     "spawn mass on empty cells",
     "tier 2: self deaths, argmax right",
     "tier 2: SENSE beside the head, argmax right",
+    "tier 2: spawn's column words, argmax right",
+    "tier 2: OCC word of the spawn's column, argmax right",
+}
+# Figures of one grammar design: a row only where some run has them, so a screen without the design prints as before.
+DESIGN_FIGURES = {
+    "tier 2: spawn's column words, P (spawn-column design)",
+    "tier 2: spawn's column words, argmax right",
+    "tier 2: OCC word of the spawn's column, P",
+    "tier 2: OCC word of the spawn's column, argmax right",
 }
 
 
@@ -137,6 +156,8 @@ def table(found: dict[str, dict[str, dict[str, Any]]]) -> str:
             values = [float(f[figure]) for f in found[n].values() if f[figure] is not None]
             kind = "rate" if figure in RATES else "tv" if figure.startswith(("fidelity TV", "tier 2", "body_ahead")) else "number"
             cells.append(_cell(values, kind))
+        if figure in DESIGN_FIGURES and not any(cells):
+            continue
         rows.append(f"| {figure} | " + " | ".join(cells) + " |")
     per_seed = "; ".join(f"{n}: " + ", ".join(f"{s} {f['strict full'] * 100:.1f}%" for s, f in found[n].items()) for n in names)
     return "\n".join(rows) + f"\n\nstrict full per seed: {per_seed}"

@@ -9,7 +9,7 @@ from gamegrammar.games import tokenizer_for
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.gamespec import CodecConfig
-from gamegrammar.hidden import branch_logprobs, capture, layer_names, next_logprobs, random_like, run_episodes
+from gamegrammar.hidden import branch_logprobs, branch_sequences, capture, layer_names, next_logprobs, random_like, run_episodes
 from gamegrammar.model import GameGPT, preset
 
 BOARD = SnakeConfig()
@@ -68,6 +68,36 @@ def test_branch_and_window_logprobs_agree_with_plain_forwards() -> None:
     window = torch.log_softmax(model(torch.tensor([ids[48:61]]), cache=cache)[0][0, -1], -1)
     assert torch.allclose(out.logp[60], window, atol=1e-5)
     assert not torch.allclose(out.logp[60], torch.log_softmax(model(torch.tensor([ids[48:61]]))[0][0, -1], -1), atol=1e-3)
+
+
+def test_branches_of_several_tokens_agree_with_plain_forwards() -> None:
+    """Each point its own candidate sequences, on both sides of the context's edge, a point asked twice (with other
+    candidates, and with the same), and one token per candidate as `branch_logprobs` asks."""
+    model = tiny_model(block_size=24)
+    ids = episode_ids()
+    tick_id = model.config.tick_id
+    xs, ys = [TOKENIZER.ids[f"X{x}"] for x in range(5)], [TOKENIZER.ids[f"Y{y}"] for y in range(5)]
+    points = [3, 21, 22, 57, 200, 57, 3]
+    seqs = [[[xs[(i + k) % 5], ys[(i * k) % 5], xs[k]] for k in range(4)] for i in range(len(points))]
+    seqs[-1] = seqs[0]  # point 3 again, with the same candidates
+    got = branch_sequences(model, ids, points, seqs)
+    for p, cands, branch in zip(points, seqs, got):
+        assert branch.shape == (4, 3, len(TOKENIZER))
+        # The whole prefix while it and the branch fit the context (24 tokens), else its last 24 - 3, the clock carried.
+        start = max(0, p - 21)
+        cache = model.new_cache(4, p - start + 3)
+        cache.ticks = torch.full((4,), sum(t == tick_id for t in ids[:start]))
+        want = torch.log_softmax(model(torch.tensor([[*ids[start:p], *c] for c in cands]), cache=cache)[0][:, -3:], -1)
+        assert torch.allclose(branch, want, atol=1e-5), p
+        # After the last token the window is a whole context: what next_logprobs reads.
+        assert torch.allclose(branch[:, -1], next_logprobs(model, [[*ids[:p], *c] for c in cands]), atol=1e-5)
+    plain = torch.log_softmax(model(torch.tensor([[*ids[:3], *c] for c in seqs[0]]))[0][:, -3:], -1)  # no cache at all
+    assert torch.allclose(got[0], plain, atol=1e-5)
+    one = branch_sequences(model, ids, points, [[[c] for c in xs]] * len(points))
+    assert all(torch.equal(a[:, 0], b) for a, b in zip(one, branch_logprobs(model, ids, points, xs)))
+    assert branch_sequences(model, ids, [], []) == []
+    with pytest.raises(ValueError, match="candidates must be"):
+        branch_sequences(model, ids, [30], [[[c] * 24 for c in xs]])  # a branch as long as the context
 
 
 def test_random_like_is_an_untrained_twin() -> None:

@@ -45,6 +45,26 @@ probability of the SENSE word and DIE_SELF, comparable with grammar v1's P(DIE_S
 the same ticks; the probes' prefixes hold the true SENSE word, so their P(DIE_SELF) is the
 step from a known sense to the outcome.
 
+The spawn-column option (a corpus with any VAC or OCC word; it goes with any design above) writes
+the spawn's column, one word per row, between its X and Y. Rule `column_sensed` scores a spawn's H
+words jointly, and `column_sensed_body` each OCC word on its own (the cells the grown body is on:
+the body lookup itself, one cell at a time, so its P does not shrink with the snake's length as a
+joint would; VAC words are mostly a default). `spawn_on_empty` there is a joint too, comparable with
+grammar v1's mass on empty cells: for each x, P(X = x) times P(the true words of column x | X = x)
+times P(Y = y | X = x, those words), summed over the empty cells (x, y): the probability that the
+model writes a correct column and then an empty row, a lower bound of its mass on empty cells
+(branches of X and the H words, `hidden.branch_sequences`). Its occupied mass is the same sum over
+the body's cells (a correct column, then a row it wrote OCC). Its empty share leaves the words'
+factor out: of P(X = x) · P(Y = y | X = x, the true words) over the cells, the share on empty ones,
+the row choice once a correct column is written, read against the empty fraction (the state's, as in
+grammar v1: what a guess blind to the body gets). With the words' factor in, columns the model writes
+right would weigh more, and those with little body are the easy ones, so even an untrained model
+would seem to keep food off the body. `column_mass`, reported for this design only, is the
+probability of a correct column after any X (the sum over x of the first two factors): the mass a
+wrong column word loses. Its acc is greedy decoding: the argmax X, then the argmax writes that
+column's true words, then an empty row. Without the option all three are grammar v1's exactly.
+The probes edit inputs and the food, never a spawn, so they are the other designs' own.
+
 This is Snake's tier 2, reached through `GAME.emergence()`; `gamegrammar.interpret.analysis`
 runs it beside the game-agnostic tier 3 and probes.
 """
@@ -58,19 +78,31 @@ from typing import Any
 import numpy as np
 import torch
 
-from gamegrammar.games.snake.grammar import FREE, Keyframe, Tick, parse, sense_token, uses_head_first, uses_sense, uses_tail_events
+from gamegrammar.games.snake.grammar import (
+    COLUMN_WORDS,
+    FREE,
+    Keyframe,
+    Tick,
+    parse,
+    sense_token,
+    uses_head_first,
+    uses_sense,
+    uses_spawn_column,
+    uses_tail_events,
+)
 from gamegrammar.games.snake.rules import (
     Cell,
     Direction,
     SnakeConfig,
     SnakeState,
     body_neighbours,
+    column_occupancy,
     freed_cell,
     legal_directions,
     resolve,
 )
 from gamegrammar.games.snake.trace import trace
-from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs, random_like
+from gamegrammar.hidden import branch_logprobs, branch_sequences, iter_outputs, next_logprobs, random_like
 from gamegrammar.model import GameGPT
 from gamegrammar.rule_emergence import bucket_label, bucket_labels, fmt, mean, same_split
 from gamegrammar.rule_emergence import plot as plot_emergence
@@ -85,12 +117,20 @@ RULES = [
     "grow_after_eat",
     "score_increments",
     "spawn_on_empty",
+    "column_sensed",
+    "column_sensed_body",
     "wall_death",
     "self_death",
     "timeout_at_limit",
 ]
 # The rules of one grammar design, left out of the results unless an episode is written in it.
-DESIGN_RULES = {"tail_freed": uses_tail_events, "body_sensed": uses_sense, "body_sensed_beside": uses_sense}
+DESIGN_RULES = {
+    "tail_freed": uses_tail_events,
+    "body_sensed": uses_sense,
+    "body_sensed_beside": uses_sense,
+    "column_sensed": uses_spawn_column,
+    "column_sensed_body": uses_spawn_column,
+}
 # Bucket edges (left-closed): a value v falls in [edges[i], edges[i+1]); the last bucket is open.
 CONTEXTS: dict[str, list[int]] = {
     "length": [1, 2, 4, 8, 16, 32],
@@ -105,7 +145,8 @@ PROBE_KINDS = {"food_ahead": "EAT", "wall_ahead": "DIE_WALL", "body_ahead": "DIE
 class RuleEvent:
     """One occurrence of a rule in an episode: the token positions it mandates, and its context.
 
-    For spawn_on_empty, `positions` holds the X of FOOD_SPAWN and `occupied` the snake's cells then.
+    For spawn_on_empty, `positions` holds the X of FOOD_SPAWN and `occupied` the snake's cells then (the grown body,
+    whose cells the spawn-column words of each column say).
     """
 
     rule: str
@@ -162,6 +203,11 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
             add("score_increments", [p["score"] - 1, p["score"]])
         if "spawn" in p:
             add("spawn_on_empty", [p["spawn"]], frozenset(after.body))
+        if "column" in p:
+            add("column_sensed", list(range(p["column"], p["spawn_y"])))
+            for row, on_body in enumerate(item.column or ()):
+                if on_body:
+                    add("column_sensed_body", [p["column"] + row])
         if item.outcome == "DIE_WALL":
             add("wall_death", [p["outcome"]])
         if item.outcome == "DIE_SELF":
@@ -178,7 +224,9 @@ class _Scores:
     probs: list[float] = field(default_factory=list)
     hits: list[float] = field(default_factory=list)
     occupied: list[float] = field(default_factory=list)  # spawn_on_empty: mass on cells under the snake
+    share: list[float] = field(default_factory=list)  # spawn_on_empty: of the mass on cells, the share on empty ones
     blind: list[float] = field(default_factory=list)  # spawn_on_empty: fraction of cells that are empty
+    column: list[float] = field(default_factory=list)  # spawn_on_empty, spawn-column design: P(a correct column)
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"count": len(self.probs), "mean_prob": mean(self.probs), "accuracy": mean(self.hits)}
@@ -186,31 +234,71 @@ class _Scores:
             out["occupied_mass"] = mean(self.occupied)
             # Of the mass on cells, the share on empty ones, against the empty fraction that a model blind
             # to the snake's body would get: only a share above it says the model keeps food off the body.
-            out["empty_share"] = mean([e / (e + o) if e + o > 0 else float("nan") for e, o in zip(self.probs, self.occupied)])
+            out["empty_share"] = mean(self.share)
             out["empty_fraction"] = mean(self.blind)
+        if self.column:
+            out["column_mass"] = mean(self.column)
         return out
 
 
+@dataclass
+class _Spawn:
+    """One FOOD_SPAWN scored: the mass on empty and on occupied cells, greedy decoding's cell empty, the share of the
+    mass on cells given the true column words that is on empty ones, the blind guess's empty fraction, and
+    (spawn-column design) the probability of a correct column after any X."""
+
+    empty: float
+    occupied: float
+    hit: float
+    share: float
+    blind: float
+    column: float | None
+
+
 def _spawn_scores(
-    model: GameGPT, ids: Sequence[int], logp: torch.Tensor, spawns: list[RuleEvent], tokenizer: GameTokenizer, config: SnakeConfig
-) -> list[tuple[float, float, float, float]]:
-    """(empty mass, occupied mass, argmax cell empty, empty fraction) of each FOOD_SPAWN."""
+    model: GameGPT,
+    ids: Sequence[int],
+    logp: torch.Tensor,
+    spawns: list[RuleEvent],
+    tokenizer: GameTokenizer,
+    config: SnakeConfig,
+    column: bool = False,
+) -> list[_Spawn]:
+    """Each FOOD_SPAWN's masses: P(X = x) · P(column x's true words | x) · P(Y = y | x, words) for every cell.
+
+    Without the spawn-column design there are no words (their factor is 1): grammar v1's P(X) · P(Y | X).
+    """
     x_ids = [tokenizer.ids[f"X{x}"] for x in range(config.width)]
     y_ids = [tokenizer.ids[f"Y{y}"] for y in range(config.height)]
+    words = [tokenizer.ids[w] for w in COLUMN_WORDS] if column else []  # grammar v1's vocabulary has none
+
+    def candidates(e: RuleEvent) -> list[list[int]]:
+        """Per x: X, then (spawn-column design) column x's true words for the grown body."""
+        body = tuple(e.occupied or ())
+        return [[x_ids[x], *(words[o] for o in (column_occupancy(body, x, config) if column else ()))] for x in range(config.width)]
+
+    seqs = [candidates(e) for e in spawns]
     points = [e.positions[0] for e in spawns]
-    branches = branch_logprobs(model, ids, points, x_ids)
     out = []
-    for e, branch in zip(spawns, branches):
+    for e, seq, branch in zip(spawns, seqs, branch_sequences(model, ids, points, seqs)):
+        seq = torch.tensor(seq)
         p_x = logp[e.positions[0] - 1, x_ids].exp()  # [W]
-        p_y = branch[:, y_ids].exp()  # [W, H]: P(Y = y | X = x)
-        cell = p_x[:, None] * p_y
+        said = branch[:, :-1].gather(2, seq[:, 1:, None])[..., 0]  # [W, H]: log P(word j | X = x, words before it)
+        p_words = said.sum(1).exp()  # [W]: P(column x's true words | X = x); 1 without them
+        greedy = (branch[:, :-1].argmax(2) == seq[:, 1:]).all(1)  # [W]: the argmax writes column x's true words
+        p_y = branch[:, -1, y_ids].exp()  # [W, H]: P(Y = y | X = x, the words)
+        cell = (p_x * p_words)[:, None] * p_y
+        given = p_x[:, None] * p_y  # the words teacher forced: the row chosen once a correct column is written
         occupied = torch.zeros(config.width, config.height, dtype=torch.bool)
         for x, y in e.occupied or ():
             occupied[x, y] = True
         best_x = int(p_x.argmax())
-        best = (best_x, int(p_y[best_x].argmax()))
+        hit = bool(greedy[best_x]) and (best_x, int(p_y[best_x].argmax())) not in (e.occupied or ())
+        empty, full = float(given[~occupied].sum()), float(given[occupied].sum())
+        share = empty / (empty + full) if empty + full > 0 else float("nan")
         empty_fraction = 1 - len(e.occupied or ()) / config.cells
-        out.append((float(cell[~occupied].sum()), float(cell[occupied].sum()), float(best not in (e.occupied or ())), empty_fraction))
+        mass = float((p_x * p_words).sum()) if column else None
+        out.append(_Spawn(float(cell[~occupied].sum()), float(cell[occupied].sum()), float(hit), share, empty_fraction, mass))
     return out
 
 
@@ -233,34 +321,39 @@ def rule_emergence(
     scores = {r: _Scores() for r in RULES}
     by = {r: {c: {label: _Scores() for label in bucket_labels(edges)} for c, edges in CONTEXTS.items()} for r in RULES}
     all_events = [rule_events(t, config) for t in tokens]
-    for ids, events, out in zip(episodes, all_events, iter_outputs(model, episodes, (), batch_size)):
+    for ids, toks, events, out in zip(episodes, tokens, all_events, iter_outputs(model, episodes, (), batch_size)):
         ids = [int(t) for t in ids]
         target = torch.tensor(ids)
         logp = out.logp
         spawns = [e for e in events if e.rule == "spawn_on_empty"]
         if max_spawns_per_episode is not None:
             spawns = spawns[:max_spawns_per_episode]
-        spawn_results = dict(zip(map(id, spawns), _spawn_scores(model, ids, logp, spawns, tokenizer, config))) if spawn and spawns else {}
+        column = uses_spawn_column(toks)
+        spawn_results = (
+            dict(zip(map(id, spawns), _spawn_scores(model, ids, logp, spawns, tokenizer, config, column))) if spawn and spawns else {}
+        )
         for e in events:
+            found: _Spawn | None = None
             if e.rule == "spawn_on_empty":
                 if id(e) not in spawn_results:
                     continue
-                empty, occupied, hit, blind = spawn_results[id(e)]
-                entries = [(empty, hit, occupied, blind)]
+                found = spawn_results[id(e)]
+                prob, hit = found.empty, found.hit
             else:
                 pos = torch.tensor(e.positions)
                 rows = logp[pos - 1]
                 prob = float(rows.gather(1, target[pos][:, None]).sum().exp())
                 hit = float(bool((rows.argmax(1) == target[pos]).all()))
-                entries = [(prob, hit, None, None)]
-            for prob, hit, occupied, blind in entries:
-                targets = [scores[e.rule]] + [by[e.rule][c][bucket_label(v, CONTEXTS[c])] for c, v in e.context().items()]
-                for s in targets:
-                    s.probs.append(prob)
-                    s.hits.append(hit)
-                    if occupied is not None:
-                        s.occupied.append(occupied)
-                        s.blind.append(blind)
+            targets = [scores[e.rule]] + [by[e.rule][c][bucket_label(v, CONTEXTS[c])] for c, v in e.context().items()]
+            for s in targets:
+                s.probs.append(prob)
+                s.hits.append(hit)
+                if found is not None:
+                    s.occupied.append(found.occupied)
+                    s.share.append(found.share)
+                    s.blind.append(found.blind)
+                    if found.column is not None:
+                        s.column.append(found.column)
     rules = {}
     for r in RULES:
         if r in DESIGN_RULES and not any(DESIGN_RULES[r](t) for t in tokens):
@@ -473,7 +566,7 @@ def tier2(
     untrained = rule_emergence(baseline, episodes, tokens, tokenizer, config)
     for rule, entry in emergence["rules"].items():
         u = untrained["rules"][rule]
-        entry["untrained"] = {k: u[k] for k in ("mean_prob", "accuracy", "occupied_mass") if k in u}
+        entry["untrained"] = {k: u[k] for k in ("mean_prob", "accuracy", "occupied_mass", "column_mass") if k in u}
     return {"emergence": emergence, "counterfactuals": counterfactuals(model, tokens, tokenizer, config, baseline=baseline, seed=seed)}
 
 
@@ -488,6 +581,18 @@ def markdown(result: dict[str, Any]) -> list[str]:
         "P = mean probability of the whole rule-mandated continuation; acc = argmax writes all of it. "
         "spawn_on_empty: P = mass on empty cells, acc = the most likely cell is empty.",
         "",
+    ]
+    if "column_sensed" in em["rules"]:  # the spawn-column design's rules, and its joint spawn mass
+        lines += [
+            "Spawn-column design: column_sensed: P = all the words of the spawn's column, jointly; column_sensed_body: "
+            "P = one OCC word (a cell of the body in that column), an event per word: the body lookup. "
+            "spawn_on_empty: P = P(X = x) · P(column x's true words) · P(an empty row | x, the words), summed over x: "
+            "a correct column, then an empty row; occupied mass the same with a row under the body; the share of cell mass "
+            "on empty cells is P(X) · P(Y | X, the true words): the row chosen once a correct column is written; acc = "
+            "greedy decoding writes a correct column and an empty row; column mass = P(a correct column after any X).",
+            "",
+        ]
+    lines += [
         "| rule | events | P | acc | untrained P | untrained acc | notes |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -499,6 +604,8 @@ def markdown(result: dict[str, Any]) -> list[str]:
                 f"occupied mass {fmt(e['occupied_mass'])}; share of cell mass on empty cells {fmt(e['empty_share'])} "
                 f"vs empty fraction {fmt(e['empty_fraction'])} (blind to the body)"
             )
+            if "column_mass" in e:
+                note += f"; column mass {fmt(e['column_mass'])} (untrained {fmt(u.get('column_mass'))})"
         lines.append(
             f"| {rule} | {e['count']} | {fmt(e['mean_prob'])} | {fmt(e['accuracy'])} | {fmt(u.get('mean_prob'))} | {fmt(u.get('accuracy'))} | {note} |"
         )

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from gamegrammar.corpus import Corpus
+from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import emergence as em
-from gamegrammar.games.snake.grammar import Keyframe, Tick, parse
-from gamegrammar.games.snake.rules import Direction, Outcome, resolve
+from gamegrammar.games.snake.grammar import COLUMN_WORDS, Keyframe, SnakeCodec, Tick, parse, uses_spawn_column
+from gamegrammar.games.snake.rules import Direction, Outcome, column_occupancy, resolve
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.games.snake.validity import validate
 from gamegrammar.hidden import next_logprobs
@@ -341,3 +341,143 @@ def test_tier2_on_sense_reports_its_rules_and_probes_hold_the_true_sense_word(se
         assert probe.tokens[-2].startswith("INPUT_") and probe.tokens[-1] == probe.control[-1] and probe.tokens[-1].startswith("SENSE_")
         whole = [*probe.tokens, probe.mandated, "EOS"]
         assert validate(whole, sensed.game).valid and validate(whole, sensed.game, sense=True).valid
+
+
+# ---------------------------------------------------------------- the spawn-column option
+
+
+@pytest.fixture(scope="module")
+def columns(tmp_path_factory) -> Corpus:
+    """The sense corpus's games (10x10, 200 ticks, default agent mix, seed 11) with the spawn-column option on too."""
+    out = tmp_path_factory.mktemp("spawn-column-corpus")
+    generate(CorpusSpec(codec=SnakeCodec(sense=True, spawn_column=True), episodes=120, seed=11, shard_episodes=50), out, engine="scalar")
+    return Corpus(out)
+
+
+def test_spawn_column_scores_the_column_words_and_leaves_the_rest_as_the_sense_design(columns, sensed):
+    occ = 0
+    for row in range(20):
+        tokens = columns.episode_tokens(row)
+        events, sense = em.rule_events(tokens, columns.game), em.rule_events(sensed.episode_tokens(row), sensed.game)
+        assert [(e.rule, e.tick, e.length) for e in events if not e.rule.startswith("column")] == [
+            (e.rule, e.tick, e.length) for e in sense
+        ]
+        states = trace(tokens, columns.game)
+        spawns = [e for e in events if e.rule == "spawn_on_empty"]
+        words = [e for e in events if e.rule == "column_sensed"]
+        assert len(words) == len(spawns) == tokens.count("FOOD_SPAWN")
+        for spawn, e in zip(spawns, words):  # the H words between the spawn's X and its Y, for the grown body
+            x = spawn.positions[0]
+            assert e.positions == list(range(x + 1, x + 1 + columns.game.height)) and tokens[e.positions[-1] + 1][0] == "Y"
+            truth = column_occupancy(states[e.tick].body, int(tokens[x][1:]), columns.game)
+            assert [tokens[i] for i in e.positions] == [COLUMN_WORDS[o] for o in truth]
+        body = [e for e in events if e.rule == "column_sensed_body"]  # one event per OCC word
+        assert [tokens[e.positions[0]] for e in body] == ["OCC"] * tokens.count("OCC")
+        occ += len(body)
+    assert occ > 0
+
+
+@torch.no_grad()
+def _brute_spawns(model: GameGPT, corpus: Corpus, row: int, spawns: int) -> list[dict[str, float]]:
+    """The first spawns' figures from whole forwards of prefix + X + column words (no cache), one per column."""
+    tokens, ids = corpus.episode_tokens(row), [int(t) for t in corpus.episode_ids(row)]
+    states, cfg, tok = trace(tokens, corpus.game), corpus.game, corpus.tokenizer
+    column = uses_spawn_column(tokens)
+    out = []
+    for e in [e for e in em.rule_events(tokens, cfg) if e.rule == "spawn_on_empty"][:spawns]:
+        p, body = e.positions[0], states[e.tick].body
+        p_x = torch.log_softmax(model(torch.tensor([ids[:p]]))[0][0, -1], -1).exp()
+        empty = occupied = given_empty = given_all = mass = 0.0
+        greedy = {}
+        for x in range(cfg.width):
+            words = [COLUMN_WORDS[o] for o in column_occupancy(body, x, cfg)] if column else []
+            seq = [*ids[:p], tok.ids[f"X{x}"], *(tok.ids[w] for w in words)]
+            lp = torch.log_softmax(model(torch.tensor([seq]))[0][0], -1)
+            said = [lp[p + j, tok.ids[w]] for j, w in enumerate(words)]
+            p_words = float(torch.stack(said).sum().exp()) if said else 1.0
+            p_y = lp[-1, [tok.ids[f"Y{y}"] for y in range(cfg.height)]].exp()
+            px = float(p_x[tok.ids[f"X{x}"]])
+            mass += px * p_words
+            for y in range(cfg.height):
+                on_body = (x, y) in body
+                empty += 0 if on_body else px * p_words * float(p_y[y])
+                occupied += px * p_words * float(p_y[y]) if on_body else 0
+                given_empty += 0 if on_body else px * float(p_y[y])
+                given_all += px * float(p_y[y])
+            right = all(int(lp[p + j].argmax()) == tok.ids[w] for j, w in enumerate(words))
+            greedy[x] = right and (x, int(p_y.argmax())) not in body
+        best = max(range(cfg.width), key=lambda x: float(p_x[tok.ids[f"X{x}"]]))
+        out.append({"empty": empty, "occupied": occupied, "share": given_empty / given_all, "column": mass, "hit": greedy[best]})
+    return out
+
+
+def _briefly_trained(corpus: Corpus, steps: int = 40) -> GameGPT:
+    """A context of 1024 taught the first 256 tokens of 16 episodes: column words and rows with real mass, not 1/V each."""
+    model = tiny_model(corpus, seed=3, block_size=1024)
+    episodes = (corpus.episode_ids(int(r)) for r in corpus.split("train"))
+    rows = [[int(t) for t in ids[:257]] for ids in episodes if len(ids) > 256][:16]
+    batch, targets = torch.tensor([r[:-1] for r in rows]), torch.tensor([r[1:] for r in rows])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    model.train()
+    for _ in range(steps):
+        opt.zero_grad()
+        model(batch, targets)[1].backward()
+        opt.step()
+    return model.eval()
+
+
+@pytest.mark.parametrize(("design", "trained"), [("v1", False), ("spawn_column", False), ("spawn_column", True)])
+def test_spawn_mass_is_the_joint_of_the_column_words_and_the_row(design, trained, columns, corpus):
+    """Against whole forwards: P(X = x) · P(column x's true words | x) · P(Y | x, words) summed over the empty cells (in
+    grammar v1, with no words, P(X) · P(Y | X) as before), its occupied twin, the share and greedy decoding's cell."""
+    source = columns if design == "spawn_column" else corpus
+    model = _briefly_trained(source) if trained else tiny_model(source, seed=3, block_size=1024)
+    row = next(r for r in range(40) if int(source.index["score"][r]) >= 3 and len(source.episode_tokens(r)) < 1000)
+    result = em.rule_emergence(
+        model, [source.episode_ids(row)], [source.episode_tokens(row)], source.tokenizer, source.game, max_spawns_per_episode=3
+    )
+    spawn = result["rules"]["spawn_on_empty"]
+    want = _brute_spawns(model, source, row, 3)
+    assert spawn["count"] == 3
+    assert spawn["mean_prob"] == pytest.approx(np.mean([w["empty"] for w in want]), rel=1e-3)
+    assert spawn["occupied_mass"] == pytest.approx(np.mean([w["occupied"] for w in want]), rel=1e-3)
+    assert spawn["empty_share"] == pytest.approx(np.mean([w["share"] for w in want]), rel=1e-4)
+    assert spawn["accuracy"] == np.mean([w["hit"] for w in want])
+    if design == "v1":
+        assert "column_mass" not in spawn and "column_sensed" not in result["rules"]
+        assert all(w["share"] == pytest.approx(w["empty"] / (w["empty"] + w["occupied"]), rel=1e-6) for w in want)  # as before
+    else:
+        assert spawn["column_mass"] == pytest.approx(np.mean([w["column"] for w in want]), rel=1e-3)
+        assert 0 < spawn["mean_prob"] + spawn["occupied_mass"] <= spawn["column_mass"] <= 1
+        assert not trained or spawn["column_mass"] > 1e-3  # a column the model writes: the words' factor is tested
+
+
+def test_tier2_on_spawn_column_reports_its_rules_and_the_probes_still_hold(columns):
+    rows = [int(r) for r in columns.split("train")[:4]]
+    tokens = [columns.episode_tokens(r) for r in rows]
+    result = em.tier2(tiny_model(columns, seed=2), [columns.episode_ids(r) for r in rows], tokens, columns.tokenizer, columns.game)
+    rules = result["emergence"]["rules"]
+    assert list(rules) == [r for r in em.RULES if r != "tail_freed"]  # the sense design's rules and the column's
+    assert rules["column_sensed"]["count"] == sum(t.count("FOOD_SPAWN") for t in tokens) > 0
+    assert rules["column_sensed_body"]["count"] == sum(t.count("OCC") for t in tokens) > 0
+    for entry in rules.values():
+        assert 0 <= entry["mean_prob"] <= 1 and 0 <= entry["accuracy"] <= 1
+    spawn = rules["spawn_on_empty"]
+    assert 0 <= spawn["mean_prob"] + spawn["occupied_mass"] <= spawn["column_mass"] <= 1 and "column_mass" in spawn["untrained"]
+    # Given the true words an untrained model's row ignores them: its share on empty cells is about the blind guess's.
+    assert abs(spawn["empty_share"] - spawn["empty_fraction"]) < 0.1
+    lines = em.markdown(result)
+    assert any(line.startswith("| column_sensed_body |") for line in lines) and any("column mass" in line for line in lines)
+    json.dumps(result)
+    # The probes edit inputs and food, never a spawn: the sense design's, with column words in the history.
+    assert all(em._design(t) == "sense" for t in tokens)
+    probes = em.make_probes([columns.episode_tokens(r) for r in range(20)], columns.game)
+    assert {p.kind for p in probes} == {"food_ahead", "wall_ahead", "body_ahead"}
+    assert any("OCC" in p.tokens for p in probes)
+    for probe in probes:
+        assert probe.tokens[-1].startswith("SENSE_") and probe.control[-1].startswith("SENSE_")
+        if probe.kind != "food_ahead":
+            whole = [*probe.tokens, probe.mandated, "EOS"]
+            assert validate(whole, columns.game, sense=True, spawn_column=True).valid
+    counts = result["counterfactuals"]["model"]
+    assert counts["food_ahead"]["count"] == len(rows)
