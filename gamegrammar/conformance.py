@@ -16,6 +16,7 @@ that is missing (NotImplementedError) is a failure like any other.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -256,19 +257,20 @@ def check_trace(p: Played) -> None:
 
 
 def check_automaton(p: Played) -> None:
-    """The grammar automaton allows every token of every real episode, in order."""
+    """The grammar automaton allows every token of every real episode, in order: the automaton of the codec's design,
+    and the one of every design."""
     try:
-        automaton = p.spec.automaton(p.config)
+        automata = [p.spec.automaton(p.config, p.codec), p.spec.automaton(p.config)]
     except GameGrammarError as err:
         raise Skipped(f"no automaton: {err}") from None
-    for i, record in enumerate(p.records):
+    for (i, record), (which, automaton) in itertools.product(enumerate(p.records), zip(("the codec's", "any design's"), automata)):
         with _about(f"{p.where(i)}: automaton"):
             state = automaton.start()
             for k, token in enumerate(record.tokens):
                 nxt = automaton.step(state, token) if token in automaton.allowed(state) else None
                 if nxt is None:
                     raise ConformanceError(
-                        f"{p.where(i)}: the automaton refuses token {k} {token!r} (context {record.tokens[max(0, k - 4) : k]})"
+                        f"{p.where(i)}: {which} automaton refuses token {k} {token!r} (context {record.tokens[max(0, k - 4) : k]})"
                     )
                 state = nxt
 

@@ -134,7 +134,7 @@ class _Dreamer:
 
     def __init__(self, model: GameGPT, tok: GameTokenizer, game: GameSpec, config: Any, codec: CodecConfig, constrained: bool) -> None:
         self.model, self.tok, self.game, self.config, self.codec = model, tok, game, config, codec
-        self.automaton = game.automaton(config)
+        self.automaton = game.automaton(config, codec)
         self.device = next(model.parameters()).device
         self.constrained = constrained
         self.tick_id = tok.ids[game.tick_token]

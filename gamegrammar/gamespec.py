@@ -276,7 +276,8 @@ class GameSpec:
         """The tokens an agent's input is written as (training can weight the outcome that follows one)."""
         raise NotImplementedError
 
-    def automaton(self, config: Any) -> Automaton:
+    def automaton(self, config: Any, codec: CodecConfig | None = None) -> Automaton:
+        """The grammar's automaton on this board: of the design `codec` writes, or (None) of any of the game's designs."""
         raise GameGrammarError(f"{self.name} has no grammar automaton for constrained sampling")
 
     def new_encoder(self, codec: CodecConfig, config: Any) -> Encoder:

@@ -59,8 +59,8 @@ class BattlesnakeSpec(GameSpec):
     def input_tokens(self, config: BattlesnakeConfig) -> list[str]:
         return _grammar.input_tokens()
 
-    def automaton(self, config: BattlesnakeConfig) -> _grammar.GrammarAutomaton:
-        return _grammar.GrammarAutomaton(config)
+    def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
+        return _grammar.GrammarAutomaton(config)  # one automaton reads both designs (the tails option's words too)
 
     def new_encoder(self, codec: CodecConfig, config: BattlesnakeConfig) -> _grammar.EpisodeEncoder:
         return _grammar.EpisodeEncoder(codec)  # the board is in every keyframe

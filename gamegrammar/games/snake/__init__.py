@@ -59,8 +59,11 @@ class SnakeSpec(GameSpec):
     def input_tokens(self, config: SnakeConfig) -> list[str]:
         return _grammar.input_tokens()
 
-    def automaton(self, config: SnakeConfig) -> _grammar.GrammarAutomaton:
-        return _grammar.GrammarAutomaton(config)
+    def automaton(self, config: SnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
+        if codec is None:  # any design, one per sequence
+            return _grammar.GrammarAutomaton(config)
+        design = _grammar.design_of(codec)
+        return _grammar.GrammarAutomaton(config, tail_events=design.pop("tails"), **design)
 
     def new_encoder(self, codec: CodecConfig, config: SnakeConfig) -> _grammar.EpisodeEncoder:
         return _grammar.EpisodeEncoder(codec, config)

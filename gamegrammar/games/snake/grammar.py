@@ -827,6 +827,11 @@ class GrammarAutomaton:
     the input a SENSE word, then grammar v1's outcome); None allows a SENSE word
     after any input. `spawn_column`: True is the spawn-column design (after a
     spawn's X exactly H column words, then its Y); None allows either after the X.
+
+    With `head_first` None the order is one per sequence, as `parse` holds it: the
+    first tick that writes a cell or an outcome word other than DIE_WALL commits the
+    sequence to the head-first automaton or to the other order's, and its states
+    are then ("order", head_first, the committed automaton's state).
     """
 
     def __init__(
@@ -840,6 +845,9 @@ class GrammarAutomaton:
         self.cells = config.cells
         self.height = config.height
         self.spawn_column = spawn_column
+        self.orders = None
+        if head_first is None:  # the first tick commits a sequence to one order (parse reads it so)
+            self.orders = tuple(GrammarAutomaton(config, tail_events, order, sense, spawn_column) for order in (False, True))
         vocab = vocabulary(config)
         xs = frozenset(t for t in vocab if t[0] == "X" and t[1:].isdigit())
         ys = frozenset(t for t in vocab if t[0] == "Y" and t[1:].isdigit())
@@ -909,6 +917,8 @@ class GrammarAutomaton:
 
     def allowed(self, state: tuple) -> frozenset[str]:
         name = state[0]
+        if name == "order":
+            return self.orders[state[1]].allowed(state[2])
         if name == "kf_chain":  # exactly LEN-1 body steps, then FOOD
             return self.sets["kf_chain"] if state[1] > 0 else self.sets["kf_food"]
         if name == "kf_food_x" and state[1] < self.cells:  # no food only on a full board
@@ -921,6 +931,10 @@ class GrammarAutomaton:
         if token not in self.allowed(state):
             return None
         name = state[0]
+        if name == "order" or (name == "outcome" and self.orders is not None and token != "DIE_WALL"):
+            order = state[1] if name == "order" else token[0] == "X"
+            inner = self.orders[order].step(state[2] if name == "order" else state, token)
+            return None if inner is None else ("order", order, inner)
         if name in _NEXT:
             return (_NEXT[name],)
         if name == "kf_len":

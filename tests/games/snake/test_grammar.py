@@ -724,3 +724,25 @@ def test_the_automaton_knows_the_spawn_column_design():
         assert automaton.allowed(state) == set(COLUMN_WORDS)
         state = automaton.step(state, "VAC")
     assert automaton.allowed(state) == {f"Y{y}" for y in range(board.height)}
+
+
+def test_the_any_design_automaton_holds_a_sequence_to_one_order_as_parse_does():
+    """A head-first tick commits the sequence: a later tick in grammar v1's order (or with a FREE cell) is refused,
+    since `parse` refuses it; the codec's automaton (`GameSpec.automaton(config, codec)`) is that design's alone."""
+    opening = "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X8 Y5 SCORE V0 "
+    config = SnakeConfig()
+    for second, ok in (("TICK INPUT_R X7 Y5 MOVE", True), ("TICK INPUT_R MOVE X7 Y5", False), ("TICK INPUT_R FREE X6 Y5", False)):
+        tokens = (opening + "TICK INPUT_R X6 Y5 MOVE " + second).split()
+        automaton, state = GAME.automaton(config), None
+        state = automaton.start()
+        for token in tokens:
+            state = automaton.step(state, token) if state is not None else None
+        assert (state is not None) == ok
+        if not ok:
+            with pytest.raises(GrammarError):
+                list(parse(tokens))
+    head_first = GAME.automaton(config, SnakeCodec(head_first=True))
+    assert _accepts(head_first, EXAMPLE_HEAD_FIRST.split()) and not _accepts(head_first, EXAMPLE.split())
+    assert _accepts(GAME.automaton(config, SnakeCodec()), EXAMPLE.split()) and not _accepts(
+        GAME.automaton(config, SnakeCodec()), EXAMPLE_SENSE.split()
+    )
