@@ -21,8 +21,12 @@ from typing import Any
 from gamegrammar.evaluation.stats import mean_interval
 
 
-def _tokens_per_episode(corpus: Path) -> float:
-    manifest = json.loads((corpus / "manifest.json").read_text())
+def _tokens_per_episode(corpus: Path) -> float | None:
+    """From the corpus's manifest; None where the corpus is not on this machine (a screen read from its reports alone)."""
+    path = corpus / "manifest.json"
+    if not path.is_file():
+        return None
+    manifest = json.loads(path.read_text())
     return sum(s["tokens"] for s in manifest["shards"]) / manifest["episodes"]
 
 

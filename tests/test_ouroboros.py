@@ -49,7 +49,7 @@ def test_the_config_refuses_unknown_keys_wrong_types_and_bad_values(tmp_path):
     shipped = OuroborosConfig.from_yaml(Path(__file__).parent.parent / "configs" / "ouroboros.yaml")
     assert shipped.play.games == 1000 and Path(shipped.finetune.config).name == "gg-cpu.yaml"
     readme_run = OuroborosConfig.from_yaml(Path(__file__).parent.parent / "configs" / "ouroboros-snake.yaml")
-    assert readme_run.checkpoint == "models/snake" and readme_run.generations == 3
+    assert readme_run.checkpoint == "models/snake-v1" and readme_run.generations == 3
 
 
 def test_the_readme_runs_each_change_the_lever_they_name() -> None:
