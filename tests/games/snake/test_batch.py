@@ -64,17 +64,22 @@ def test_batch_plays_every_episode_like_the_scalar_engine(agent, config, keyfram
 OPTIONS = [SnakeCodec(k, **{option: True}) for option in ("tail_events", "head_first", "sense") for k in (0, 4)]
 
 
-@pytest.mark.parametrize("codec", OPTIONS, ids=["tails-K0", "tails-K4", "head-K0", "head-K4", "sense-K0", "sense-K4"])
-@pytest.mark.parametrize("config", BOARDS[:3], ids=lambda c: f"{c.width}x{c.height}")
-@pytest.mark.parametrize("agent", ["random", "greedy", "wall_follower"])
-def test_batch_writes_each_grammar_option_like_the_scalar_engine(agent, config, codec):
-    seed, episodes = 3 + config.height, np.arange(40, 48)
+def batch_is_scalar(config: SnakeConfig, codec: SnakeCodec, seed: int, episodes: np.ndarray, agent: str) -> list[list[str]]:
+    """The batch engine's episodes, each checked against the scalar engine's states, tokens and end; their tokens."""
     states, tokens, result = batch_episodes(config, codec, seed, episodes, agent)
     for row, episode in enumerate(episodes):
         want_states, want_tokens, want_end = scalar_episode(config, codec, seed, int(episode), agent)
         assert states[int(episode)] == want_states, f"episode {episode}: states diverge"
         assert tokens[row] == want_tokens, f"episode {episode}: tokens diverge"
         assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
+    return tokens
+
+
+@pytest.mark.parametrize("codec", OPTIONS, ids=["tails-K0", "tails-K4", "head-K0", "head-K4", "sense-K0", "sense-K4"])
+@pytest.mark.parametrize("config", BOARDS[:3], ids=lambda c: f"{c.width}x{c.height}")
+@pytest.mark.parametrize("agent", ["random", "greedy", "wall_follower"])
+def test_batch_writes_each_grammar_option_like_the_scalar_engine(agent, config, codec):
+    tokens = batch_is_scalar(config, codec, 3 + config.height, np.arange(40, 48), agent)
     if codec.tail_events:
         assert any("FREE" in t for t in tokens)
         return
@@ -105,13 +110,7 @@ COLUMN_BOARDS = [SnakeConfig(6, 5, 80), SnakeConfig(4, 4, 60), SnakeConfig(5, 7,
 def test_batch_writes_the_spawn_column_like_the_scalar_engine(agent, config, design, keyframe_interval, min_salience):
     """Every eat's column words, read off the occupancy grid after the tick, in every design; dropped with FOOD_SPAWN."""
     codec = SnakeCodec(keyframe_interval, min_salience, spawn_column=True, **COLUMN_DESIGNS[design])
-    seed, episodes = 5 + config.width, np.arange(20, 30)
-    states, tokens, result = batch_episodes(config, codec, seed, episodes, agent)
-    for row, episode in enumerate(episodes):
-        want_states, want_tokens, want_end = scalar_episode(config, codec, seed, int(episode), agent)
-        assert states[int(episode)] == want_states, f"episode {episode}: states diverge"
-        assert tokens[row] == want_tokens, f"episode {episode}: tokens diverge"
-        assert ("DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT")[result.ends[row]] == want_end
+    tokens = batch_is_scalar(config, codec, 5 + config.width, np.arange(20, 30), agent)
     words = [sum(token in COLUMN_OF for token in t) for t in tokens]
     assert words == [t.count("FOOD_SPAWN") * config.height for t in tokens]  # H words after every spawn's X, none elsewhere
     assert (sum(words) > 0) == (min_salience <= Salience.RULE_EFFECT)  # the games eat: the words are there unless dropped
