@@ -200,8 +200,10 @@ reproduce-gg-cpu-long-mix-%:
 
 # reproduce-gg-cpu-2h-mix-DESIGN: gg-cpu-long's recipe for 8000 steps instead of 3000 (the learning rate's cosine over all
 # of them): what its 2-hour cap holds on this CPU (71 minutes at the 11,500 tokens/s of an idle machine, 100 at 8,200).
+# Two at once on one thread each take longer than the cap: add GG_2H_ARGS="--trainer.max_time 00:04:00:00".
+GG_2H_ARGS ?=
 reproduce-gg-cpu-2h-mix-%:
-	$(MAKE) reproduce-gg-cpu-long-mix-$* LONG_PREFIX=gg-cpu-2h LONG_ARGS="--trainer.max_steps 8000 --trainer.val_check_interval 1000"
+	$(MAKE) reproduce-gg-cpu-long-mix-$* LONG_PREFIX=gg-cpu-2h LONG_ARGS="--trainer.max_steps 8000 --trainer.val_check_interval 1000 $(GG_2H_ARGS)"
 
 reproduce-gg-cpu-long-careless: reproduce-gg-cpu-long-mix-careless
 
