@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # The main job, small: a corpus, a couple of minutes of training, 200 samples, a report. The corpus is written the way
-# the shipped model's was (models/snake: the careless mix, with sense words; make reproduce-gg-cpu-long-mix-careless-sense),
+# the shipped model's was (models/snake: the careless mix, with sense words; make reproduce-gg-gpu-mix-careless-sense),
 # so that the brief model and the shipped one are read on the same games and grammar.
 SHIPPED_CORPUS_FLAGS = --agents $(SNAKE_MIX_AGENTS_careless-sense) $(SNAKE_MIX_FLAGS_careless-sense)
 demo: setup
@@ -168,7 +168,7 @@ screen-snake-mix: setup $(foreach d,$(SNAKE_MIX_DESIGNS),$(CORPUS)-$(d)/manifest
 
 # gg-cpu-long (issue 20): gg-cpu for 3000 steps (configs/gg-cpu-long.yaml, about 39 minutes; run it in the background),
 # on grammar v1, the best design of the screen above; the README's row and grammar v1's model (models/snake-v1). The
-# shipped model (models/snake) is the same run on the careless mix with sense words: reproduce-gg-cpu-long-mix-careless-sense.
+# best CPU model (models/snake-cpu) is the same run on the careless mix with sense words: reproduce-gg-cpu-long-mix-careless-sense.
 # reproduce-gg-cpu-long-head: the same run on the head-first design (--head-first), to see whether writing the
 # head's cell first speeds up learning self-collision once the model starts on it (it has not at 890 steps).
 LONG_NAME ?= gg-cpu-long
@@ -204,6 +204,21 @@ reproduce-gg-cpu-long-mix-%:
 GG_2H_ARGS ?=
 reproduce-gg-cpu-2h-mix-%:
 	$(MAKE) reproduce-gg-cpu-long-mix-$* LONG_PREFIX=gg-cpu-2h LONG_ARGS="--trainer.max_steps 8000 --trainer.val_check_interval 1000 $(GG_2H_ARGS)"
+
+# reproduce-gg-gpu-mix-DESIGN (issue 20; needs a CUDA GPU): gg-gpu (configs/gg-gpu.yaml, 14.4M parameters, bf16 autocast)
+# on one of the mixes above, without dropout, for GPU_STEPS steps (4060: what one H200 ran in 5 minutes; the
+# learning rate's cosine ends there), then the long rows' evaluation and tier 2 on the design's held-out corpus.
+# reproduce-gg-gpu-mix-careless-sense is the shipped model, models/snake (exported with --dtype bfloat16). GPU_ARGS adds training flags.
+GPU_STEPS ?= 4060
+GPU_ARGS ?=
+reproduce-gg-gpu-mix-%: setup
+	$(MAKE) $(CORPUS)-$*/manifest.json $(call heldout,$*)/manifest.json
+	rm -rf runs/gg-gpu-$*-final
+	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(CORPUS)-$* --run_dir runs/gg-gpu-$*-final --trainer.enable_progress_bar false \
+	  --model.dropout 0.0 --data.num_workers 4 --trainer.max_steps $(GPU_STEPS) $(GPU_ARGS)
+	$(GG) evaluate --ckpt runs/gg-gpu-$*-final/checkpoints/last.ckpt --corpus $(CORPUS)-$* --num 1000 --temperature 1.0 --out reports/gg-gpu-$*
+	$(GG) analyze --ckpt runs/gg-gpu-$*-final/checkpoints/last.ckpt --corpus $(call heldout,$*) --tiers 2 \
+	  --out reports/gg-gpu-$*-analysis-$(notdir $(call heldout,$*))
 
 reproduce-gg-cpu-long-careless: reproduce-gg-cpu-long-mix-careless
 

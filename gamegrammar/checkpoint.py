@@ -107,14 +107,29 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
         raise GameGrammarError(f"{path} lacks {err.args[0]!r} in its gamegrammar section") from None
 
 
-def export(ckpt: str | Path, out_dir: str | Path) -> Path:
-    """Write model.safetensors, config.json and tokenizer.json for the checkpoint to out_dir."""
+EXPORT_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def export(ckpt: str | Path, out_dir: str | Path, dtype: str = "float32") -> Path:
+    """Write model.safetensors, config.json and tokenizer.json for the checkpoint to out_dir.
+
+    dtype: how the parameters are stored; bfloat16 halves the file (a large model in a repository). Buffers
+    stay as they are, and a reader computes in float32 whatever the file holds, so the rounding of the
+    weights is the only difference: evaluate the export itself before quoting its figures.
+    """
+    if dtype not in EXPORT_DTYPES:
+        raise GameGrammarError(f"--dtype must be one of {', '.join(EXPORT_DTYPES)}, got {dtype!r}")
     loaded = load_checkpoint(ckpt)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise GameGrammarError(f"{out} exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().contiguous() for k, v in loaded.model.state_dict().items() if k != "head.weight"}
+    params = {name for name, _ in loaded.model.named_parameters()}
+    state = {
+        k: (v.detach().to(EXPORT_DTYPES[dtype]) if k in params else v.detach()).contiguous()
+        for k, v in loaded.model.state_dict().items()
+        if k != "head.weight"
+    }
     metadata = {"format": "pt", "gamegrammar_export": str(EXPORT_FORMAT)}
     atomic_write(out / "model.safetensors", lambda f: f.write(save(state, metadata=metadata)))
     atomic_write_text(out / "tokenizer.json", loaded.tokenizer.to_json())
@@ -125,6 +140,7 @@ def export(ckpt: str | Path, out_dir: str | Path) -> Path:
         "longest_episode": loaded.longest_episode,
         "corpus_spec": loaded.spec.to_dict(),
         "tokenizer_sha256": loaded.tokenizer.sha256(),
+        "weights_dtype": dtype,
     }
     atomic_write_json(out / "config.json", config)
     return out

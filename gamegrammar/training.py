@@ -286,7 +286,8 @@ class TokensPerSecond(Callback):
     def on_train_batch_start(self, trainer: L.Trainer, pl_module: L.LightningModule, batch: Any, batch_idx: int) -> None:
         now = time.perf_counter()
         if self._started is not None:
-            tokens = float((batch[1] != IGNORE_INDEX).sum()) * trainer.world_size
+            # A tensor, not a float: reading the count back would stall a GPU's queue every step.
+            tokens = (batch[1] != IGNORE_INDEX).sum() * trainer.world_size
             pl_module.log("train/tokens_per_s", tokens / max(now - self._started, 1e-9), prog_bar=True)
         self._started = now
 

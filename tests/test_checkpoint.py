@@ -97,3 +97,26 @@ def test_broken_export_is_one_line_error(trained, tmp_path):
     (out / "model.safetensors").write_bytes(b"garbage")
     with pytest.raises(GameGrammarError, match="cannot read exported model"):
         load_exported(out)
+
+
+def test_export_in_bfloat16_halves_the_weights_and_reads_back_as_float32(trained, tmp_path):
+    from safetensors.torch import load_file
+
+    full, half = export(trained, tmp_path / "f32"), export(trained, tmp_path / "bf16", dtype="bfloat16")
+    a, b = load_exported(full), load_exported(half)
+    params = {name for name, _ in a.model.named_parameters()}
+    stored = load_file(half / "model.safetensors")
+    assert {stored[k].dtype for k in stored if k in params} == {torch.bfloat16}
+    assert all(stored[k].dtype == torch.float32 for k in stored if k not in params)  # buffers kept exact
+    assert json.loads((half / "config.json").read_text())["weights_dtype"] == "bfloat16"
+    assert (half / "model.safetensors").stat().st_size < 0.6 * (full / "model.safetensors").stat().st_size
+    assert all(p.dtype == torch.float32 for p in b.model.parameters())
+    assert torch.equal(b.model.wte.weight, a.model.wte.weight.to(torch.bfloat16).float())
+    idx = torch.randint(0, a.gpt_config.vocab_size, (2, 30), generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        torch.testing.assert_close(b.model(idx)[0], a.model(idx)[0], atol=0.1, rtol=0.05)
+
+
+def test_export_refuses_an_unknown_dtype(trained, tmp_path):
+    with pytest.raises(GameGrammarError, match="--dtype must be one of"):
+        export(trained, tmp_path / "x", dtype="int8")

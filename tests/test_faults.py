@@ -145,6 +145,11 @@ CASES = [
     ("train-negative-lr", [*TRAIN, "--model.lr", "-1"], "lr must be a positive number"),
     ("train-zero-batch", [*TRAIN, "--data.batch_size", "0"], "batch_size must be at least 1"),
     ("train-missing-corpus", [*TRAIN[:5], "nowhere", *TRAIN[6:]], "does not exist"),
+    (
+        "train-bad-max-time",
+        [*TRAIN, "--trainer.max_time", "00:00:1:5"],
+        "trainer setting: `Timer(duration='00:00:1:5')` is not a valid duration",
+    ),
     ("resume-text-file", [*TRAIN, "--ckpt_path", "notes.txt"], "not a checkpoint"),
     ("resume-truncated", [*TRAIN, "--ckpt_path", "truncated.ckpt"], "checkpoint"),
     ("resume-foreign-pickle", [*TRAIN, "--ckpt_path", "foreign.pkl"], "not a checkpoint"),

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.cli import LightningCLI
 
 from gamegrammar.errors import GameGrammarError
@@ -144,9 +145,11 @@ def main(argv: Sequence[str]) -> int:
     except Exception as err:
         # jsonargparse may wrap errors raised while instantiating classes; unwrap ours.
         cause = _our_cause(err)
-        if cause is None:
-            raise
-        raise cause from None
+        if cause is not None:
+            raise cause from None
+        if isinstance(err, MisconfigurationException):  # Lightning's word for a bad value, such as a max_time it cannot read
+            raise GameGrammarError(f"trainer setting: {err}") from None
+        raise
     return 0
 
 
