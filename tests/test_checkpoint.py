@@ -107,7 +107,6 @@ def test_export_in_bfloat16_halves_the_weights_and_reads_back_as_float32(trained
     params = {name for name, _ in a.model.named_parameters()}
     stored = load_file(half / "model.safetensors")
     assert {stored[k].dtype for k in stored if k in params} == {torch.bfloat16}
-    assert all(stored[k].dtype == torch.float32 for k in stored if k not in params)  # buffers kept exact
     assert json.loads((half / "config.json").read_text())["weights_dtype"] == "bfloat16"
     assert (half / "model.safetensors").stat().st_size < 0.6 * (full / "model.safetensors").stat().st_size
     assert all(p.dtype == torch.float32 for p in b.model.parameters())
