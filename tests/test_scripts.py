@@ -11,13 +11,28 @@ from gamegrammar.games.snake.grammar import EXAMPLE_SPAWN_COLUMN
 SCRIPTS = Path(__file__).parent.parent / "scripts"
 
 
-def test_column_errors_names_the_first_wrong_word_of_each_spawn(tmp_path):
+def test_spawn_errors_names_the_first_wrong_word_of_each_spawn(tmp_path):
     words = "FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC"
     miss = EXAMPLE_SPAWN_COLUMN.replace(words, "FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC VAC VAC VAC VAC")  # the tail's row
     false = EXAMPLE_SPAWN_COLUMN.replace(words, "FOOD_SPAWN X5 OCC VAC VAC VAC VAC OCC OCC VAC VAC VAC")  # never a head
     samples = tmp_path / "samples.txt"
     samples.write_text("\n".join([EXAMPLE_SPAWN_COLUMN, miss, false, "BOS garbage"]) + "\n")
-    out = subprocess.run([sys.executable, SCRIPTS / "column_errors.py", samples], capture_output=True, text=True, check=True).stdout
-    assert "wrong: 2" in out
+    out = subprocess.run([sys.executable, SCRIPTS / "spawn_errors.py", samples], capture_output=True, text=True, check=True).stdout
+    assert "wrong: 2" in out and "on the body: 0" in out
     assert "from the head: {3: 1}" in out  # the tail: the last quarter of a body of seven
     assert "never a head: 1" in out
+
+
+def test_spawn_errors_places_food_on_the_body_counted_from_the_tail(tmp_path):
+    words = "FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2"
+    v1 = EXAMPLE_SPAWN_COLUMN.replace(words, "FOOD_SPAWN X5 Y2")  # grammar v1: no words; the grown body has 7 cells
+    on_tail = v1.replace("FOOD_SPAWN X5 Y2", "FOOD_SPAWN X5 Y6")  # the tail, which stays put on the eating tick
+    on_body = v1.replace("FOOD_SPAWN X5 Y2", "FOOD_SPAWN X7 Y5")  # the fourth cell from the head: 3 from the tail
+    samples = tmp_path / "samples.txt"
+    samples.write_text("\n".join([v1, on_tail, on_body, on_tail]) + "\n")
+    out = subprocess.run([sys.executable, SCRIPTS / "spawn_errors.py", samples], capture_output=True, text=True, check=True).stdout
+    assert "on the body: 3" in out
+    assert "(0: the tail): {0: 2, 3: 1}" in out
+    assert "length: {'4-7': 3}" in out
+    assert "place (as tier 2's): {'body': 1, 'tail': 2}" in out
+    assert "column words" not in out  # no spawn-column words, no section for them

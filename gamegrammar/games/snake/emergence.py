@@ -13,7 +13,10 @@ snakes, shows up as such.
 "Food spawns on empty cells" is not a single token: the cell is random. What the
 rule demands is that the model's mass over cells sits on empty ones, so for each
 FOOD_SPAWN the model's P(X) is combined with P(Y | X = x) for every x (a branch of
-the KV cache per x) into the mass on empty cells versus cells under the snake.
+the KV cache per x) into the mass on empty cells versus cells under the snake. The
+mass on each body cell is also read against the mean empty cell's, by its place in the
+body (head, the two cells before the tail, the tail, the rest): a model that misjudges
+where the body ends puts its mass near the tail; one blind to the body puts 1 everywhere.
 
 Counterfactual probes then edit real prefixes so that a rule newly applies and
 ask whether the prediction moves as the rule demands:
@@ -145,8 +148,8 @@ PROBE_KINDS = {"food_ahead": "EAT", "wall_ahead": "DIE_WALL", "body_ahead": "DIE
 class RuleEvent:
     """One occurrence of a rule in an episode: the token positions it mandates, and its context.
 
-    For spawn_on_empty, `positions` holds the X of FOOD_SPAWN and `occupied` the snake's cells then (the grown body,
-    whose cells the spawn-column words of each column say).
+    For spawn_on_empty, `positions` holds the X of FOOD_SPAWN and `body` the snake's cells then, head first (the grown
+    body, whose cells the spawn-column words of each column say).
     """
 
     rule: str
@@ -154,7 +157,11 @@ class RuleEvent:
     tick: int
     length: int  # the snake's length before the tick
     ticks_since_keyframe: int
-    occupied: frozenset[Cell] | None = None
+    body: tuple[Cell, ...] | None = None
+
+    @property
+    def occupied(self) -> frozenset[Cell]:
+        return frozenset(self.body or ())
 
     def context(self) -> dict[str, int]:
         return {
@@ -183,8 +190,8 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
         p = item.positions
         ctx = (item.number, before.length, item.number - last_keyframe)
 
-        def add(rule: str, positions: list[int], occupied: frozenset[Cell] | None = None) -> None:
-            events.append(RuleEvent(rule, positions, *ctx, occupied=occupied))  # noqa: B023 (used at once)
+        def add(rule: str, positions: list[int], body: tuple[Cell, ...] | None = None) -> None:
+            events.append(RuleEvent(rule, positions, *ctx, body=body))  # noqa: B023 (used at once)
 
         if item.outcome == "EAT":
             add("eat_when_food", [p["outcome"]])
@@ -202,7 +209,7 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
             add("grow_after_eat", [p["grow"], p["grow"] + 1])
             add("score_increments", [p["score"] - 1, p["score"]])
         if "spawn" in p:
-            add("spawn_on_empty", [p["spawn"]], frozenset(after.body))
+            add("spawn_on_empty", [p["spawn"]], after.body)
         if "column" in p:
             add("column_sensed", list(range(p["column"], p["spawn_y"])))
             for row, on_body in enumerate(item.column or ()):
@@ -227,6 +234,7 @@ class _Scores:
     share: list[float] = field(default_factory=list)  # spawn_on_empty: of the mass on cells, the share on empty ones
     blind: list[float] = field(default_factory=list)  # spawn_on_empty: fraction of cells that are empty
     column: list[float] = field(default_factory=list)  # spawn_on_empty, spawn-column design: P(a correct column)
+    places: dict[str, list[float]] = field(default_factory=dict)  # spawn_on_empty: per body cell, its mass / an empty cell's
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"count": len(self.probs), "mean_prob": mean(self.probs), "accuracy": mean(self.hits)}
@@ -238,7 +246,24 @@ class _Scores:
             out["empty_fraction"] = mean(self.blind)
         if self.column:
             out["column_mass"] = mean(self.column)
+        if self.places:
+            out["body_places"] = {p: {"cells": len(v), "relative_mass": mean(v)} for p in BODY_PLACES if (v := self.places.get(p))}
         return out
+
+
+# Where on the body a spawn's mass lands: the head (the cell just eaten), the two cells before the tail, the tail (which
+# stays put on a growth tick) and the body between. Mass near the tail says the model misjudges where the body ends (the
+# count back LEN ticks); mass spread evenly says it does not see the body at all.
+BODY_PLACES = ("head", "body", "before the tail", "tail")
+
+
+def body_place(index: int, length: int) -> str:
+    """The place of body cell `index` (0 = head) in a body of `length` cells."""
+    if index == 0:
+        return "head"
+    if index == length - 1:
+        return "tail"
+    return "before the tail" if index >= length - 3 else "body"
 
 
 @dataclass
@@ -253,6 +278,7 @@ class _Spawn:
     share: float
     blind: float
     column: float | None
+    places: dict[str, list[float]]  # per body cell, its mass relative to an empty cell's mean (1 = blind to it)
 
 
 def _spawn_scores(
@@ -274,7 +300,7 @@ def _spawn_scores(
 
     def candidates(e: RuleEvent) -> list[list[int]]:
         """Per x: X, then (spawn-column design) column x's true words for the grown body."""
-        body = tuple(e.occupied or ())
+        body = e.body or ()
         return [[x_ids[x], *(words[o] for o in (column_occupancy(body, x, config) if column else ()))] for x in range(config.width)]
 
     seqs = [candidates(e) for e in spawns]
@@ -298,7 +324,13 @@ def _spawn_scores(
         share = empty / (empty + full) if empty + full > 0 else float("nan")
         empty_fraction = 1 - len(e.occupied or ()) / config.cells
         mass = float((p_x * p_words).sum()) if column else None
-        out.append(_Spawn(float(cell[~occupied].sum()), float(cell[occupied].sum()), float(hit), share, empty_fraction, mass))
+        places: dict[str, list[float]] = {}
+        empty_cells = int((~occupied).sum())
+        if empty_cells and empty > 0:  # each body cell's mass against the mean empty cell's (the words teacher forced)
+            body = e.body or ()
+            for i, (x, y) in enumerate(body):
+                places.setdefault(body_place(i, len(body)), []).append(float(given[x, y]) * empty_cells / empty)
+        out.append(_Spawn(float(cell[~occupied].sum()), float(cell[occupied].sum()), float(hit), share, empty_fraction, mass, places))
     return out
 
 
@@ -354,6 +386,8 @@ def rule_emergence(
                     s.blind.append(found.blind)
                     if found.column is not None:
                         s.column.append(found.column)
+                    for place, values in found.places.items():
+                        s.places.setdefault(place, []).extend(values)
     rules = {}
     for r in RULES:
         if r in DESIGN_RULES and not any(DESIGN_RULES[r](t) for t in tokens):
@@ -606,6 +640,9 @@ def markdown(result: dict[str, Any]) -> list[str]:
             )
             if "column_mass" in e:
                 note += f"; column mass {fmt(e['column_mass'])} (untrained {fmt(u.get('column_mass'))})"
+            if "body_places" in e:
+                where = ", ".join(f"{p} {fmt(v['relative_mass'])} ({v['cells']} cells)" for p, v in e["body_places"].items())
+                note += f"; mass per body cell against an empty cell's (blind: 1): {where}"
         lines.append(
             f"| {rule} | {e['count']} | {fmt(e['mean_prob'])} | {fmt(e['accuracy'])} | {fmt(u.get('mean_prob'))} | {fmt(u.get('accuracy'))} | {note} |"
         )

@@ -74,6 +74,12 @@ def test_emergence_splits_add_up_and_eats_are_counted(corpus):
         # An untrained model spreads its mass almost evenly: its share on empty cells is about the empty fraction.
         share = spawn["mean_prob"] / (spawn["mean_prob"] + spawn["occupied_mass"])
         assert abs(share - spawn["empty_fraction"]) < 0.1
+        # ... and so about an empty cell's mass on each body cell; every body cell is counted once, in one place.
+        places = spawn["body_places"]
+        assert "head" in places and all(0.5 < b["relative_mass"] < 2 for b in places.values())
+        assert sum(b["cells"] for b in places.values()) == sum(
+            len(e.body) for t in tokens for e in em.rule_events(t, corpus.game) if e.body
+        )
 
 
 def test_bucket_labels():
@@ -388,7 +394,7 @@ def _brute_spawns(model: GameGPT, corpus: Corpus, row: int, spawns: int) -> list
         p, body = e.positions[0], states[e.tick].body
         p_x = torch.log_softmax(model(torch.tensor([ids[:p]]))[0][0, -1], -1).exp()
         empty = occupied = given_empty = given_all = mass = 0.0
-        greedy = {}
+        greedy, given = {}, {}
         for x in range(cfg.width):
             words = [COLUMN_WORDS[o] for o in column_occupancy(body, x, cfg)] if column else []
             seq = [*ids[:p], tok.ids[f"X{x}"], *(tok.ids[w] for w in words)]
@@ -404,10 +410,18 @@ def _brute_spawns(model: GameGPT, corpus: Corpus, row: int, spawns: int) -> list
                 occupied += px * p_words * float(p_y[y]) if on_body else 0
                 given_empty += 0 if on_body else px * float(p_y[y])
                 given_all += px * float(p_y[y])
+                given[x, y] = px * float(p_y[y])
             right = all(int(lp[p + j].argmax()) == tok.ids[w] for j, w in enumerate(words))
             greedy[x] = right and (x, int(p_y.argmax())) not in body
         best = max(range(cfg.width), key=lambda x: float(p_x[tok.ids[f"X{x}"]]))
-        out.append({"empty": empty, "occupied": occupied, "share": given_empty / given_all, "column": mass, "hit": greedy[best]})
+        per_empty = given_empty / (cfg.cells - len(body))
+        places: dict[str, list[float]] = {}
+        for i, cell in enumerate(body):
+            place = "head" if i == 0 else "tail" if i == len(body) - 1 else "before the tail" if i >= len(body) - 3 else "body"
+            places.setdefault(place, []).append(given[cell] / per_empty)
+        out.append(
+            {"empty": empty, "occupied": occupied, "share": given_empty / given_all, "column": mass, "hit": greedy[best], "places": places}
+        )
     return out
 
 
@@ -443,6 +457,10 @@ def test_spawn_mass_is_the_joint_of_the_column_words_and_the_row(design, trained
     assert spawn["occupied_mass"] == pytest.approx(np.mean([w["occupied"] for w in want]), rel=1e-3)
     assert spawn["empty_share"] == pytest.approx(np.mean([w["share"] for w in want]), rel=1e-4)
     assert spawn["accuracy"] == np.mean([w["hit"] for w in want])
+    places = {p: [v for w in want for v in w["places"].get(p, [])] for p in em.BODY_PLACES}
+    assert {p: b["cells"] for p, b in spawn["body_places"].items()} == {p: len(v) for p, v in places.items() if v}
+    for place, b in spawn["body_places"].items():  # each body cell's mass against the mean empty cell's
+        assert b["relative_mass"] == pytest.approx(np.mean(places[place]), rel=1e-3), place
     if design == "v1":
         assert "column_mass" not in spawn and "column_sensed" not in result["rules"]
         assert all(w["share"] == pytest.approx(w["empty"] / (w["empty"] + w["occupied"]), rel=1e-6) for w in want)  # as before
@@ -481,3 +499,10 @@ def test_tier2_on_spawn_column_reports_its_rules_and_the_probes_still_hold(colum
             assert validate(whole, columns.game, sense=True, spawn_column=True).valid
     counts = result["counterfactuals"]["model"]
     assert counts["food_ahead"]["count"] == len(rows)
+
+
+def test_body_place_names_head_tail_and_the_two_cells_before_it():
+    assert [em.body_place(i, 6) for i in range(6)] == ["head", "body", "body", "before the tail", "before the tail", "tail"]
+    assert [em.body_place(i, 3) for i in range(3)] == ["head", "before the tail", "tail"]
+    assert [em.body_place(i, 2) for i in range(2)] == ["head", "tail"]
+    assert em.body_place(0, 1) == "head"  # a snake of one cell is all head
