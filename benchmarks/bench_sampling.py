@@ -1,6 +1,7 @@
 """Sampling throughput: today's sampler against the one before it, and the KV cache against full recomputation.
 
 Run from the repository root:  python -m benchmarks.bench_sampling  [--quick] [--threads N] [--repeats N] [--json PATH]
+                               [--device cuda] [--preset gg-gpu] [--scaling-batches 1,32,256,1000]
 
 1. This sampler against `baseline_generate`, a faithful copy of the sampler as it was before it was made
    faster (its loop, its per-row grammar mask, a zeroed cache allocated per batch and per slide, compaction
@@ -185,7 +186,7 @@ def rare_eos(model: GameGPT, eos_id: int, mean_length: int) -> GameGPT:
     return model
 
 
-def workloads(quick: bool) -> list[Workload]:
+def workloads(quick: bool, device: torch.device) -> list[Workload]:
     """What a self-play loop samples, at the batch sizes it uses (quick: small and short, a smoke test)."""
     snake, bs = load_game("snake"), load_game("battlesnake")
     snake_config, bs_config = snake.config_type(), bs.config_type()  # the default games
@@ -193,14 +194,15 @@ def workloads(quick: bool) -> list[Workload]:
     torch.manual_seed(0)
     # Snake: gg-cpu (a whole episode fits the context), episodes of ~500 tokens (DESIGN.md), the cap
     # `gamegrammar sample` sets for a Snake corpus (2304 tokens)
-    snake_model = GameGPT(preset("gg-cpu", vocab_size=len(snake_tok), tick_id=snake_tok.ids[snake.tick_token])).eval()
+    snake_model = GameGPT(preset("gg-cpu", vocab_size=len(snake_tok), tick_id=snake_tok.ids[snake.tick_token])).eval().to(device)
     rare_eos(snake_model, snake_tok.eos_id, 150 if quick else 500)
     # `gamegrammar ouroboros` measures each generation on 200 samples in batches of 64
     snake_cap, snake_runs = (400, ((16, 24),)) if quick else (2304, ((64, 200), (256, 256)))
     # Battlesnake: configs/bs-cpu.yaml's shape (context 1024, no tick clock), episodes of ~2400 tokens (its corpus,
     # keyframes every 20 ticks), and the cap it advises for sampling (6144): the window slides
     context = 256 if quick else 1024
-    bs_model = GameGPT(preset("gg-cpu", vocab_size=len(bs_tok), block_size=context, tick_table=0, tick_id=bs_tok.ids[bs.tick_token])).eval()
+    bs_config_model = preset("gg-cpu", vocab_size=len(bs_tok), block_size=context, tick_table=0, tick_id=bs_tok.ids[bs.tick_token])
+    bs_model = GameGPT(bs_config_model).eval().to(device)
     rare_eos(bs_model, bs_tok.eos_id, 600 if quick else 2400)
     return [
         Workload("snake", snake_model, snake_tok.eos_id, snake_cap, snake_runs),
@@ -247,13 +249,14 @@ def full_recompute(model: GameGPT, batch: int, length: int, probes: int = 12) ->
     measured by timing `probes` steps spread evenly over 1..length-1 and summing
     the interpolated step times: the same figure, without minutes of waiting.
     """
-    seq = torch.randint(0, VOCAB, (batch, length))
+    device = next(model.parameters()).device
+    seq = torch.randint(0, VOCAB, (batch, length)).to(device)
     points = torch.linspace(1, length - 1, probes).round().long().unique().tolist()
     times = []
     for t in points:
         start = time.perf_counter()
         logits, _ = model(seq[:, :t])
-        torch.multinomial(torch.softmax(logits[:, -1].float(), -1), 1)
+        torch.multinomial(torch.softmax(logits[:, -1].float(), -1), 1).tolist()  # .tolist(): the step is done (on a GPU too)
         times.append(time.perf_counter() - start)
     steps = torch.arange(1, length).float()
     return float(np.interp(steps.numpy(), points, times).sum())
@@ -274,19 +277,28 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's, one per core)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each sampler per row, the best kept (default 1)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, ... (default: cpu)")
+    parser.add_argument(
+        "--scaling-batches", default=None, help="batch sizes of the throughput table, comma-separated (default 1,8,32,128; quick 1,8)"
+    )
     args = parser.parse_args()
+    device = torch.device(args.device)
+    scaling_batches = (
+        [int(b) for b in args.scaling_batches.split(",")] if args.scaling_batches else [1, 8] if args.quick else [1, 8, 32, 128]
+    )
     if args.threads:
         torch.set_num_threads(args.threads)
     length = args.length or (200 if args.quick else 1000)
     batch = args.batch or (8 if args.quick else 32)
 
     best = f", best of {args.repeats} alternating runs each" if args.repeats > 1 else ""
-    print(f"sampling against the sampler before it was made faster (same run, same samples), {torch.get_num_threads()} threads{best}")
+    where = f"{torch.get_num_threads()} threads" if device.type == "cpu" else str(device)
+    print(f"sampling against the sampler before it was made faster (same run, same samples), {where}{best}")
     print(
         f"{'workload':<22}{'batch':>6}{'seqs':>6}{'tokens':>9}{'mean len':>9}{'slides':>7}{'before tok/s':>14}{'now tok/s':>11}{'x before':>9}{'same':>6}"
     )
     against_baseline = []
-    for w in workloads(args.quick):
+    for w in workloads(args.quick, device):
         for b, n in w.runs:
             r = {"workload": w.name, **compare(w, b, n, args.repeats)}
             against_baseline.append(r)
@@ -297,10 +309,8 @@ def main() -> None:
             )
 
     torch.manual_seed(0)
-    model = GameGPT(preset(args.preset, vocab_size=VOCAB, block_size=max(length, 64), tick_id=4)).eval()  # any id: the clock counts it
-    print(
-        f"\nsampling: {args.preset} ({model.num_params():,} parameters), {batch} sequences x {length} tokens, {torch.get_num_threads()} threads"
-    )
+    model = GameGPT(preset(args.preset, vocab_size=VOCAB, block_size=max(length, 64), tick_id=4)).eval().to(device)  # any id: a clock
+    print(f"\nsampling: {args.preset} ({model.num_params():,} parameters), {batch} sequences x {length} tokens, {where}")
     kv_seconds, tokens = kv_cache(model, batch, length)
     full_seconds = full_recompute(model, batch, length)
     rows = {
@@ -313,7 +323,7 @@ def main() -> None:
     scaling = {}
     print(f"\nKV-cache throughput against batch size ({length // 2} tokens per sequence)")
     print(f"{'batch':>8}{'tokens/s':>12}")
-    for b in (1, 8, 32, 128) if not args.quick else (1, 8):
+    for b in scaling_batches:
         seconds, n = kv_cache(model, b, length // 2)
         scaling[b] = n / seconds
         print(f"{b:>8}{scaling[b]:>12,.0f}")

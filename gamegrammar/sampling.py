@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -166,11 +167,13 @@ def generate(
     config: SamplingConfig | None = None,
     stats: SamplingStats | None = None,
     grammar: tuple[GameTokenizer, Automaton] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> list[list[int]]:
     """Continue every prompt until EOS or `config.max_length` tokens; returns whole sequences (prompt included).
 
     `grammar` (the tokenizer and the game's grammar automaton, `GameSpec.automaton(config)`) is needed only
-    with `config.constrained`.
+    with `config.constrained`. `progress` is called with the number of sequences that have just finished, as
+    they finish: a batch of a thousand takes minutes on a CPU.
     """
     config = config or SamplingConfig()
     if config.constrained and grammar is None:
@@ -192,7 +195,7 @@ def generate(
     for first in range(0, len(prompts), config.batch_size):
         batch = prompts[first : first + config.batch_size]
         cache = KVCache(store.k[:, : len(batch)], store.v[:, : len(batch)])
-        out += _generate_batch(model, batch, eos_id, config, generator, cache, stats, mask)
+        out += _generate_batch(model, batch, eos_id, config, generator, cache, stats, mask, progress)
     if device.type == "cuda":
         torch.cuda.synchronize()
     stats.seconds += time.perf_counter() - start
@@ -209,12 +212,15 @@ def _generate_batch(
     cache: KVCache,
     stats: SamplingStats,
     mask: GrammarMask | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> list[list[int]]:
     """One batch through the decode loop. Per step: one forward pass, one draw for the whole batch, and a few
     tensor ops; Python-side bookkeeping is plain ints (no per-row loops)."""
     B, cap = len(prompts), config.max_length
     length = min(map(len, prompts))  # every active row holds `length` tokens
     if length >= cap:  # every prompt fills the cap: nothing to write
+        if progress:
+            progress(B)
         return [list(p) for p in prompts]
     device = cache.k.device
     context, tick_id = model.config.block_size, model.config.tick_id
@@ -269,6 +275,8 @@ def _generate_batch(
         length += 1
         done = alive if length >= cap else ends
         if bool(done.any()):
+            if progress:
+                progress(int(done.sum()))
             lengths[active[done]] = length
             alive = alive & ~done
             riding = len(active) - int(alive.sum())

@@ -99,18 +99,24 @@ def test_batches_with_forced_prompts_finished_rows_and_slides_write_what_one_row
     selected = []
     select = KVCache.select
     monkeypatch.setattr(KVCache, "select", lambda cache, rows: selected.append(rows.tolist()) or select(cache, rows))
-    stats = SamplingStats()
-    got = generate(model, prompts, eos, SamplingConfig(temperature=0, max_length=cap, batch_size=batch), stats)
+    stats, finished = SamplingStats(), []
+    got = generate(model, prompts, eos, SamplingConfig(temperature=0, max_length=cap, batch_size=batch), stats, progress=finished.append)
     assert got == [windowed_greedy(model, p, eos, cap, f) for p, f in zip(prompts, firsts)]
     assert stats.slides > 0 and selected and any(rows != list(range(len(rows))) for rows in selected)
+    # progress: every sequence counted once, as it finishes (the rows that end at EOS before the batch does)
+    ended = sorted({(i // batch, len(s)) for i, s in enumerate(got)})
+    assert sum(finished) == len(prompts) and min(finished) >= 1 and len(finished) == len(ended)
     assert stats.generated_tokens == sum(len(s) - len(p) for s, p in zip(got, prompts))
 
 
 def test_a_prompt_as_long_as_the_cap_comes_back_as_it_is():
     model = tiny_model()
-    stats = SamplingStats()
-    assert generate(model, [[2] * 30, [2, 5] * 15], EOS, SamplingConfig(max_length=30), stats) == [[2] * 30, [2, 5] * 15]
-    assert stats.generated_tokens == 0
+    stats, finished = SamplingStats(), []
+    assert generate(model, [[2] * 30, [2, 5] * 15], EOS, SamplingConfig(max_length=30), stats, progress=finished.append) == [
+        [2] * 30,
+        [2, 5] * 15,
+    ]
+    assert stats.generated_tokens == 0 and finished == [2]
     assert len(generate(model, [[2] * 30, [2]], EOS, SamplingConfig(max_length=30))[0]) == 30
 
 

@@ -30,6 +30,7 @@ def add_sampling_arguments(p: argparse.ArgumentParser, ckpt_required: bool = Tru
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
     p.add_argument("--prompt-corpus", default=None, help="start from prefixes of this corpus's held-out episodes instead of BOS")
     p.add_argument("--prompt-ticks", type=int, default=0, help="ticks of each held-out episode to keep as the prompt")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -94,10 +95,15 @@ def device_of(name: str | None):
 
 
 def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: SamplingStats) -> list[list[str]]:
+    from tqdm import tqdm
+
     from gamegrammar.sampling import generate
 
     config = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode)
-    ids = generate(loaded.model, build_prompts(args, loaded), loaded.tokenizer.eos_id, config, stats)
+    prompts = build_prompts(args, loaded)
+    device = next(loaded.model.parameters()).device
+    with tqdm(total=len(prompts), unit="seq", desc=f"sample ({device})", disable=args.quiet) as bar:
+        ids = generate(loaded.model, prompts, loaded.tokenizer.eos_id, config, stats, progress=bar.update)
     return [loaded.tokenizer.decode(seq) for seq in ids]
 
 
