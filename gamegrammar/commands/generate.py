@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-
-from tqdm import tqdm
+from typing import Any
 
 from gamegrammar.agents import parse_agent_mix
 from gamegrammar.commands.game_args import add_codec_arguments, add_game_arguments, codec_options, game_config
+from gamegrammar.commands.progress import progress_bar
 from gamegrammar.corpus import CorpusSpec, Part, engines, generate
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import game_of
@@ -63,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
         raise GameGrammarError("--shard-index and --num-shards go together")
     part = None if args.num_shards is None else Part(args.shard_index, args.num_shards)
     total = spec.episodes if part is None else sum(len(spec.shard_range(s)) for s in range(spec.num_shards) if part.holds(s))
-    bar: tqdm | None = None
+    bar: Any = None
 
     def progress(episodes: int) -> None:  # the bar opens once work starts, after the checks
         nonlocal bar
-        bar = bar or tqdm(total=total, unit="ep", disable=args.quiet, desc="generate")
+        bar = bar or progress_bar(total, "ep", "generate", args.quiet)
         bar.update(episodes)
 
     try:

@@ -16,6 +16,7 @@ from typing import Any
 
 from gamegrammar.agents import parse_agent_mix
 from gamegrammar.commands.game_args import add_game_arguments, game_config
+from gamegrammar.commands.progress import progress_bar
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import game_of
 
@@ -94,11 +95,10 @@ def run(args: argparse.Namespace) -> int:
 def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: dict[str, Any], opponents: dict | None) -> int:
     """Play every agent, print the table, write the report and the model's games."""
     import numpy as np
-    from tqdm import tqdm
 
     from gamegrammar.play import play_agents, play_report, render_markdown, torch_threads, write_play_report
 
-    bar = tqdm(total=args.games * len(agents), unit="game", disable=args.quiet, desc="play")
+    bar = progress_bar(args.games * len(agents), "game", "play", args.quiet)
     try:
         with torch_threads(args.threads):
             played = play_agents(game, config, codec, args.seed, args.games, agents, opponents, lambda name, n: bar.update(n))

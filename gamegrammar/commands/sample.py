@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from gamegrammar.commands.progress import progress_bar
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.io import atomic_write_text, check_output_file
 
@@ -95,14 +96,12 @@ def device_of(name: str | None):
 
 
 def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: SamplingStats) -> list[list[str]]:
-    from tqdm import tqdm
-
     from gamegrammar.sampling import generate
 
     config = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode)
     prompts = build_prompts(args, loaded)
     device = next(loaded.model.parameters()).device
-    with tqdm(total=len(prompts), unit="seq", desc=f"sample ({device})", disable=args.quiet) as bar:
+    with progress_bar(len(prompts), "seq", f"sample ({device})", args.quiet) as bar:
         ids = generate(loaded.model, prompts, loaded.tokenizer.eos_id, config, stats, progress=bar.update)
     return [loaded.tokenizer.decode(seq) for seq in ids]
 
