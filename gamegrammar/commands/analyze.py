@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from gamegrammar.commands.progress import stage_log
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.interpret.analysis import run_analysis, write_analysis
 from gamegrammar.io import check_output_dir
@@ -67,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         probe_ticks=args.probe_ticks,
         all_layers=args.probe_layers == "all",
         seed=args.seed,
+        log=stage_log("analyze"),
     )
     model = loaded.model
     analysis = {

@@ -16,6 +16,7 @@ import numpy as np
 
 from gamegrammar.commands.analyze import add_analysis_arguments, parse_tiers
 from gamegrammar.commands.game_args import add_game_arguments, game_config
+from gamegrammar.commands.progress import stage_log
 from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args, sampling_config
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation.cli_tokens import read_token_file
@@ -228,7 +229,14 @@ def run_model(args: argparse.Namespace) -> int:
     if analysis:  # tiers 2-3 and probes (gamegrammar.commands.analyze)
         layers = args.probe_layers == "all"
         report |= run_analysis(
-            loaded, corpus, tiers, args.probes, episodes=args.analysis_episodes, probe_ticks=args.probe_ticks, all_layers=layers
+            loaded,
+            corpus,
+            tiers,
+            args.probes,
+            episodes=args.analysis_episodes,
+            probe_ticks=args.probe_ticks,
+            all_layers=layers,
+            log=stage_log("evaluate"),
         )
     path = write_report(report, args.out)
     _print_fidelity(report)

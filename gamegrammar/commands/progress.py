@@ -1,9 +1,11 @@
-"""The commands' progress bars: live on a terminal; in a log (stderr not a terminal), a refresh every half minute,
-so that a long run's log says how far it got without thousands of redraws."""
+"""The commands' progress: bars live on a terminal; in a log (stderr not a terminal), a refresh every half minute,
+so that a long run's log says how far it got without thousands of redraws; and lines as the parts of a long job
+start and end."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 
@@ -12,3 +14,12 @@ def progress_bar(total: int, unit: str, desc: str, quiet: bool = False) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=total, unit=unit, desc=desc, disable=quiet, mininterval=0.1 if sys.stderr.isatty() else 30.0)
+
+
+def stage_log(command: str) -> Callable[[str], None]:
+    """Lines like `analyze: tier2: done in 985.2 s` on stderr, where they do not mix with a command's results."""
+
+    def log(line: str) -> None:
+        print(f"{command}: {line}", file=sys.stderr, flush=True)
+
+    return log

@@ -10,6 +10,7 @@ left out of the JSON, like tier 3's arrays).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,8 +33,12 @@ def run_analysis(
     probe_ticks: int = 60,
     all_layers: bool = True,
     seed: int = 0,
+    log: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """{"tier2": ..., "tier3": ..., "probes": ..., "analysis_seconds": {...}} for the requested parts (tier 1 is evaluate's)."""
+    """{"tier2": ..., "tier3": ..., "probes": ..., "analysis_seconds": {...}} for the requested parts (tier 1 is evaluate's).
+
+    `log` hears a line as each part starts and ends: on a CPU a large model's tier 2 takes a quarter of an hour.
+    """
     from gamegrammar.games import game_of
     from gamegrammar.hidden import random_like
     from gamegrammar.interpret import archetypes
@@ -51,23 +56,38 @@ def run_analysis(
     game = game_of(config)
     baseline = random_like(model, seed)
     out: dict[str, Any] = {"analysis_seconds": {}}
+
+    def part(key: str, what: str, work: Callable[[], dict[str, Any]]) -> None:
+        if log:
+            log(f"{key}: {what} on {len(rows)} held-out episodes, the model and an untrained one of its shape")
+        start = time.perf_counter()
+        out[key] = work()
+        out["analysis_seconds"][key] = round(time.perf_counter() - start, 1)
+        if log:
+            log(f"{key}: done in {out['analysis_seconds'][key]} s")
+
     if "2" in tiers:
         emergence = game.emergence()
-        start = time.perf_counter()
-        out["tier2"] = emergence.tier2(model, ids, tokens, loaded.tokenizer, config, seed=seed, baseline=baseline)
-        out["tier2"]["game"] = game.name
-        out["analysis_seconds"]["tier2"] = round(time.perf_counter() - start, 1)
-    if "3" in tiers:
-        start = time.perf_counter()
-        agents = [corpus.agent(int(r)) for r in rows]
-        out["tier3"] = archetypes.archetypes(model, ids, tokens, agents, config, baseline=baseline, seed=seed)
-        out["analysis_seconds"]["tier3"] = round(time.perf_counter() - start, 1)
-    if probes:
-        start = time.perf_counter()
-        out["probes"] = probes_mod.world_state_probes(
-            model, ids, tokens, config, baseline=baseline, all_layers=all_layers, max_ticks_per_episode=probe_ticks, seed=seed
+        part(
+            "tier2",
+            "rule emergence and counterfactual probes",
+            lambda: {**emergence.tier2(model, ids, tokens, loaded.tokenizer, config, seed=seed, baseline=baseline), "game": game.name},
         )
-        out["analysis_seconds"]["probes"] = round(time.perf_counter() - start, 1)
+    if "3" in tiers:
+        agents = [corpus.agent(int(r)) for r in rows]
+        part(
+            "tier3",
+            "play-style archetypes",
+            lambda: archetypes.archetypes(model, ids, tokens, agents, config, baseline=baseline, seed=seed),
+        )
+    if probes:
+        part(
+            "probes",
+            "world-state probes",
+            lambda: probes_mod.world_state_probes(
+                model, ids, tokens, config, baseline=baseline, all_layers=all_layers, max_ticks_per_episode=probe_ticks, seed=seed
+            ),
+        )
     return out
 
 

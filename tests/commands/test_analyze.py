@@ -33,7 +33,10 @@ def test_analyze_writes_a_report(tmp_path, tiny_corpus, capsys):
     out = tmp_path / "analysis"
     args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--out", str(out), "--tiers", "2,3", "--probes"]
     code = main([*args, "--analysis-episodes", "8", "--probe-ticks", "10", "--probe-layers", "final", "--device", "cpu"])
-    assert code == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 0, err
+    # each part says when it starts and how long it took, on stderr
+    assert [line.split(":")[1].strip() for line in err.splitlines() if "done in" in line] == ["tier2", "tier3", "probes"]
     data = json.loads((out / "analysis.json").read_text())
     assert {"tier2", "tier3", "probes", "meta"} <= set(data)
     assert "arrays" not in data["tier3"] and set(data["tier2"]) == {"emergence", "counterfactuals"}
