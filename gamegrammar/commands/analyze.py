@@ -36,6 +36,23 @@ def add_analysis_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--probe-layers", choices=["final", "all"], default="all", help="probes: linear probes on every layer or the final one")
 
 
+def analysis_from_args(
+    args: argparse.Namespace, loaded: Any, corpus: Any, tiers: set[str], *, command: str, seed: int = 0
+) -> dict[str, Any]:
+    """run_analysis with the options add_analysis_arguments adds (and --probes): analyze's and evaluate --tiers's."""
+    return run_analysis(
+        loaded,
+        corpus,
+        tiers,
+        args.probes,
+        episodes=args.analysis_episodes,
+        probe_ticks=args.probe_ticks,
+        all_layers=args.probe_layers == "all",
+        seed=seed,
+        log=stage_log(command),
+    )
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("analyze", help="rule emergence (tier 2), play-style archetypes (tier 3) and world-state probes")
     p.add_argument("--ckpt", required=True, help="a training checkpoint (.ckpt) or an exported model directory")
@@ -59,17 +76,7 @@ def run(args: argparse.Namespace) -> int:
     check_output_dir(args.out, what="--out", inputs=(args.corpus, args.ckpt))  # before minutes of analysis, not after
     loaded = load_model(args)
     corpus = Corpus(args.corpus)
-    analysis = run_analysis(
-        loaded,
-        corpus,
-        tiers,
-        args.probes,
-        episodes=args.analysis_episodes,
-        probe_ticks=args.probe_ticks,
-        all_layers=args.probe_layers == "all",
-        seed=args.seed,
-        log=stage_log("analyze"),
-    )
+    analysis = analysis_from_args(args, loaded, corpus, tiers, command="analyze", seed=args.seed)
     model = loaded.model
     analysis = {
         "meta": {

@@ -14,15 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from gamegrammar.commands.analyze import add_analysis_arguments, parse_tiers
+from gamegrammar.commands.analyze import add_analysis_arguments, analysis_from_args, parse_tiers
 from gamegrammar.commands.game_args import add_game_arguments, game_config
-from gamegrammar.commands.progress import stage_log
 from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args, sampling_config
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation.cli_tokens import read_token_file
 from gamegrammar.evaluation.validity import summarize, validate_many
 from gamegrammar.games import game_of
-from gamegrammar.interpret.analysis import run_analysis
 from gamegrammar.io import atomic_write_json, atomic_write_text
 
 OUTCOME_EPISODES = 1000  # corpus episodes read for the players' fates (fidelity of a game with several players)
@@ -227,17 +225,7 @@ def run_model(args: argparse.Namespace) -> int:
                 model, [corpus.episode_ids(int(r)) for r in rows], [corpus.episode_tokens(int(r)) for r in rows], game
             )
     if analysis:  # tiers 2-3 and probes (gamegrammar.commands.analyze)
-        layers = args.probe_layers == "all"
-        report |= run_analysis(
-            loaded,
-            corpus,
-            tiers,
-            args.probes,
-            episodes=args.analysis_episodes,
-            probe_ticks=args.probe_ticks,
-            all_layers=layers,
-            log=stage_log("evaluate"),
-        )
+        report |= analysis_from_args(args, loaded, corpus, tiers, command="evaluate")
     path = write_report(report, args.out)
     _print_fidelity(report)
     if "novelty" in report:
