@@ -152,6 +152,12 @@ SNAKE_MIX_HELDOUT_careless-sense := $(SENSE_CORPUS)
 SNAKE_MIX_AGENTS_careless-sense-column := $(SNAKE_MIX_AGENTS_careless)
 SNAKE_MIX_FLAGS_careless-sense-column := --sense --spawn-column
 SNAKE_MIX_HELDOUT_careless-sense-column := $(SENSE_COLUMN_CORPUS)
+# careless-tails: the careless mix with tail events (--tail-events): every tick that is not a growth tick names the
+# cell the tail leaves, a chain a model can follow (the next cell freed is the one entered after the last one freed);
+# tier 2 on corpus60k-tails (corpus60k's held-out games).
+SNAKE_MIX_AGENTS_careless-tails := $(SNAKE_MIX_AGENTS_careless)
+SNAKE_MIX_FLAGS_careless-tails := --tail-events
+SNAKE_MIX_HELDOUT_careless-tails := $(TAILS_CORPUS)
 heldout = $(or $(SNAKE_MIX_HELDOUT_$(1)),$(CORPUS))
 
 $(CORPUS)-%/manifest.json: | setup
@@ -195,6 +201,7 @@ reproduce-gg-cpu-long-sense:
 LONG_PREFIX ?= gg-cpu-long
 reproduce-gg-cpu-long-mix-%:
 	$(MAKE) reproduce-gg-cpu-long LONG_NAME=$(LONG_PREFIX)-$* LONG_CORPUS=$(CORPUS)-$*
+	$(MAKE) $(call heldout,$*)/manifest.json
 	$(GG) analyze --ckpt runs/$(LONG_PREFIX)-$*-final/checkpoints/last.ckpt --corpus $(call heldout,$*) --tiers 2 \
 	  --out reports/$(LONG_PREFIX)-$*-analysis-$(notdir $(call heldout,$*))
 

@@ -140,6 +140,9 @@ CONTEXTS: dict[str, list[int]] = {
     "ticks_since_keyframe": [1, 5, 10, 25, 50, 100, 150, 200],
     "tick": [1, 5, 10, 25, 50, 100, 150, 200],
     "token_position": [0, 64, 128, 256, 512, 1024],
+    # Body events only (the SENSE word, self death): how far from the tail the body beside the head is. 0: the tail
+    # itself is beside the head, and is not deadly (it moves away); 1: the cell before it is, and is deadly.
+    "from_tail": [0, 1, 2, 3, 5, 9],
 }
 PROBE_KINDS = {"food_ahead": "EAT", "wall_ahead": "DIE_WALL", "body_ahead": "DIE_SELF"}
 
@@ -158,18 +161,33 @@ class RuleEvent:
     length: int  # the snake's length before the tick
     ticks_since_keyframe: int
     body: tuple[Cell, ...] | None = None
+    from_tail: int | None = None  # body events: see tail_distance_beside
 
     @property
     def occupied(self) -> frozenset[Cell]:
         return frozenset(self.body or ())
 
     def context(self) -> dict[str, int]:
-        return {
+        out = {
             "length": self.length,
             "ticks_since_keyframe": self.ticks_since_keyframe,
             "tick": self.tick,
             "token_position": self.positions[0],
         }
+        if self.from_tail is not None:
+            out["from_tail"] = self.from_tail
+        return out
+
+
+def tail_distance_beside(state: SnakeState, cell: Cell | None = None) -> int | None:
+    """How far from the tail (0: the tail) the body is where the head must tell body from free cell: the body cell
+    `cell`, or else the nearest to the tail of the body cells beside the head other than the neck; None if none is."""
+    body = state.body
+    if cell is not None:
+        return len(body) - 1 - body.index(cell) if cell in body else None
+    hx, hy = state.head
+    beside = [len(body) - 1 - i for i, (x, y) in enumerate(body) if i >= 2 and abs(x - hx) + abs(y - hy) == 1]
+    return min(beside) if beside else None
 
 
 def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
@@ -190,8 +208,8 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
         p = item.positions
         ctx = (item.number, before.length, item.number - last_keyframe)
 
-        def add(rule: str, positions: list[int], body: tuple[Cell, ...] | None = None) -> None:
-            events.append(RuleEvent(rule, positions, *ctx, body=body))  # noqa: B023 (used at once)
+        def add(rule: str, positions: list[int], body: tuple[Cell, ...] | None = None, from_tail: int | None = None) -> None:
+            events.append(RuleEvent(rule, positions, *ctx, body=body, from_tail=from_tail))  # noqa: B023 (used at once)
 
         if item.outcome == "EAT":
             add("eat_when_food", [p["outcome"]])
@@ -202,9 +220,10 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
         if "free" in p:
             add("tail_freed", [p["free"] - 1, p["free"], p["free"] + 1])
         if "sense" in p:
-            add("body_sensed", [p["sense"]])
+            beside = tail_distance_beside(before)
+            add("body_sensed", [p["sense"]], from_tail=beside)
             if set(item.sense or ()) - {before.direction.opposite}:
-                add("body_sensed_beside", [p["sense"]])
+                add("body_sensed_beside", [p["sense"]], from_tail=beside)
         if "grow" in p:
             add("grow_after_eat", [p["grow"], p["grow"] + 1])
             add("score_increments", [p["score"] - 1, p["score"]])
@@ -218,7 +237,12 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
         if item.outcome == "DIE_WALL":
             add("wall_death", [p["outcome"]])
         if item.outcome == "DIE_SELF":
-            add("self_death", [p["sense"], p["outcome"]] if "sense" in p else [p["outcome"]])
+            entered = resolve(before, config, item.input)[2]  # the body cell the head runs into
+            add(
+                "self_death",
+                [p["sense"], p["outcome"]] if "sense" in p else [p["outcome"]],
+                from_tail=tail_distance_beside(before, entered),
+            )
         if item.end_event == "TIMEOUT":
             add("timeout_at_limit", [p["end"]])
         if item.keyframe is not None:
@@ -654,7 +678,7 @@ def markdown(result: dict[str, Any]) -> list[str]:
         lines += ["", f"### By {context.replace('_', ' ')} (P / events)", ""]
         lines += ["| rule | " + " | ".join(labels) + " |", "| --- |" + " --- |" * len(labels)]
         for rule, e in em["rules"].items():
-            if not e["count"]:
+            if not e["count"] or not e["by"].get(context):  # from_tail splits only the body's events
                 continue
             cells = []
             for label in labels:
