@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import pickle
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 from safetensors import SafetensorError
@@ -31,6 +32,7 @@ CHECKPOINT_FORMAT = 1
 EXPORT_FORMAT = 1
 EXPORT_FILES = ("model.safetensors", "config.json", "tokenizer.json")
 MODEL_PREFIX = "model."  # GameGPTModule keeps GameGPT as `self.model`
+T = TypeVar("T")
 
 
 @dataclass
@@ -44,15 +46,21 @@ class LoadedModel(SpecView):
     longest_episode: int | None = None  # tokens in the training corpus's longest episode (None: not recorded)
 
 
+def _part(source: Path, part: str, read: Callable[[Any], T], stored: Any) -> T:
+    """One part of a stored model, or a one-line error that names the part that is malformed."""
+    try:
+        return read(stored)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        detail = f"missing {err}" if isinstance(err, KeyError) else str(err)
+        raise GameGrammarError(f"{source} has a malformed {part}: {detail}") from None
+
+
 def _build(
     gpt: dict[str, Any], state: dict[str, torch.Tensor], tokenizer_json: str, spec: dict[str, Any], source: Path, longest: int | None = None
 ) -> LoadedModel:
-    try:
-        config = GPTConfig.from_dict(gpt)
-        tokenizer = GameTokenizer.from_json(tokenizer_json)
-        corpus_spec = CorpusSpec.from_dict(spec)
-    except (KeyError, TypeError, ValueError) as err:
-        raise GameGrammarError(f"{source} has a malformed gamegrammar config: {err}") from None
+    config = _part(source, "model config", GPTConfig.from_dict, gpt)
+    tokenizer = _part(source, "tokenizer", GameTokenizer.from_json, tokenizer_json)
+    corpus_spec = _part(source, "corpus spec", CorpusSpec.from_dict, spec)
     if len(tokenizer) != config.vocab_size:
         raise GameGrammarError(f"{source}: the tokenizer has {len(tokenizer)} tokens but the model's vocab_size is {config.vocab_size}")
     model = GameGPT(config)
@@ -152,12 +160,15 @@ def load_exported(directory: str | Path, map_location: str | torch.device = "cpu
     for name in ("config.json", "model.safetensors", "tokenizer.json"):
         if not (d / name).exists():
             raise GameGrammarError(f"{d} is not an exported model: {name} is missing")
+    name = "config.json"
     try:
-        config = json.loads((d / "config.json").read_text())
-        state = load_file(d / "model.safetensors", device=str(map_location))
-        tokenizer_json = (d / "tokenizer.json").read_text()
+        config = json.loads((d / name).read_text())
+        name = "model.safetensors"
+        state = load_file(d / name, device=str(map_location))
+        name = "tokenizer.json"
+        tokenizer_json = (d / name).read_text()
     except (OSError, ValueError, SafetensorError) as err:
-        raise GameGrammarError(f"cannot read exported model {d}: {err}") from None
+        raise GameGrammarError(f"cannot read {d / name} (truncated or not written by `gamegrammar export`?): {err}") from None
     if not isinstance(config, dict) or config.get("format_version") != EXPORT_FORMAT:
         raise GameGrammarError(f"{d}/config.json is not a gamegrammar export of format {EXPORT_FORMAT}")
     try:

@@ -484,6 +484,18 @@ class _Episodes(SpecView):
         return len(self.index)
 
 
+def _config_difference(model: SpecView, corpus: SpecView) -> str:
+    """What tells a model's game config from a corpus's (game, board, grammar options), for an error message."""
+    if model.game.game != corpus.game.game:
+        return f": the model plays {model.game.game}, the corpus {corpus.game.game}"
+    ours = {**dataclasses.asdict(model.game), **dataclasses.asdict(model.codec)}
+    theirs = {**dataclasses.asdict(corpus.game), **dataclasses.asdict(corpus.codec)}
+    names = sorted(name for name in ours.keys() | theirs.keys() if ours.get(name) != theirs.get(name))
+    return "".join(
+        f"{'; ' if i else ': '}{name} is {ours.get(name)} in the model, {theirs.get(name)} in the corpus" for i, name in enumerate(names)
+    )
+
+
 def _grammar_options(codec: CodecConfig) -> str:
     """A codec's game options that are on (`to_dict` names only those), as one readable phrase."""
     base = {f.name for f in dataclasses.fields(CodecConfig)}
@@ -565,7 +577,8 @@ class Corpus(_Episodes):
         tier 2 and prompts would then feed the model a grammar it was not trained on, and quietly score it low.
         """
         if self.tokenizer.sha256() != model.tokenizer.sha256():
-            raise GameGrammarError(f"{who} was trained for another game config than the corpus {self.path}")
+            differ = _config_difference(model, self)
+            raise GameGrammarError(f"{who} was trained for another game config than the corpus {self.path}{differ}")
         ours, theirs = _grammar_options(model.codec), _grammar_options(self.codec)
         if ours != theirs:
             raise GameGrammarError(f"{who} was trained on the grammar options {ours}, the corpus {self.path} is written with {theirs}")

@@ -95,7 +95,11 @@ def test_broken_export_is_one_line_error(trained, tmp_path):
         load_exported(out)
     out = export(trained, tmp_path / "y")
     (out / "model.safetensors").write_bytes(b"garbage")
-    with pytest.raises(GameGrammarError, match="cannot read exported model"):
+    with pytest.raises(GameGrammarError, match=r"cannot read .*model\.safetensors \(truncated"):
+        load_exported(out)
+    out = export(trained, tmp_path / "z")
+    (out / "tokenizer.json").write_text("{}")
+    with pytest.raises(GameGrammarError, match="has a malformed tokenizer: missing 'model'"):
         load_exported(out)
 
 

@@ -157,13 +157,15 @@ def test_a_model_is_refused_a_corpus_of_another_grammar_design_with_the_same_voc
     generate(CorpusSpec(codec=SnakeCodec(head_first=True), episodes=20, seed=11, shard_episodes=20), tmp_path / "head")
     head = Corpus(tmp_path / "head")
     assert head.tokenizer.sha256() == v1.tokenizer.sha256()  # the option adds no token: only the codec tells them apart
-    head_model = SimpleNamespace(tokenizer=head.tokenizer, codec=head.codec)
+    head_model = SimpleNamespace(tokenizer=head.tokenizer, codec=head.codec, game=head.game)
     head.check_model(head_model)  # its own design: accepted
     with pytest.raises(GameGrammarError, match=r"trained on the grammar options head_first, the corpus .* none"):
         v1.check_model(head_model)
     with pytest.raises(GameGrammarError, match=r"the model was trained on the grammar options none .*head_first"):
-        head.check_model(SimpleNamespace(tokenizer=v1.tokenizer, codec=v1.codec), "the model")
+        head.check_model(SimpleNamespace(tokenizer=v1.tokenizer, codec=v1.codec, game=v1.game), "the model")
     generate(CorpusSpec(game=SnakeConfig(5, 5, 40), episodes=5), tmp_path / "other")
     other = Corpus(tmp_path / "other")
-    with pytest.raises(GameGrammarError, match="another game config"):
-        v1.check_model(SimpleNamespace(tokenizer=other.tokenizer, codec=other.codec))
+    other_model = SimpleNamespace(tokenizer=other.tokenizer, codec=other.codec, game=other.game)
+    board = f"another game config than the corpus {v1.path}: height is 5 in the model, {v1.game.height} in the corpus; max_ticks"
+    with pytest.raises(GameGrammarError, match=board):
+        v1.check_model(other_model)
