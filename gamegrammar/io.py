@@ -14,7 +14,10 @@ os.umask(_UMASK)
 
 
 def atomic_write(path: str | Path, write: Callable[[IO[bytes]], Any]) -> None:
-    """Write through `write(fileobj)` to a temporary file in the same folder, fsync, then rename."""
+    """Write through `write(fileobj)` to a temporary file in the same folder, fsync, rename, fsync the folder.
+
+    The folder's fsync makes the rename itself survive a power cut, not only the bytes.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -28,6 +31,20 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_directory(path.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # a platform or file system that cannot open a folder: the rename is done, only less durable
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def remove_stale_temporaries(directory: str | Path) -> int:

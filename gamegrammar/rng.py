@@ -66,7 +66,8 @@ def mix64_np(z: np.ndarray) -> np.ndarray:
 
 def draw_np(seed: int | np.ndarray, episode: np.ndarray, tick: np.ndarray | int, purpose: int) -> np.ndarray:
     """Vectorized `draw`: the same numbers for arrays of episodes and ticks (and of seeds: one per game, as the vector env has)."""
-    z = mix64_np(np.asarray(seed & _MASK, dtype=np.uint64))
+    seeds = seed.astype(np.uint64) if isinstance(seed, np.ndarray) else np.asarray(seed & _MASK, dtype=np.uint64)  # int64 wraps
+    z = mix64_np(seeds)
     z = mix64_np(z ^ np.asarray(episode, dtype=np.int64).astype(np.uint64))
     z = mix64_np(z ^ np.asarray(tick, dtype=np.int64).astype(np.uint64))
     return mix64_np(z ^ np.uint64(purpose))

@@ -183,7 +183,11 @@ CASES = [
     ("analyze-out-under-a-file", ["analyze", "--ckpt", "ckpt/last.ckpt", "--corpus", "corpus", "--out", "existing.txt/an"], "is a file"),
     ("battlesnake-too-many-snakes", ["generate", "--game", "battlesnake", "--num-snakes", "9", "--out", "c"], "num_snakes"),
     ("option-of-another-game", ["generate", "--num-snakes", "2", "--out", "c"], "not an option of the game snake"),
-    ("analyze-other-board", ["analyze", "--ckpt", "ckpt/last.ckpt", "--corpus", "corpus7", "--out", "an"], "height is 10 in the model, 7 in the corpus"),
+    (
+        "analyze-other-board",
+        ["analyze", "--ckpt", "ckpt/last.ckpt", "--corpus", "corpus7", "--out", "an"],
+        "height is 10 in the model, 7 in the corpus",
+    ),
 ]
 
 
