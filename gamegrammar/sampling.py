@@ -159,6 +159,18 @@ def next_tokens(logits: Tensor, config: SamplingConfig, generator: torch.Generat
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).squeeze(-1)
 
 
+@dataclass
+class SamplingProgress:
+    """Where a `generate` call stands between two batches: enough to carry on, token for token, after an interruption.
+
+    sequences: the finished ones, for the first len(sequences) prompts; generator_state: the random generator's
+    state (`torch.Generator.get_state()`) when the next batch starts.
+    """
+
+    sequences: list[list[int]]
+    generator_state: Tensor
+
+
 @torch.inference_mode()
 def generate(
     model: GameGPT,
@@ -168,12 +180,16 @@ def generate(
     stats: SamplingStats | None = None,
     grammar: tuple[GameTokenizer, Automaton] | None = None,
     progress: Callable[[int], None] | None = None,
+    resume: SamplingProgress | None = None,
+    after_batch: Callable[[SamplingProgress], None] | None = None,
 ) -> list[list[int]]:
     """Continue every prompt until EOS or `config.max_length` tokens; returns whole sequences (prompt included).
 
     `grammar` (the tokenizer and the game's grammar automaton, `GameSpec.automaton(config)`) is needed only
     with `config.constrained`. `progress` is called with the number of sequences that have just finished, as
-    they finish: a batch of a thousand takes minutes on a CPU.
+    they finish: a batch of a thousand takes minutes on a CPU. `after_batch` hears where the call stands after
+    each batch, and `resume` starts from such a point (same model, prompts and config): the result is the same
+    as an uninterrupted call's, and `stats` then counts only the batches this call samples.
     """
     config = config or SamplingConfig()
     if config.constrained and grammar is None:
@@ -186,20 +202,28 @@ def generate(
     model.eval()
     device = next(model.parameters()).device
     generator = torch.Generator(device=device).manual_seed(config.seed)
+    out: list[list[int]] = []
+    if resume is not None:
+        done = len(resume.sequences)
+        if done > len(prompts) or (done % config.batch_size and done != len(prompts)):
+            raise GameGrammarError(f"cannot resume after {done} of {len(prompts)} sequences in batches of {config.batch_size}")
+        out = [list(seq) for seq in resume.sequences]
+        generator.set_state(resume.generator_state)
     mask = GrammarMask(*grammar, device) if config.constrained and grammar is not None else None
     # One cache for every batch: allocating (and page-faulting) hundreds of MB per batch or per slide costs
     # more than many decode steps on a small CPU.
     store = model.new_cache(min(config.batch_size, len(prompts)), min(model.config.block_size, config.max_length))
-    out: list[list[int]] = []
-    start = time.perf_counter()
-    for first in range(0, len(prompts), config.batch_size):
+    for first in range(len(out), len(prompts), config.batch_size):
+        start = time.perf_counter()
         batch = prompts[first : first + config.batch_size]
         cache = KVCache(store.k[:, : len(batch)], store.v[:, : len(batch)])
         out += _generate_batch(model, batch, eos_id, config, generator, cache, stats, mask, progress)
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    stats.seconds += time.perf_counter() - start
-    stats.sequences += len(prompts)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        stats.seconds += time.perf_counter() - start
+        stats.sequences += len(batch)
+        if after_batch is not None:
+            after_batch(SamplingProgress(out, generator.get_state()))
     return out
 
 

@@ -185,3 +185,25 @@ def test_the_default_cap_makes_room_for_the_longest_training_episode():
     assert default_max_length(64, None) == 2048  # the original's small context: whole episodes all the same
     assert default_max_length(1536, 1255) == 2304  # a Snake corpus: 1.5 contexts already hold every episode
     assert default_max_length(1024, 4400) == 5500  # Battlesnake: episodes far longer than the context
+
+
+def test_a_run_resumed_between_batches_samples_what_an_uninterrupted_one_does():
+    from gamegrammar.sampling import SamplingProgress
+
+    model, prompts = tiny_model(block_size=24), [[2]] * 5 + [[2, 5, 6]] * 2
+    config = SamplingConfig(max_length=40, batch_size=3, seed=9)  # slides, and a last batch of one
+    whole = generate(model, prompts, EOS, config)
+    points: list[SamplingProgress] = []
+
+    def stop_after_first(progress: SamplingProgress) -> None:
+        points.append(SamplingProgress([list(s) for s in progress.sequences], progress.generator_state.clone()))
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        generate(model, prompts, EOS, config, after_batch=stop_after_first)
+    assert len(points[0].sequences) == 3
+    stats, seen = SamplingStats(), []
+    assert generate(model, prompts, EOS, config, stats, resume=points[0], after_batch=lambda p: seen.append(len(p.sequences))) == whole
+    assert stats.sequences == 4 and seen == [6, 7]
+    with pytest.raises(GameGrammarError, match="cannot resume after 2 of 7"):
+        generate(model, prompts, EOS, config, resume=SamplingProgress(whole[:2], points[0].generator_state))

@@ -16,7 +16,7 @@ import numpy as np
 
 from gamegrammar.commands.analyze import add_analysis_arguments, analysis_from_args, parse_tiers
 from gamegrammar.commands.game_args import add_game_arguments, game_config
-from gamegrammar.commands.sample import add_sampling_arguments, load_model, sample_from_args, sampling_config
+from gamegrammar.commands.sample import add_sampling_arguments, journal_path, load_model, sample_from_args, sampling_config
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation.cli_tokens import read_token_file
 from gamegrammar.evaluation.validity import summarize, validate_many
@@ -183,7 +183,8 @@ def run_model(args: argparse.Namespace) -> int:
     config = corpus.game if corpus is not None else loaded.game
     stats = SamplingStats()
     max_length = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode).max_length
-    sequences = sample_from_args(args, loaded, stats)
+    journal = journal_path(Path(args.out) / "samples.txt")
+    sequences = sample_from_args(args, loaded, stats, journal)
     start = time.perf_counter()
     verdicts = validate_many(sequences, config, loaded.codec)  # held to the design it was trained on
     validate_seconds = time.perf_counter() - start
@@ -231,6 +232,7 @@ def run_model(args: argparse.Namespace) -> int:
     if "novelty" in report:
         _print_novelty(report["novelty"])
     atomic_write_text(Path(args.out) / "samples.txt", "".join(" ".join(s) + "\n" for s in sequences))
+    journal.unlink(missing_ok=True)
     print(f"wrote {path}")
     return 0
 

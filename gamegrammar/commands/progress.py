@@ -9,11 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 
-def progress_bar(total: int, unit: str, desc: str, quiet: bool = False) -> Any:
-    """A tqdm bar on stderr; `quiet` (the commands' --quiet) shows nothing."""
+def progress_bar(total: int, unit: str, desc: str, quiet: bool = False, initial: int = 0) -> Any:
+    """A tqdm bar on stderr; `quiet` (the commands' --quiet) shows nothing; `initial`: done before (a resumed run)."""
     from tqdm import tqdm
 
-    return tqdm(total=total, unit=unit, desc=desc, disable=quiet, mininterval=0.1 if sys.stderr.isatty() else 30.0)
+    interval = 0.1 if sys.stderr.isatty() else 30.0
+    return tqdm(total=total, initial=initial, unit=unit, desc=desc, disable=quiet, mininterval=interval)
 
 
 def stage_log(command: str) -> Callable[[str], None]:

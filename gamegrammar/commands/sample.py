@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gamegrammar.commands.progress import progress_bar
+from gamegrammar.commands.progress import progress_bar, stage_log
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.io import atomic_write_text, check_output_file
 
 if TYPE_CHECKING:  # torch loads only when a command runs, so `gamegrammar --help` stays quick
     from gamegrammar.checkpoint import LoadedModel
-    from gamegrammar.sampling import SamplingConfig, SamplingStats
+    from gamegrammar.sampling import SamplingConfig, SamplingProgress, SamplingStats
 
 
 def add_sampling_arguments(p: argparse.ArgumentParser, ckpt_required: bool = True) -> None:
@@ -95,14 +96,41 @@ def device_of(name: str | None):
     return device
 
 
-def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: SamplingStats) -> list[list[str]]:
+def journal_path(out: str | Path) -> Path:
+    """Where a run sampling into `out` keeps its finished batches until `out` is written."""
+    return Path(f"{out}.partial")
+
+
+def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: SamplingStats, journal: Path) -> list[list[str]]:
+    """The samples the arguments ask for, carrying on from `journal` if an identical run was interrupted.
+
+    The caller removes the journal once the samples are safely written.
+    """
+    from gamegrammar.sample_journal import STATS_FIELDS, SampleJournal, run_fingerprint
     from gamegrammar.sampling import generate
 
     config = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode)
     prompts = build_prompts(args, loaded)
     device = next(loaded.model.parameters()).device
-    with progress_bar(len(prompts), "seq", f"sample ({device})", args.quiet) as bar:
-        ids = generate(loaded.model, prompts, loaded.tokenizer.eos_id, config, stats, progress=bar.update)
+    book = SampleJournal(journal, run_fingerprint(loaded.model, prompts, config, device))
+    found, log = book.load(), stage_log(getattr(args, "command", "sample"))
+    resume = None
+    if found is not None:
+        resume, earlier = found
+        for name in STATS_FIELDS:
+            setattr(stats, name, getattr(stats, name) + getattr(earlier, name))
+        log(f"resuming from {journal}: {len(resume.sequences)} of {len(prompts)} sequences were sampled before")
+    elif book.stale:
+        log(f"{journal} is from another run (model, prompts or settings); starting afresh")
+
+    def after_batch(progress: SamplingProgress) -> None:  # the finished batches, on disk before the next begins
+        book.record(progress, stats)
+
+    done = len(resume.sequences) if resume is not None else 0
+    with progress_bar(len(prompts), "seq", f"sample ({device})", args.quiet, initial=done) as bar:
+        ids = generate(
+            loaded.model, prompts, loaded.tokenizer.eos_id, config, stats, progress=bar.update, resume=resume, after_batch=after_batch
+        )
     return [loaded.tokenizer.decode(seq) for seq in ids]
 
 
@@ -113,7 +141,9 @@ def run(args: argparse.Namespace) -> int:
     sampling_config(args, context=0)  # bad settings fail now, not after loading the model
     loaded = load_model(args)
     stats = SamplingStats()
-    sequences = sample_from_args(args, loaded, stats)
+    journal = journal_path(args.out)
+    sequences = sample_from_args(args, loaded, stats, journal)
     atomic_write_text(args.out, "".join(" ".join(s) + "\n" for s in sequences))
+    journal.unlink(missing_ok=True)
     print(f"wrote {len(sequences)} sequences to {args.out} ({stats.generated_tokens} tokens, {stats.tokens_per_second:,.0f} tokens/s)")
     return 0

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pytest
+
+from gamegrammar.cli import main
+from gamegrammar.sample_journal import SampleJournal
+
+
+def _interrupt_after_first_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    record = SampleJournal.record
+
+    def record_then_stop(self, progress, stats):
+        record(self, progress, stats)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(SampleJournal, "record", record_then_stop)
+
+
+def test_an_interrupted_sample_resumes_and_writes_what_an_uninterrupted_one_does(tiny_run, tmp_path, monkeypatch, capsys):
+    _, _, ckpt = tiny_run
+    args = ["sample", "--ckpt", str(ckpt), "--num", "5", "--batch-size", "2", "--seed", "3", "--quiet", "--device", "cpu"]
+    assert main([*args, "--out", str(tmp_path / "whole.txt")]) == 0
+    out, journal = tmp_path / "resumed.txt", tmp_path / "resumed.txt.partial"
+    with monkeypatch.context() as m:
+        _interrupt_after_first_batch(m)
+        assert main([*args, "--out", str(out)]) == 130
+    assert not out.exists() and journal.exists()
+    capsys.readouterr()
+    assert main([*args, "--out", str(out)]) == 0
+    assert "resuming from" in (err := capsys.readouterr().err) and "2 of 5 sequences were sampled before" in err
+    assert out.read_text() == (tmp_path / "whole.txt").read_text()
+    assert not journal.exists()
+
+
+def test_a_journal_of_other_settings_is_replaced_not_resumed(tiny_run, tmp_path, monkeypatch, capsys):
+    _, _, ckpt = tiny_run
+    args = [
+        "sample",
+        "--ckpt",
+        str(ckpt),
+        "--num",
+        "4",
+        "--batch-size",
+        "2",
+        "--quiet",
+        "--device",
+        "cpu",
+        "--out",
+        str(tmp_path / "s.txt"),
+    ]
+    with monkeypatch.context() as m:
+        _interrupt_after_first_batch(m)
+        assert main([*args, "--seed", "1"]) == 130
+    capsys.readouterr()
+    assert main([*args, "--seed", "2"]) == 0
+    assert "from another run" in capsys.readouterr().err
+    assert main([*args[:-2], "--out", str(tmp_path / "fresh.txt"), "--seed", "2"]) == 0
+    assert (tmp_path / "s.txt").read_text() == (tmp_path / "fresh.txt").read_text()
+
+
+def test_an_interrupted_evaluate_resumes_its_samples(tiny_run, tmp_path, monkeypatch, capsys):
+    _, _, ckpt = tiny_run
+    args = ["evaluate", "--ckpt", str(ckpt), "--num", "4", "--batch-size", "2", "--quiet", "--device", "cpu"]
+    assert main([*args, "--out", str(tmp_path / "whole")]) == 0
+    with monkeypatch.context() as m:
+        _interrupt_after_first_batch(m)
+        assert main([*args, "--out", str(tmp_path / "resumed")]) == 130
+    assert (tmp_path / "resumed" / "samples.txt.partial").exists()
+    capsys.readouterr()
+    assert main([*args, "--out", str(tmp_path / "resumed")]) == 0
+    assert "2 of 4 sequences were sampled before" in capsys.readouterr().err
+    assert (tmp_path / "resumed" / "samples.txt").read_text() == (tmp_path / "whole" / "samples.txt").read_text()
+    assert not (tmp_path / "resumed" / "samples.txt.partial").exists()
