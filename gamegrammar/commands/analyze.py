@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gamegrammar.commands.progress import stage_log
+from gamegrammar.commands.progress import progress_bar, stage_log
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.interpret.analysis import run_analysis, write_analysis
 from gamegrammar.io import check_output_dir
@@ -50,6 +50,7 @@ def analysis_from_args(
         all_layers=args.probe_layers == "all",
         seed=seed,
         log=stage_log(command),
+        bar=lambda total, desc: progress_bar(total, "episode", desc, args.quiet),
     )
 
 
@@ -62,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--probes", action="store_true", help="also train world-state probes on the hidden states")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_analysis_arguments(p)
     p.set_defaults(run=run)
 

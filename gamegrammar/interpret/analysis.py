@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,10 +35,12 @@ def run_analysis(
     all_layers: bool = True,
     seed: int = 0,
     log: Callable[[str], None] | None = None,
+    bar: Callable[[int, str], Any] | None = None,
 ) -> dict[str, Any]:
     """{"tier2": ..., "tier3": ..., "probes": ..., "analysis_seconds": {...}} for the requested parts (tier 1 is evaluate's).
 
     `log` hears a line as each part starts and ends: on a CPU a large model's tier 2 takes a quarter of an hour.
+    `bar(total, description)` makes a progress bar (a context manager with `update(n)`) for tier 2's episodes.
     """
     from gamegrammar.games import game_of
     from gamegrammar.hidden import random_like
@@ -68,11 +71,14 @@ def run_analysis(
 
     if "2" in tiers:
         emergence = game.emergence()
-        part(
-            "tier2",
-            "rule emergence and counterfactual probes",
-            lambda: {**emergence.tier2(model, ids, tokens, loaded.tokenizer, config, seed=seed, baseline=baseline), "game": game.name},
-        )
+
+        def tier2() -> dict[str, Any]:
+            with bar(2 * len(ids), "tier2 (the model, then an untrained one)") if bar else nullcontext() as shown:
+                update = shown.update if shown is not None else None
+                found = emergence.tier2(model, ids, tokens, loaded.tokenizer, config, seed=seed, baseline=baseline, progress=update)
+            return {**found, "game": game.name}
+
+        part("tier2", "rule emergence and counterfactual probes", tier2)
     if "3" in tiers:
         agents = [corpus.agent(int(r)) for r in rows]
         part(

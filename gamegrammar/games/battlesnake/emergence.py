@@ -32,7 +32,7 @@ runs it beside the game-agnostic tier 3 and probes.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -67,7 +67,7 @@ from gamegrammar.games.battlesnake.rules import (
 from gamegrammar.games.battlesnake.trace import trace
 from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs, random_like
 from gamegrammar.model import GameGPT
-from gamegrammar.rule_emergence import bucket_label, bucket_labels, fmt, mean, same_split
+from gamegrammar.rule_emergence import bucket_label, bucket_labels, counted, fmt, mean, same_split, tier2_section
 from gamegrammar.rule_emergence import plot as plot_emergence
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -256,6 +256,7 @@ def rule_emergence(
     spawn: bool = True,
     max_spawns_per_episode: int | None = 8,
     batch_size: int = 16,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Teacher-forced probability and argmax accuracy of every rule's mandated continuation, split by context.
 
@@ -265,7 +266,7 @@ def rule_emergence(
     scores = {r: _Scores() for r in RULES}
     by = {r: {c: {label: _Scores() for label in bucket_labels(edges)} for c, edges in CONTEXTS.items()} for r in RULES}
     all_events = [rule_events(t, config) for t in tokens]
-    for ids, events, out in zip(episodes, all_events, iter_outputs(model, episodes, (), batch_size)):
+    for ids, events, out in zip(counted(episodes, progress), all_events, iter_outputs(model, episodes, (), batch_size)):
         ids = [int(t) for t in ids]
         target = torch.tensor(ids)
         logp = out.logp
@@ -500,15 +501,13 @@ def tier2(
     *,
     seed: int = 0,
     baseline: GameGPT | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """The whole tier-2 section: rule emergence (model, and an untrained model's totals) and counterfactuals."""
-    baseline = baseline if baseline is not None else random_like(model, seed)
-    emergence = rule_emergence(model, episodes, tokens, tokenizer, config)
-    untrained = rule_emergence(baseline, episodes, tokens, tokenizer, config)
-    for rule, entry in emergence["rules"].items():
-        u = untrained["rules"][rule]
-        entry["untrained"] = {k: u[k] for k in ("mean_prob", "accuracy") if k in u}
-    return {"emergence": emergence, "counterfactuals": counterfactuals(model, tokens, tokenizer, config, baseline=baseline, seed=seed)}
+    keys = ("mean_prob", "accuracy")
+    return tier2_section(
+        rule_emergence, counterfactuals, keys, model, episodes, tokens, tokenizer, config, seed=seed, baseline=baseline, progress=progress
+    )
 
 
 # ---------------------------------------------------------------- report pieces

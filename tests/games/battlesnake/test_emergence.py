@@ -81,8 +81,9 @@ def test_tier2_section_renders(corpus, tmp_path):
     rows = list(range(3))
     ids = [corpus.episode_ids(r) for r in rows]
     tokens = [corpus.episode_tokens(r) for r in rows]
-    result = GAME.emergence().tier2(tiny_model(corpus), ids, tokens, corpus.tokenizer, corpus.game, seed=0)
-    assert set(result) == {"emergence", "counterfactuals"}
+    heard: list[int] = []
+    result = GAME.emergence().tier2(tiny_model(corpus), ids, tokens, corpus.tokenizer, corpus.game, seed=0, progress=heard.append)
+    assert set(result) == {"emergence", "counterfactuals"} and heard == [1] * 6
     assert "untrained" in result["emergence"]["rules"]["move_follows_input"]
     lines = em.markdown(result)
     assert lines[0].startswith("## Tier 2") and any("head_to_head_death" in line for line in lines)

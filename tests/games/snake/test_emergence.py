@@ -130,7 +130,9 @@ def test_counterfactuals_and_tier2_shape(corpus):
     tokens = [corpus.episode_tokens(int(r)) for r in rows]
     ids = [corpus.episode_ids(int(r)) for r in rows]
     model = tiny_model(corpus, seed=1)
-    result = em.tier2(model, ids, tokens, corpus.tokenizer, corpus.game)
+    heard: list[int] = []
+    result = em.tier2(model, ids, tokens, corpus.tokenizer, corpus.game, progress=heard.append)
+    assert heard == [1] * 10  # each episode, read by the model and by the untrained one
     cf = result["counterfactuals"]
     assert cf["model"]["food_ahead"]["count"] == 5
     for kind, entry in cf["model"].items():
