@@ -11,6 +11,7 @@ keys/values and advances `pos`, so sampling costs one token of work per step.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from dataclasses import asdict, dataclass, fields, replace
@@ -246,6 +247,15 @@ class GameGPT(nn.Module):
         """One line for reports: the shape and the parameter count."""
         c = self.config
         return f"{c.n_layer} layers, {c.n_embd} wide, {c.n_head} heads, context {c.block_size}, {self.num_params():,} parameters"
+
+    def weights_sha256(self) -> str:
+        """A hash of every weight and buffer (names, dtypes, shapes, bytes): which model a resumable run belongs to."""
+        h = hashlib.sha256()
+        for name, tensor in sorted(self.state_dict().items()):
+            t = tensor.detach().cpu().contiguous()
+            h.update(f"{name}:{t.dtype}:{tuple(t.shape)}".encode())
+            h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+        return h.hexdigest()
 
     def new_cache(self, batch_size: int, max_len: int | None = None) -> KVCache:
         """An empty cache for `batch_size` sequences of up to `max_len` (default block_size) tokens."""

@@ -41,6 +41,7 @@ from gamegrammar.evaluation.stats import wilson_interval
 from gamegrammar.gamespec import BatchResult, CodecConfig, GameSpec, PlayerResult
 from gamegrammar.io import atomic_write_json, atomic_write_text, save_figure
 from gamegrammar.model import GameGPT
+from gamegrammar.play_journal import PlayedBatch, PlayJournal, play_fingerprint
 from gamegrammar.tokenizer import GameTokenizer
 from gamegrammar.tokenlog import TokenLog
 
@@ -166,6 +167,13 @@ class ModelAgent:
         return cls(
             loaded.model, loaded.tokenizer, loaded.game_spec, loaded.game, loaded.codec, temperature=temperature, batch_size=batch_size
         )
+
+    def fingerprint(self, config: Any, codec: CodecConfig, seed: int, opponents: dict[str, float] | None) -> str:
+        """What decides this model's games besides the episodes: its weights and every setting (a journal's key)."""
+        settings = {"weights": self.model.weights_sha256(), "game": self.game.name, "config": config, "codec": codec, "seed": seed}
+        settings |= {"opponents": opponents, "temperature": self.temperature, "batch_size": self.batch_size}
+        settings |= {"recompute": self.recompute, "device": str(next(self.model.parameters()).device.type)}
+        return play_fingerprint(settings)
 
     def controller(self, log: TokenTap) -> _Controller:
         """The controller of one batch of games, reading what the engine writes to `log`."""
@@ -316,9 +324,11 @@ def play_games(
     agent: Agent,
     opponents: dict[str, float] | None = None,
     progress: Callable[[int], None] | None = None,
+    journal: PlayJournal | None = None,
 ) -> PlayerResult:
     """Episodes `episodes` of `seed` on the game's batch engine, player 0 played by `agent` (the others by `opponents`,
-    None: the game's default mix). A model plays `agent.batch_size` games at a time."""
+    None: the game's default mix). A model plays `agent.batch_size` games at a time; with a `journal`, each batch
+    is kept as it finishes, and one an earlier run of the same settings finished is read back instead of played."""
     episodes = np.asarray(episodes, np.int64)
     if not len(episodes):
         raise GameGrammarError("no episodes to play")
@@ -330,8 +340,16 @@ def play_games(
     parts = []
     for lo in range(0, len(episodes), agent.batch_size):
         chunk = episodes[lo : lo + agent.batch_size]
-        log = TokenTap(len(chunk))
-        parts.append(game.play_controlled(config, codec, seed, chunk, agent.controller(log), opponents, log=log))
+        done = journal.get(chunk) if journal is not None else None
+        if done is not None:
+            agent.forward_passes += done.forward_passes
+            parts.append(done.result)
+        else:
+            start, passes = time.perf_counter(), agent.forward_passes
+            log = TokenTap(len(chunk))
+            parts.append(game.play_controlled(config, codec, seed, chunk, agent.controller(log), opponents, log=log))
+            if journal is not None:
+                journal.put(chunk, PlayedBatch(parts[-1], time.perf_counter() - start, agent.forward_passes - passes))
         if progress:
             progress(len(chunk))
     return _concat(parts)
@@ -476,14 +494,19 @@ def play_agents(
     agents: dict[str, Agent],
     opponents: dict[str, float] | None = None,
     progress: Callable[[str, int], None] | None = None,
+    journal: PlayJournal | None = None,
 ) -> dict[str, Played]:
-    """Every agent on episodes 0..games-1 of `seed` (the same episodes, so the same starts and opponents)."""
+    """Every agent on episodes 0..games-1 of `seed` (the same episodes, so the same starts and opponents).
+
+    `journal` keeps the model's batches (scripted agents take seconds); its seconds count those read back.
+    """
     out = {}
     for name, agent in agents.items():
         start = time.perf_counter()
         step = (lambda n, name=name: progress(name, n)) if progress else None
-        result = play_games(game, config, codec, seed, np.arange(games), agent, opponents, step)
-        out[name] = Played(result, time.perf_counter() - start)
+        kept = journal if isinstance(agent, ModelAgent) else None
+        result = play_games(game, config, codec, seed, np.arange(games), agent, opponents, step, kept)
+        out[name] = Played(result, time.perf_counter() - start + (kept.resumed_seconds if kept else 0.0))
     return out
 
 

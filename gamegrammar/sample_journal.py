@@ -29,13 +29,8 @@ STATS_FIELDS = ("sequences", "generated_tokens", "seconds", "slides")
 
 def run_fingerprint(model: GameGPT, prompts: list[list[int]], config: SamplingConfig, device: torch.device) -> str:
     """What decides a run's samples, as one hash: the same weights, prompts, settings and device type sample the same."""
-    h = hashlib.sha256()
-    for name, tensor in sorted(model.state_dict().items()):
-        t = tensor.detach().cpu().contiguous()
-        h.update(f"{name}:{t.dtype}:{tuple(t.shape)}".encode())
-        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
-    h.update(json.dumps({"prompts": prompts, "config": asdict(config), "device": device.type}).encode())
-    return h.hexdigest()
+    run = {"weights": model.weights_sha256(), "prompts": prompts, "config": asdict(config), "device": device.type}
+    return hashlib.sha256(json.dumps(run).encode()).hexdigest()
 
 
 class SampleJournal:

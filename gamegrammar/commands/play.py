@@ -12,11 +12,12 @@ the same opponents. `--corpus-out DIR` also keeps the model's games as a corpus 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from gamegrammar.agents import parse_agent_mix
 from gamegrammar.commands.game_args import add_game_arguments, game_config
-from gamegrammar.commands.progress import progress_bar
+from gamegrammar.commands.progress import progress_bar, stage_log
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import game_of
 
@@ -66,8 +67,6 @@ def run(args: argparse.Namespace) -> int:
         if path:
             check_output_dir(path, what=flag, inputs=inputs)
     if args.corpus_out:
-        from pathlib import Path
-
         if args.ckpt is None:
             raise GameGrammarError("--corpus-out keeps the model's games: give --ckpt")
         if (Path(args.corpus_out) / "manifest.json").exists() and not args.overwrite:
@@ -98,14 +97,26 @@ def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: d
 
     from gamegrammar.play import play_agents, play_report, render_markdown, torch_threads, write_play_report
 
+    model = agents.get("model")
+    journal = None
+    if model is not None and args.out:  # the model's batches, kept until the report is written
+        from gamegrammar.play_journal import PlayJournal
+
+        journal = PlayJournal(Path(args.out) / "play.partial", model.fingerprint(config, codec, args.seed, opponents))
+        log = stage_log("play")
+        if journal.stale:
+            log(f"{journal.directory} was from another run (model or settings); starting afresh")
+        elif journal.kept():
+            log(f"resuming from {journal.directory}: {journal.kept()} batches of the model's games were played before")
     bar = progress_bar(args.games * len(agents), "game", "play", args.quiet)
     try:
         with torch_threads(args.threads):
-            played = play_agents(game, config, codec, args.seed, args.games, agents, opponents, lambda name, n: bar.update(n))
+            played = play_agents(game, config, codec, args.seed, args.games, agents, opponents, lambda name, n: bar.update(n), journal)
     finally:
         bar.close()
     meta: dict[str, Any] = {"games": args.games, "seed": args.seed, "episodes": f"0..{args.games - 1}"}
-    model = agents.get("model")
+    if journal is not None and journal.resumed:
+        meta["resumed"] = f"{journal.resumed} batches of the model's games read back from an interrupted run (their seconds counted)"
     if model is not None:
         meta |= {"checkpoint": str(args.ckpt), "model": model.model.describe(), "temperature": args.temperature}
         meta["model_forward_passes"] = model.forward_passes
@@ -124,4 +135,6 @@ def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: d
             args.corpus_out, config, codec, model.tokenizer, args.seed, np.arange(args.games), games, origin, overwrite=args.overwrite
         )
         print(f"wrote the model's {args.games} games to {args.corpus_out}")
+    if journal is not None:
+        journal.remove()
     return 0

@@ -88,3 +88,41 @@ def test_a_finished_corpus_is_not_replaced(tiny_run, tmp_path, capsys):
     assert main(argv) == 0
     assert main(argv) == 2 and "--overwrite" in capsys.readouterr().err
     assert main([*argv, "--overwrite"]) == 0
+
+
+def test_an_interrupted_play_resumes_from_the_model_batches_it_finished(tiny_run, tmp_path, monkeypatch, capsys):
+    from gamegrammar.play_journal import PlayJournal
+
+    _, _, ckpt = tiny_run
+    argv = ["play", "--ckpt", str(ckpt), "--games", "10", "--batch-size", "4", "--agents", "model,greedy", "--quiet"]
+    whole, resumed = tmp_path / "whole", tmp_path / "resumed"
+    assert main([*argv, "--out", str(whole), "--corpus-out", str(tmp_path / "whole-games")]) == 0
+    put = PlayJournal.put
+
+    def put_then_stop(self, episodes, batch):
+        put(self, episodes, batch)
+        if int(episodes[0]) == 4:  # after the second batch
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(PlayJournal, "put", put_then_stop)
+        assert main([*argv, "--out", str(resumed), "--corpus-out", str(tmp_path / "resumed-games")]) == 130
+    assert sorted(p.name for p in (resumed / "play.partial").iterdir()) == ["batch-0-4.npz", "batch-4-4.npz", "run.json"]
+    capsys.readouterr()
+    assert main([*argv, "--out", str(resumed), "--corpus-out", str(tmp_path / "resumed-games")]) == 0
+    assert "2 batches of the model's games were played before" in capsys.readouterr().err
+    a, b = (json.loads((d / "report.json").read_text()) for d in (whole, resumed))
+    for report in (a, b):
+        for row in report["agents"].values():
+            row.pop("seconds", None)
+            row.pop("games_per_second", None)
+    assert a["agents"] == b["agents"] and a["meta"]["model_forward_passes"] == b["meta"]["model_forward_passes"]
+    assert b["meta"]["resumed"].startswith("2 batches")
+    assert Corpus(tmp_path / "whole-games").episode_tokens(9) == Corpus(tmp_path / "resumed-games").episode_tokens(9)
+    assert not (resumed / "play.partial").exists()
+    # another temperature is another run: its games are not these
+    with monkeypatch.context() as m:
+        m.setattr(PlayJournal, "put", put_then_stop)
+        assert main([*argv, "--out", str(resumed), "--temperature", "0"]) == 130
+    assert main([*argv, "--out", str(resumed), "--temperature", "0.5"]) == 0
+    assert "from another run" in capsys.readouterr().err
