@@ -48,6 +48,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gamegrammar: interrupted", file=sys.stderr)
         return 130
+    except RuntimeError as err:
+        torch = sys.modules.get("torch")  # imported by whichever command ran out of memory; not at start-up
+        if torch is not None and isinstance(err, torch.OutOfMemoryError):
+            return _fail(f"out of {'GPU' if 'CUDA' in str(err) else 'device'} memory: lower the batch size (--batch-size)")
+        raise
 
 
 def os_error_message(err: OSError) -> str:

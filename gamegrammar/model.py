@@ -93,6 +93,28 @@ def preset(name: str | GPTConfig, **overrides: Any) -> GPTConfig:
     return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
 
+CHECKED_CACHE_BYTES = 256 << 20  # caches larger than this are checked against the free memory before they are made
+
+
+def available_memory(device: torch.device) -> int | None:
+    """Bytes free for a new tensor on `device` (the kernel's MemAvailable on a CPU), or None where it cannot be told.
+
+    A KV cache larger than this would be killed by the kernel (CPU) or fail deep in a forward pass (CUDA), after
+    minutes of work; asked first, the user gets one line naming the batch size instead.
+    """
+    if device.type == "cuda":
+        return torch.cuda.mem_get_info(device)[0]
+    if device.type == "cpu":
+        try:
+            with open("/proc/meminfo") as f:
+                for line in f:
+                    if line.startswith("MemAvailable:"):
+                        return int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            return None
+    return None
+
+
 class KVCache:
     """Keys and values of every layer for a batch of sequences, all at the same position `pos`.
 
@@ -265,6 +287,13 @@ class GameGPT(nn.Module):
         p = next(self.parameters())
         c = self.config
         shape = (c.n_layer, batch_size, c.n_head, max_len, c.n_embd // c.n_head)
+        need = 2 * math.prod(shape) * p.element_size()
+        free = available_memory(p.device) if need > CHECKED_CACHE_BYTES else None
+        if free is not None and need > free:
+            raise GameGrammarError(
+                f"a KV cache for {batch_size} sequences of {max_len} tokens needs {need / 2**30:.1f} GiB, but {p.device.type} has "
+                f"{free / 2**30:.1f} GiB free: lower the batch size (--batch-size)"
+            )
         # Uninitialised: attention reads only positions < pos, each written before it is read; zeroing
         # hundreds of MB would cost more than many decode steps on a small CPU.
         return KVCache(torch.empty(shape, device=p.device, dtype=p.dtype), torch.empty(shape, device=p.device, dtype=p.dtype))

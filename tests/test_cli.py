@@ -54,3 +54,18 @@ def test_bad_input_is_one_clear_line(tmp_path, args, message):
     result = gg(*(a.format(tmp=tmp_path) for a in args))
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_running_out_of_device_memory_is_one_line(monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    import torch
+
+    from gamegrammar import cli
+
+    def run(args):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+
+    monkeypatch.setattr(cli.argparse.ArgumentParser, "parse_args", lambda self, argv: SimpleNamespace(run=run))
+    assert cli.main(["sample"]) == 2
+    assert capsys.readouterr().err == "gamegrammar: error: out of GPU memory: lower the batch size (--batch-size)\n"

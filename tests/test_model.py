@@ -179,3 +179,24 @@ def test_rotary_model_is_causal_and_its_cache_matches_the_full_pass():
 def test_the_tick_clock_needs_the_games_tick_token():
     with pytest.raises(GameGrammarError, match="tick_id"):
         GameGPT(GPTConfig(vocab_size=30, block_size=16, n_layer=1, n_head=2, n_embd=16, tick_table=4))
+
+
+def test_a_cache_larger_than_the_free_memory_is_refused_in_one_line(monkeypatch):
+    import gamegrammar.model as model_module
+
+    model = GameGPT(GPTConfig(vocab_size=20, block_size=64, n_layer=1, n_head=2, n_embd=16))
+    need = 2 * 1 * 4096 * 2 * 64 * 8 * 4  # k and v: layers x batch x heads x length x head_dim x float32
+    monkeypatch.setattr(model_module, "CHECKED_CACHE_BYTES", 0)
+    monkeypatch.setattr(model_module, "available_memory", lambda device: need - 1)
+    with pytest.raises(GameGrammarError, match=r"4096 sequences of 64 tokens needs 0\.0 GiB.*lower the batch size"):
+        model.new_cache(4096)
+    monkeypatch.setattr(model_module, "available_memory", lambda device: need)
+    assert model.new_cache(4096).batch_size == 4096
+
+
+def test_cpu_free_memory_is_read_from_the_kernel():
+    from gamegrammar.model import available_memory
+
+    free = available_memory(torch.device("cpu"))
+    assert free is None or free > 0
+    assert available_memory(torch.device("meta")) is None  # a device that cannot tell: nothing is refused
