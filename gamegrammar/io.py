@@ -67,6 +67,26 @@ def atomic_write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
 
+def open_journal_folder(directory: str | Path, fingerprint: str) -> bool:
+    """Make `directory` the journal of the run `fingerprint` names: kept if it is that run's, cleared (and named anew)
+    if it is another's, since another run's work must never be mixed in. True when another run's was cleared."""
+    import shutil
+
+    directory = Path(directory)
+    run = directory / "run.json"
+    try:
+        found = json.loads(run.read_text())
+    except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError):
+        found = None
+    mine = {"format": 1, "run": fingerprint}
+    if found == mine:
+        return False
+    stale = found is not None or directory.exists()
+    shutil.rmtree(directory, ignore_errors=True)
+    atomic_write_json(run, mine)
+    return stale
+
+
 def _inside(path: Path, other: Path) -> bool:
     return path == other or other in path.parents
 

@@ -20,9 +20,8 @@ from typing import Any
 import numpy as np
 
 from gamegrammar.gamespec import BatchResult, PlayerResult
-from gamegrammar.io import atomic_write, atomic_write_json
+from gamegrammar.io import atomic_write, open_journal_folder
 
-JOURNAL_FORMAT = 1
 _EPISODE_FIELDS = ("tokens", "lengths", "ticks", "scores", "ends")
 
 
@@ -45,19 +44,9 @@ class PlayJournal:
 
     def __init__(self, directory: str | Path, fingerprint: str) -> None:
         self.directory, self.fingerprint = Path(directory), fingerprint
-        self.stale = False  # a journal of another run was found, and cleared
         self.resumed = 0  # batches read back
         self.resumed_seconds = 0.0  # what they took when they were played
-        run = self.directory / "run.json"
-        try:
-            found = json.loads(run.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
-            found = None
-        mine = {"format": JOURNAL_FORMAT, "run": fingerprint}
-        if found != mine:
-            self.stale = found is not None or self.directory.exists()
-            shutil.rmtree(self.directory, ignore_errors=True)
-            atomic_write_json(run, mine)
+        self.stale = open_journal_folder(self.directory, fingerprint)  # another run's journal was there, and is cleared
 
     def kept(self) -> int:
         """Batches the journal holds."""

@@ -10,6 +10,7 @@ into its report; both go through `run_analysis`.
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +37,18 @@ def add_analysis_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--probe-layers", choices=["final", "all"], default="all", help="probes: linear probes on every layer or the final one")
 
 
+def analysis_journal(out: str | Path) -> Path:
+    """Where an analysis written to the report folder `out` keeps its finished parts until the report is written."""
+    return Path(out) / "analysis.partial"
+
+
 def analysis_from_args(
     args: argparse.Namespace, loaded: Any, corpus: Any, tiers: set[str], *, command: str, seed: int = 0
 ) -> dict[str, Any]:
-    """run_analysis with the options add_analysis_arguments adds (and --probes): analyze's and evaluate --tiers's."""
+    """run_analysis with the options add_analysis_arguments adds (and --probes): analyze's and evaluate --tiers's.
+
+    The parts are kept in `analysis_journal(args.out)` as they finish: the caller removes it once the report is written.
+    """
     return run_analysis(
         loaded,
         corpus,
@@ -51,6 +60,7 @@ def analysis_from_args(
         seed=seed,
         log=stage_log(command),
         bar=lambda total, desc: progress_bar(total, "episode", desc, args.quiet),
+        journal=analysis_journal(args.out),
     )
 
 
@@ -92,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         **analysis,
     }
     path = write_analysis(analysis, args.out)
+    shutil.rmtree(analysis_journal(args.out), ignore_errors=True)
     _print_summary(analysis)
     print(f"wrote {path}")
     return 0

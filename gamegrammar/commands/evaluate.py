@@ -8,13 +8,14 @@ token file alone, from --game and its config flags), and everything game-specifi
 from __future__ import annotations
 
 import argparse
+import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gamegrammar.commands.analyze import add_analysis_arguments, analysis_from_args, parse_tiers
+from gamegrammar.commands.analyze import add_analysis_arguments, analysis_from_args, analysis_journal, parse_tiers
 from gamegrammar.commands.game_args import add_game_arguments, game_config
 from gamegrammar.commands.sample import add_sampling_arguments, journal_path, load_model, sample_from_args, sampling_config
 from gamegrammar.errors import GameGrammarError
@@ -233,6 +234,7 @@ def run_model(args: argparse.Namespace) -> int:
         _print_novelty(report["novelty"])
     atomic_write_text(Path(args.out) / "samples.txt", "".join(" ".join(s) + "\n" for s in sequences))
     journal.unlink(missing_ok=True)
+    shutil.rmtree(analysis_journal(args.out), ignore_errors=True)
     print(f"wrote {path}")
     return 0
 

@@ -36,11 +36,14 @@ def run_analysis(
     seed: int = 0,
     log: Callable[[str], None] | None = None,
     bar: Callable[[int, str], Any] | None = None,
+    journal: Path | None = None,
 ) -> dict[str, Any]:
     """{"tier2": ..., "tier3": ..., "probes": ..., "analysis_seconds": {...}} for the requested parts (tier 1 is evaluate's).
 
     `log` hears a line as each part starts and ends: on a CPU a large model's tier 2 takes a quarter of an hour.
     `bar(total, description)` makes a progress bar (a context manager with `update(n)`) for tier 2's episodes.
+    `journal`: a folder where each part is kept as it finishes, and read back instead of run again by a rerun of
+    the same model, corpus and settings (the caller removes it once the report is written).
     """
     from gamegrammar.games import game_of
     from gamegrammar.hidden import random_like
@@ -59,13 +62,30 @@ def run_analysis(
     game = game_of(config)
     baseline = random_like(model, seed)
     out: dict[str, Any] = {"analysis_seconds": {}}
+    kept = None
+    if journal is not None:
+        from gamegrammar.interpret.analysis_journal import AnalysisJournal, analysis_fingerprint
+
+        settings = {"episodes": episodes, "probe_ticks": probe_ticks, "all_layers": all_layers, "seed": seed}
+        settings["device"] = next(model.parameters()).device.type
+        kept = AnalysisJournal(journal, analysis_fingerprint(model.weights_sha256(), corpus.path, settings))
+        if kept.stale and log:
+            log(f"{journal} was from another run (model, corpus or settings); starting afresh")
 
     def part(key: str, what: str, work: Callable[[], dict[str, Any]]) -> None:
+        found = kept.get(key, IN_MEMORY.get(key)) if kept is not None else None
+        if found is not None:
+            out[key], out["analysis_seconds"][key] = found
+            if log:
+                log(f"{key}: read back from {journal} (an interrupted run finished it)")
+            return
         if log:
             log(f"{key}: {what} on {len(rows)} held-out episodes, the model and an untrained one of its shape")
         start = time.perf_counter()
         out[key] = work()
         out["analysis_seconds"][key] = round(time.perf_counter() - start, 1)
+        if kept is not None:
+            kept.put(key, out[key], out["analysis_seconds"][key], IN_MEMORY.get(key))
         if log:
             log(f"{key}: done in {out['analysis_seconds'][key]} s")
 

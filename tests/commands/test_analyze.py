@@ -70,3 +70,38 @@ def test_evaluate_tiers_adds_the_analysis_to_the_report(tmp_path, tiny_corpus):
 def test_evaluate_tiers_need_a_corpus(tmp_path, capsys):
     assert main(["evaluate", "--ckpt", str(tmp_path / "model"), "--out", str(tmp_path / "r"), "--tiers", "1,3"]) == 2
     assert "give --corpus" in capsys.readouterr().err
+
+
+def test_an_interrupted_analysis_reads_back_the_parts_it_finished(tmp_path, tiny_corpus, capsys, monkeypatch):
+    from gamegrammar.interpret.analysis_journal import AnalysisJournal
+
+    export_model(Corpus(tiny_corpus), tmp_path / "model")
+    args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--tiers", "2,3", "--probes", "--quiet"]
+    args += ["--analysis-episodes", "6", "--probe-ticks", "10", "--probe-layers", "final", "--device", "cpu"]
+    assert main([*args, "--out", str(tmp_path / "whole")]) == 0
+    put = AnalysisJournal.put
+
+    def put_then_stop(self, part, section, seconds, in_memory):
+        put(self, part, section, seconds, in_memory)
+        if part == "tier3":
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(AnalysisJournal, "put", put_then_stop)
+        assert main([*args, "--out", str(tmp_path / "resumed")]) == 130
+    kept = tmp_path / "resumed" / "analysis.partial"
+    assert sorted(p.name for p in kept.iterdir()) == ["run.json", "tier2.json", "tier3.json", "tier3.npz"]
+    capsys.readouterr()
+    assert main([*args, "--out", str(tmp_path / "resumed")]) == 0
+    err = capsys.readouterr().err
+    assert "tier2: read back" in err and "tier3: read back" in err and "probes: done in" in err
+    whole, resumed = ((tmp_path / d / "analysis.md").read_text().splitlines()[1:] for d in ("whole", "resumed"))
+    assert whole == resumed and not kept.exists()
+    # another seed is another analysis: nothing is read back
+    with monkeypatch.context() as m:
+        m.setattr(AnalysisJournal, "put", put_then_stop)
+        assert main([*args, "--out", str(tmp_path / "again")]) == 130
+    capsys.readouterr()
+    assert main([*args, "--out", str(tmp_path / "again"), "--seed", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "from another run" in err and "read back" not in err
