@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from gamegrammar.evaluation.validity import summarize, validate_many
 from gamegrammar.gamespec import BatchResult, PlayerResult
 from gamegrammar.io import atomic_write_json, atomic_write_text, save_figure
 from gamegrammar.play import ModelAgent, Played, play_games, play_report, summarize_player, torch_threads, write_play_report
+from gamegrammar.play_journal import PlayJournal
 
 # ---------------------------------------------------------------- the config
 
@@ -357,8 +359,12 @@ def generation(run: Run, k: int, corpus: Corpus, known: np.ndarray | None, log: 
     seed = cfg.seed + k
     episodes = np.arange(cfg.play.games)
     played_at = time.perf_counter()
-    result = play_games(corpus.game_spec, corpus.game, corpus.codec, seed, episodes, agent)
-    seconds = time.perf_counter() - played_at
+    # the batches played so far, kept until the generation's record is written: a killed run does not play them again
+    journal = PlayJournal(gen / "play.partial", agent.fingerprint(corpus.game, corpus.codec, seed, None))
+    if journal.kept():
+        log(f"generation {k}: {journal.kept()} batches of games were played before the run stopped; reading them back")
+    result = play_games(corpus.game_spec, corpus.game, corpus.codec, seed, episodes, agent, journal=journal)
+    seconds = time.perf_counter() - played_at + journal.resumed_seconds
     log(f"generation {k}: {cfg.play.games} games in {seconds:.0f} s, mean score {result.score.mean():.2f}")
     meta = {
         "generation": k,
@@ -429,6 +435,7 @@ def run_loop(config: OuroborosConfig, train: Train, log: Callable[[str], None] =
         with torch_threads(config.play.threads):
             record = {**generation(run, k, corpus, known, log), **record}
         atomic_write_json(path, record)
+        shutil.rmtree(run.generation_dir(k) / "play.partial", ignore_errors=True)
         records.append(record)
         written = write_log(run, base, records)
         log(f"generation {k} finished: {path}")

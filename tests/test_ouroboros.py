@@ -173,7 +173,12 @@ def test_a_generation_killed_after_its_fine_tune_keeps_it(loop_config, monkeypat
     with pytest.raises(RuntimeError, match="killed"):
         run_loop(config, counted_train, log=lambda _: None)
     assert calls["train"] == 1 and (Path(config.out) / "gen-001" / "train" / "finished.json").exists()
-    log = run_loop(config, counted_train, log=lambda _: None)
+    played = Path(config.out) / "gen-001" / "play.partial"
+    assert sorted(p.name for p in played.glob("batch-*")) == ["batch-0-8.npz", "batch-8-4.npz"]  # its games, kept
+    lines: list[str] = []
+    log = run_loop(config, counted_train, log=lines.append)
     assert calls["train"] == 1 and len(log["generations"]) == 2  # the fine-tune was not redone
+    assert any("2 batches of games were played before" in line for line in lines)  # nor were the games
+    assert not played.exists()
     with pytest.raises(GameGrammarError, match="another config"):
         run_loop(OuroborosConfig.from_dict({**config.to_dict(), "seed": 7}), counted_train, log=lambda _: None)
