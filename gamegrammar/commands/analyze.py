@@ -65,7 +65,12 @@ def analysis_from_args(
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("analyze", help="rule emergence (tier 2), play-style archetypes (tier 3) and world-state probes")
+    p = sub.add_parser(
+        "analyze",
+        help="rule emergence (tier 2), play-style archetypes (tier 3) and world-state probes",
+        description="Rule emergence (tier 2), play-style archetypes (tier 3) and world-state probes on held-out episodes. "
+        "A killed run carries on from OUT/analysis.partial (its finished parts) when the same command is rerun.",
+    )
     p.add_argument("--ckpt", required=True, help="a training checkpoint (.ckpt) or an exported model directory")
     p.add_argument("--corpus", required=True, help="the corpus the model learned from; its held-out (val) episodes are analysed")
     p.add_argument("--out", required=True, help="report directory (analysis.json, analysis.md, plots)")

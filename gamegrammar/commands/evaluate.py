@@ -28,7 +28,12 @@ OUTCOME_EPISODES = 1000  # corpus episodes read for the players' fates (fidelity
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evaluate", help="validity report of model samples (--ckpt) or of a token file (--tokens)")
+    p = sub.add_parser(
+        "evaluate",
+        help="validity report of model samples (--ckpt) or of a token file (--tokens)",
+        description="Validity report of model samples (--ckpt) or of a token file (--tokens). A killed --ckpt run carries on "
+        "from OUT/samples.txt.partial and OUT/analysis.partial when the same command is rerun.",
+    )
     add_sampling_arguments(p, ckpt_required=False)
     p.add_argument("--tokens", default=None, help="validate this text file (one sequence per line) instead of sampling")
     p.add_argument("--json", default=None, help="with --tokens: write per-line verdicts to this JSON file")

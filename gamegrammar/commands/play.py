@@ -23,7 +23,12 @@ from gamegrammar.games import game_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("play", help="the model plays the real game (action-masked inputs) beside the scripted agents")
+    p = sub.add_parser(
+        "play",
+        help="the model plays the real game (action-masked inputs) beside the scripted agents",
+        description="The model plays the real game beside the scripted agents. With --out, a killed run carries on from "
+        "OUT/play.partial (the model's finished batches of games) when the same command is rerun.",
+    )
     p.add_argument("--ckpt", default=None, help="a training checkpoint (.ckpt) or an exported model directory: the model agent")
     p.add_argument("--games", type=int, default=1000, help="games per agent (default: %(default)s)")
     p.add_argument("--temperature", type=float, default=1.0, help="the model's sampling temperature; 0 = argmax")

@@ -36,7 +36,11 @@ def add_sampling_arguments(p: argparse.ArgumentParser, ckpt_required: bool = Tru
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sample", help="sample rollouts from a trained model")
+    p = sub.add_parser(
+        "sample",
+        help="sample rollouts from a trained model",
+        description="Sample rollouts from a trained model. A killed run carries on from OUT.partial when the same command is rerun.",
+    )
     add_sampling_arguments(p)
     p.add_argument("--out", required=True, help="text file: one space-separated sequence per line")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
