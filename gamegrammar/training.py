@@ -158,6 +158,8 @@ class CorpusDataModule(L.LightningDataModule):
             raise GameGrammarError(f"--data.batch_size must be at least 1, got {batch_size}")
         if block_size is not None and block_size < 1:
             raise GameGrammarError(f"--data.block_size must be at least 1, got {block_size}")
+        if num_workers < 0:
+            raise GameGrammarError(f"--data.num_workers must be at least 0 (0: load in the training process), got {num_workers}")
         if windows not in get_args(Windows):
             raise GameGrammarError(f"--data.windows must be one of {', '.join(get_args(Windows))}, got {windows!r}")
         self.corpus = open_corpus(path)  # opened now: a bad path fails before any model is built

@@ -144,6 +144,7 @@ CASES = [
     # training inputs
     ("train-negative-lr", [*TRAIN, "--model.lr", "-1"], "lr must be a positive number"),
     ("train-zero-batch", [*TRAIN, "--data.batch_size", "0"], "batch_size must be at least 1"),
+    ("train-negative-workers", [*TRAIN, "--data.num_workers", "-1"], "--data.num_workers must be at least 0"),
     ("train-missing-corpus", [*TRAIN[:5], "nowhere", *TRAIN[6:]], "does not exist"),
     (
         "train-bad-max-time",

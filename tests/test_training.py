@@ -338,3 +338,17 @@ def test_ddp_on_two_cpu_processes(tmp_path, tiny_corpus):
     assert "distributed_backend=gloo" in done.stderr + done.stdout and "All distributed processes registered" in done.stderr + done.stdout
     ckpt = torch.load(tmp_path / "run" / "checkpoints" / "last.ckpt", weights_only=True)
     assert ckpt["global_step"] == 3
+
+
+def test_training_output_carries_no_cloud_service_tips(tiny_run):
+    import logging
+
+    from gamegrammar.commands.train import _no_cloud_tips
+
+    assert _no_cloud_tips in logging.getLogger("lightning.pytorch.utilities.rank_zero").filters  # `train` put it there
+
+    def record(message: str) -> logging.LogRecord:
+        return logging.LogRecord("lightning.pytorch.utilities.rank_zero", logging.INFO, __file__, 1, message, None, None)
+
+    assert not _no_cloud_tips(record("💡 Tip: For seamless cloud logging and experiment tracking, try installing [litlogger]"))
+    assert _no_cloud_tips(record("GPU available: False, used: False"))

@@ -124,11 +124,17 @@ def _refuse_stale_checkpoints(dirpaths: list[str]) -> None:
             )
 
 
+def _no_cloud_tips(record: logging.LogRecord) -> bool:
+    """Drop Lightning's tips that advertise its cloud services: runs here log offline, and the tip says nothing of the run."""
+    return "Tip: For seamless cloud logging" not in record.getMessage()
+
+
 def main(argv: Sequence[str]) -> int:
     """Run the Lightning CLI on argv; GameGrammarErrors propagate to the one-line handler in cli.py."""
     # We pass argv on purpose (it is sys.argv minus "train"); Lightning warns when both are set.
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
     logging.getLogger("lightning.fabric.utilities.seed").setLevel(logging.WARNING)  # the seed is in the saved config
+    logging.getLogger("lightning.pytorch.utilities.rank_zero").addFilter(_no_cloud_tips)
     given = _ckpt_path_of(argv)
     if given is not None:  # LightningCLI reads the checkpoint's hparams while parsing: refuse a bad file before that
         _check_resume(given, [])
