@@ -9,6 +9,7 @@ model.safetensors, config.json and tokenizer.json.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pickle
 import zipfile
@@ -139,7 +140,8 @@ def export(ckpt: str | Path, out_dir: str | Path, dtype: str = "float32") -> Pat
         if k != "head.weight"
     }
     metadata = {"format": "pt", "gamegrammar_export": str(EXPORT_FORMAT)}
-    atomic_write(out / "model.safetensors", lambda f: f.write(save(state, metadata=metadata)))
+    weights = save(state, metadata=metadata)
+    atomic_write(out / "model.safetensors", lambda f: f.write(weights))
     atomic_write_text(out / "tokenizer.json", loaded.tokenizer.to_json())
     config = {
         "format_version": EXPORT_FORMAT,
@@ -149,9 +151,26 @@ def export(ckpt: str | Path, out_dir: str | Path, dtype: str = "float32") -> Pat
         "corpus_spec": loaded.spec.to_dict(),
         "tokenizer_sha256": loaded.tokenizer.sha256(),
         "weights_dtype": dtype,
+        "weights_sha256": hashlib.sha256(weights).hexdigest(),
     }
-    atomic_write_json(out / "config.json", config)
+    atomic_write_json(out / "config.json", config)  # last: it vouches for the two files written before it
     return out
+
+
+def _check_export_file(d: Path, name: str, said: str | None, found: Callable[[], str]) -> None:
+    """Refuse an export whose weights or tokenizer are not the ones its config.json was written with: an export
+    killed half-way over an older one, or a file replaced by hand, would otherwise load as a model it is not.
+    (Exports written before config.json named its weights' hash are checked by their tokenizer only.)"""
+    if said is not None and said != found():
+        raise GameGrammarError(f"{d}/{name} is not the one its config.json names: export the model again")
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def load_exported(directory: str | Path, map_location: str | torch.device = "cpu") -> LoadedModel:
@@ -171,7 +190,10 @@ def load_exported(directory: str | Path, map_location: str | torch.device = "cpu
         raise GameGrammarError(f"cannot read {d / name} (truncated or not written by `gamegrammar export`?): {err}") from None
     if not isinstance(config, dict) or config.get("format_version") != EXPORT_FORMAT:
         raise GameGrammarError(f"{d}/config.json is not a gamegrammar export of format {EXPORT_FORMAT}")
+    _check_export_file(d, "model.safetensors", config.get("weights_sha256"), lambda: _file_sha256(d / "model.safetensors"))
     try:
-        return _build(config["gpt_config"], state, tokenizer_json, config["corpus_spec"], d, config.get("longest_episode"))
+        loaded = _build(config["gpt_config"], state, tokenizer_json, config["corpus_spec"], d, config.get("longest_episode"))
     except KeyError as err:
         raise GameGrammarError(f"{d}/config.json lacks {err.args[0]!r}") from None
+    _check_export_file(d, "tokenizer.json", config.get("tokenizer_sha256"), loaded.tokenizer.sha256)
+    return loaded

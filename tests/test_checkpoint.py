@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 
 import lightning as L
 import pytest
@@ -101,6 +103,29 @@ def test_broken_export_is_one_line_error(trained, tmp_path):
     (out / "tokenizer.json").write_text("{}")
     with pytest.raises(GameGrammarError, match="has a malformed tokenizer: missing 'model'"):
         load_exported(out)
+
+
+def test_an_export_whose_files_are_not_those_its_config_names_is_refused(trained, tmp_path):
+    """An export killed half-way over an older one, or a file swapped by hand, must not load as a model it is not."""
+    full, half = export(trained, tmp_path / "f32"), export(trained, tmp_path / "bf16", dtype="bfloat16")
+    config = json.loads((full / "config.json").read_text())
+    assert config["weights_sha256"] == hashlib.sha256((full / "model.safetensors").read_bytes()).hexdigest()
+    mixed = tmp_path / "mixed"
+    shutil.copytree(full, mixed)
+    shutil.copy(half / "model.safetensors", mixed / "model.safetensors")  # a valid file of the same shapes
+    with pytest.raises(GameGrammarError, match=r"model\.safetensors is not the one its config\.json names"):
+        load_exported(mixed)
+    shutil.copy(full / "model.safetensors", mixed / "model.safetensors")
+    tokenizer = json.loads((mixed / "tokenizer.json").read_text())
+    vocab = tokenizer["model"]["vocab"]
+    (a, i), (b, j) = sorted(vocab.items(), key=lambda kv: kv[1])[-2:]
+    vocab[a], vocab[b] = j, i  # the same tokens, two of them swapped: a valid tokenizer of another order
+    (mixed / "tokenizer.json").write_text(json.dumps(tokenizer))
+    with pytest.raises(GameGrammarError, match=r"tokenizer\.json is not the one its config\.json names"):
+        load_exported(mixed)
+    del config["weights_sha256"]  # an export written before the hash was kept: loads, checked by its tokenizer
+    (full / "config.json").write_text(json.dumps(config))
+    assert load_exported(full).tokenizer.sha256() == config["tokenizer_sha256"]
 
 
 def test_export_in_bfloat16_halves_the_weights_and_reads_back_as_float32(trained, tmp_path):
