@@ -41,8 +41,11 @@ class GameTokenizer:
     def from_file(cls, path: str | Path) -> GameTokenizer:
         try:
             return cls.from_json(Path(path).read_text())
-        except (OSError, KeyError, ValueError) as err:
-            raise GameGrammarError(f"cannot read tokenizer {path}: {err}") from None
+        except OSError as err:
+            raise GameGrammarError(f"cannot read tokenizer {path}: {err.strerror or err}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            detail = f"no {err} in it" if isinstance(err, KeyError) else str(err)
+            raise GameGrammarError(f"{path} is not a gamegrammar tokenizer ({detail})") from None
 
     def __len__(self) -> int:
         return len(self.tokens)

@@ -36,3 +36,13 @@ def test_unknown_tokens_are_a_clear_error():
 
 def test_vocabulary_depends_on_the_board():
     assert tokenizer_for(SnakeConfig(10, 10)).sha256() != tokenizer_for(SnakeConfig(10, 11)).sha256()
+
+
+def test_a_file_that_is_not_a_tokenizer_is_one_line(tmp_path):
+    path = tmp_path / "tokenizer.json"
+    for text, message in (('{"bad": 1}', "no 'model' in it"), ("[1]", "not a gamegrammar tokenizer"), ("{", "not a gamegrammar tokenizer")):
+        path.write_text(text)
+        with pytest.raises(GameGrammarError, match=message):
+            GameTokenizer.from_file(path)
+    with pytest.raises(GameGrammarError, match=r"cannot read tokenizer .*No such file"):
+        GameTokenizer.from_file(tmp_path / "missing.json")
