@@ -17,6 +17,7 @@ import numpy as np
 
 from gamegrammar.commands.analyze import add_analysis_arguments, analysis_from_args, analysis_journal, parse_tiers
 from gamegrammar.commands.game_args import add_game_arguments, game_config
+from gamegrammar.commands.progress import stage_log
 from gamegrammar.commands.sample import add_sampling_arguments, journal_path, load_model, sample_from_args, sampling_config
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.evaluation.cli_tokens import read_token_file
@@ -159,6 +160,11 @@ def _novelty(corpus: Any, sequences: list[list[str]]) -> dict:
     """The share of the sequences' states that the training corpus never reaches (Zobrist keys, gamegrammar.novelty)."""
     from gamegrammar.novelty import corpus_states, novelty
 
+    cache = Path(corpus.path) / "states-train.npz"
+    if not cache.exists():  # once per corpus: every training episode replayed, then cached beside it
+        stage_log("evaluate")(
+            f"novelty: replaying the training corpus's {len(corpus.split('train')):,} episodes for their states (once: kept in {cache})"
+        )
     known = corpus_states(corpus, "train")
     corpus_facts = {"split": "train", "episodes": known.episodes, "states": known.states, "distinct": len(known.keys)}
     return {**novelty(sequences, known.keys, corpus.game), "corpus": corpus_facts}
