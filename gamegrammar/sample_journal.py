@@ -85,9 +85,8 @@ class SampleJournal:
 
     def record(self, progress: SamplingProgress, stats: SamplingStats) -> None:
         """Append the batches finished since the last record, and flush them to disk."""
-        if not self.recorded or self.stale:
+        if not self.recorded:  # a journal of its own, replacing another run's
             atomic_write_text(self.path, json.dumps({"format": JOURNAL_FORMAT, "run": self.fingerprint}) + "\n")
-            self.stale = False
         line: dict[str, Any] = {
             "first": self.recorded,
             "sequences": progress.sequences[self.recorded :],

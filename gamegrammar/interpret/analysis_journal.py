@@ -20,7 +20,8 @@ from gamegrammar.io import atomic_write, atomic_write_text, open_journal_folder
 
 
 class AnalysisJournal:
-    """`get` a part an earlier run of the same fingerprint finished, `put` each new one, `remove` once the report is written."""
+    """`get` a part an earlier run of the same fingerprint finished, `put` each new one (the command removes the folder
+    once the report is written)."""
 
     def __init__(self, directory: str | Path, fingerprint: str) -> None:
         self.directory = Path(directory)
@@ -52,11 +53,6 @@ class AnalysisJournal:
             kept[in_memory] = extra
         # in the section's own order (the markdown follows it); last: a part counts as kept once this exists
         atomic_write_text(self.directory / f"{part}.json", json.dumps(kept))
-
-    def remove(self) -> None:
-        import shutil
-
-        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def analysis_fingerprint(weights_sha256: str, corpus: Path, settings: dict[str, Any]) -> str:
