@@ -59,7 +59,7 @@ def analysis_from_args(
         all_layers=args.probe_layers == "all",
         seed=seed,
         log=stage_log(command),
-        bar=lambda total, desc: progress_bar(total, "episode", desc, args.quiet),
+        bar=lambda total, unit, desc: progress_bar(total, unit, desc, args.quiet),
         journal=analysis_journal(args.out),
     )
 

@@ -35,13 +35,14 @@ def run_analysis(
     all_layers: bool = True,
     seed: int = 0,
     log: Callable[[str], None] | None = None,
-    bar: Callable[[int, str], Any] | None = None,
+    bar: Callable[[int, str, str], Any] | None = None,
     journal: Path | None = None,
 ) -> dict[str, Any]:
     """{"tier2": ..., "tier3": ..., "probes": ..., "analysis_seconds": {...}} for the requested parts (tier 1 is evaluate's).
 
     `log` hears a line as each part starts and ends: on a CPU a large model's tier 2 takes a quarter of an hour.
-    `bar(total, description)` makes a progress bar (a context manager with `update(n)`) for tier 2's episodes.
+    `bar(total, unit, description)` makes a progress bar (a context manager with `update(n)`) for tier 2's
+    episodes and the probes' fits.
     `journal`: a folder where each part is kept as it finishes, and read back instead of run again by a rerun of
     the same model, corpus and settings (the caller removes it once the report is written).
     """
@@ -93,7 +94,7 @@ def run_analysis(
         emergence = game.emergence()
 
         def tier2() -> dict[str, Any]:
-            with bar(2 * len(ids), "tier2 (the model, then an untrained one)") if bar else nullcontext() as shown:
+            with bar(2 * len(ids), "episode", "tier2 (the model, then an untrained one)") if bar else nullcontext() as shown:
                 update = shown.update if shown is not None else None
                 found = emergence.tier2(model, ids, tokens, loaded.tokenizer, config, seed=seed, baseline=baseline, progress=update)
             return {**found, "game": game.name}
@@ -107,13 +108,26 @@ def run_analysis(
             lambda: archetypes.archetypes(model, ids, tokens, agents, config, baseline=baseline, seed=seed),
         )
     if probes:
-        part(
-            "probes",
-            "world-state probes",
-            lambda: probes_mod.world_state_probes(
-                model, ids, tokens, config, baseline=baseline, all_layers=all_layers, max_ticks_per_episode=probe_ticks, seed=seed
-            ),
-        )
+
+        def world_state() -> dict[str, Any]:
+            with (
+                bar(probes_mod.probe_fits(model, all_layers), "fit", "probes (the model, then an untrained one)")
+                if bar
+                else nullcontext() as shown
+            ):
+                return probes_mod.world_state_probes(
+                    model,
+                    ids,
+                    tokens,
+                    config,
+                    baseline=baseline,
+                    all_layers=all_layers,
+                    max_ticks_per_episode=probe_ticks,
+                    seed=seed,
+                    progress=shown.update if shown is not None else None,
+                )
+
+        part("probes", "world-state probes", world_state)
     return out
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -300,6 +300,12 @@ def evaluate_probes(
     return out
 
 
+def probe_fits(model: GameGPT, all_layers: bool) -> int:
+    """How many probes `world_state_probes` fits: linear and MLP on the final state (and linear on every other
+    layer), for the model and for its untrained twin."""
+    return 2 * (2 + (len(layer_names(model)) - 1 if all_layers else 0))
+
+
 def world_state_probes(
     model: GameGPT,
     episodes: Sequence[Sequence[int]],
@@ -314,10 +320,20 @@ def world_state_probes(
     epochs: int = 40,
     min_steps: int = 300,
     seed: int = 0,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Linear and MLP probes on the final state (and linear probes on every layer) of the model and an untrained twin."""
+    """Linear and MLP probes on the final state (and linear probes on every layer) of the model and an untrained twin.
+
+    `progress` hears 1 as each probe is fitted (`probe_fits(model, all_layers)` in all).
+    """
     baseline = baseline if baseline is not None else random_like(model, seed)
     layers = layer_names(model) if all_layers else ["final"]
+
+    def fitted(entry: dict[str, Any]) -> dict[str, Any]:
+        if progress is not None:
+            progress(1)
+        return entry
+
     result: dict[str, Any] = {"episodes": len(episodes), "planes": [], "layers": layers}
     for label, m in (("model", model), ("untrained", baseline)):
         data = collect(m, episodes, tokens, config, layers, max_ticks_per_episode, seed)
@@ -327,14 +343,14 @@ def world_state_probes(
         result["train_episodes"] = len(np.unique(data.episode[train]))
         result["test_episodes"] = len(np.unique(data.episode[test]))
         entry = {
-            "linear": evaluate_probes(data.features["final"], data, train, test, epochs=epochs, min_steps=min_steps, seed=seed),
-            "mlp": evaluate_probes(
-                data.features["final"], data, train, test, hidden=mlp_hidden, epochs=epochs, min_steps=min_steps, seed=seed
+            "linear": fitted(evaluate_probes(data.features["final"], data, train, test, epochs=epochs, min_steps=min_steps, seed=seed)),
+            "mlp": fitted(
+                evaluate_probes(data.features["final"], data, train, test, hidden=mlp_hidden, epochs=epochs, min_steps=min_steps, seed=seed)
             ),
         }
         if all_layers:
             entry["by_layer"] = {
-                name: evaluate_probes(data.features[name], data, train, test, epochs=epochs, min_steps=min_steps, seed=seed)
+                name: fitted(evaluate_probes(data.features[name], data, train, test, epochs=epochs, min_steps=min_steps, seed=seed))
                 for name in layers
                 if name != "final"
             }

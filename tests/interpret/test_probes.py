@@ -137,7 +137,11 @@ def test_world_state_probes_report(small_corpus):
     model = model_for(small_corpus)
     ids = [small_corpus.episode_ids(r) for r in range(10)]
     tokens = [small_corpus.episode_tokens(r) for r in range(10)]
-    result = pr.world_state_probes(model, ids, tokens, small_corpus.game, mlp_hidden=32, max_ticks_per_episode=15, epochs=5, min_steps=40)
+    heard: list[int] = []
+    result = pr.world_state_probes(
+        model, ids, tokens, small_corpus.game, mlp_hidden=32, max_ticks_per_episode=15, epochs=5, min_steps=40, progress=heard.append
+    )
+    assert len(heard) == pr.probe_fits(model, all_layers=True) == 2 * (2 + len(layer_names(model)) - 1)
     assert result["train_episodes"] + result["test_episodes"] == 10
     assert 0 <= result["model"]["mlp"]["head_x"]["accuracy"] <= 1
     assert set(result["model"]["by_layer"]) == set(layer_names(model))
