@@ -43,7 +43,7 @@ class PlayJournal:
     """`get` a batch an earlier run of the same fingerprint finished, `put` each new one, `remove` once the report is written."""
 
     def __init__(self, directory: str | Path, fingerprint: str) -> None:
-        self.directory, self.fingerprint = Path(directory), fingerprint
+        self.directory = Path(directory)
         self.resumed = 0  # batches read back
         self.resumed_seconds = 0.0  # what they took when they were played
         self.stale = open_journal_folder(self.directory, fingerprint)  # another run's journal was there, and is cleared
