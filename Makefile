@@ -101,6 +101,7 @@ TAILS_CORPUS := $(CORPUS)-tails
 HEAD_CORPUS := $(CORPUS)-head
 SENSE_CORPUS := $(CORPUS)-sense
 SENSE_COLUMN_CORPUS := $(CORPUS)-sense-column
+SENSE_LIST_CORPUS := $(CORPUS)-sense-list
 # The designs a screen trains (each NAME=CORPUS); e.g. SNAKE_SCREEN_DESIGNS="v1 head" leaves tails and sense out.
 SNAKE_SCREEN_DESIGNS ?= v1 tails head sense
 SNAKE_SCREEN_CORPUS_v1 := $(CORPUS)
@@ -108,6 +109,7 @@ SNAKE_SCREEN_CORPUS_tails := $(TAILS_CORPUS)
 SNAKE_SCREEN_CORPUS_head := $(HEAD_CORPUS)
 SNAKE_SCREEN_CORPUS_sense := $(SENSE_CORPUS)
 SNAKE_SCREEN_CORPUS_sense-column := $(SENSE_COLUMN_CORPUS)
+SNAKE_SCREEN_CORPUS_sense-list := $(SENSE_LIST_CORPUS)
 
 $(TAILS_CORPUS)/manifest.json: | setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --tail-events --out $(TAILS_CORPUS) --quiet
@@ -121,6 +123,10 @@ $(SENSE_CORPUS)/manifest.json: | setup
 # sense-column: the sense words and each spawn's column written out (--spawn-column), on corpus60k's games.
 $(SENSE_COLUMN_CORPUS)/manifest.json: | setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --sense --spawn-column --out $(SENSE_COLUMN_CORPUS) --quiet
+
+# sense-list: the sense words and each spawn's grown body listed before it (--body-list), on corpus60k's games.
+$(SENSE_LIST_CORPUS)/manifest.json: | setup
+	$(GG) generate --episodes 60000 --seed 0 --workers 2 --sense --body-list --out $(SENSE_LIST_CORPUS) --quiet
 
 screen-snake: setup $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(SNAKE_SCREEN_CORPUS_$(d))/manifest.json)
 	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 "$(SNAKE_SCREEN_SEEDS)" \
@@ -152,6 +158,11 @@ SNAKE_MIX_HELDOUT_careless-sense := $(SENSE_CORPUS)
 SNAKE_MIX_AGENTS_careless-sense-column := $(SNAKE_MIX_AGENTS_careless)
 SNAKE_MIX_FLAGS_careless-sense-column := --sense --spawn-column
 SNAKE_MIX_HELDOUT_careless-sense-column := $(SENSE_COLUMN_CORPUS)
+# careless-sense-list: careless-sense with the grown body's cells listed, neck first, before each spawn (--body-list), so
+# that the spawn is a cell off a list just written; tier 2 on corpus60k-sense-list (corpus60k's held-out games).
+SNAKE_MIX_AGENTS_careless-sense-list := $(SNAKE_MIX_AGENTS_careless)
+SNAKE_MIX_FLAGS_careless-sense-list := --sense --body-list
+SNAKE_MIX_HELDOUT_careless-sense-list := $(SENSE_LIST_CORPUS)
 # careless-tails: the careless mix with tail events (--tail-events): every tick that is not a growth tick names the
 # cell the tail leaves, a chain a model can follow (the next cell freed is the one entered after the last one freed);
 # tier 2 on corpus60k-tails (corpus60k's held-out games).

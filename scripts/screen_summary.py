@@ -61,6 +61,11 @@ def run_figures(report_dir: Path, analysis_name: str = "analysis") -> dict[str, 
         "tier 2: spawn's column words, argmax right": None,
         "tier 2: OCC word of the spawn's column, P": None,
         "tier 2: OCC word of the spawn's column, argmax right": None,
+        "tier 2: spawn's listed body, P (body-list design)": None,
+        "tier 2: spawn's listed body, argmax right": None,
+        "tier 2: listed cell, P": None,
+        "tier 2: listed cell, argmax right": None,
+        "tier 2: spawn mass on empty cells given the true words or list": None,
         "body_ahead probe P(DIE_SELF): edited": None,
         "body_ahead probe P(DIE_SELF): control": None,
         **{
@@ -88,6 +93,13 @@ def run_figures(report_dir: Path, analysis_name: str = "analysis") -> dict[str, 
         figures["tier 2: spawn's column words, argmax right"] = rules.get("column_sensed", {}).get("accuracy")
         figures["tier 2: OCC word of the spawn's column, P"] = rules.get("column_sensed_body", {}).get("mean_prob")
         figures["tier 2: OCC word of the spawn's column, argmax right"] = rules.get("column_sensed_body", {}).get("accuracy")
+        # the body-list design's body lookup: the whole list before the spawn jointly, and each listed cell
+        figures["tier 2: spawn's listed body, P (body-list design)"] = rules.get("body_listed", {}).get("mean_prob")
+        figures["tier 2: spawn's listed body, argmax right"] = rules.get("body_listed", {}).get("accuracy")
+        figures["tier 2: listed cell, P"] = rules.get("body_listed_cell", {}).get("mean_prob")
+        figures["tier 2: listed cell, argmax right"] = rules.get("body_listed_cell", {}).get("accuracy")
+        if "column_sensed" in rules or "body_listed" in rules:  # the exclusion alone, the words or the list teacher forced
+            figures["tier 2: spawn mass on empty cells given the true words or list"] = rules["spawn_on_empty"].get("empty_share")
         # the input edited into the body, and the same prefix unedited: equal P means blind to the body
         body = tier2.get("counterfactuals", {}).get("model", {}).get("body_ahead", {})
         figures["body_ahead probe P(DIE_SELF): edited"] = body.get("mean_prob")
@@ -135,6 +147,9 @@ RATES = {
     "tier 2: SENSE beside the head, argmax right",
     "tier 2: spawn's column words, argmax right",
     "tier 2: OCC word of the spawn's column, argmax right",
+    "tier 2: spawn's listed body, argmax right",
+    "tier 2: listed cell, argmax right",
+    "tier 2: spawn mass on empty cells given the true words or list",
 }
 # Figures of one grammar design: a row only where some run has them, so a screen without the design prints as before.
 DESIGN_FIGURES = {
@@ -142,6 +157,11 @@ DESIGN_FIGURES = {
     "tier 2: spawn's column words, argmax right",
     "tier 2: OCC word of the spawn's column, P",
     "tier 2: OCC word of the spawn's column, argmax right",
+    "tier 2: spawn's listed body, P (body-list design)",
+    "tier 2: spawn's listed body, argmax right",
+    "tier 2: listed cell, P",
+    "tier 2: listed cell, argmax right",
+    "tier 2: spawn mass on empty cells given the true words or list",
 }
 
 

@@ -58,7 +58,7 @@ class SnakeEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     Rewards: `food_reward` per food eaten, `death_reward` on DIE_WALL or DIE_SELF, `win_reward` on WIN (a full
     board). `terminated` on a death or a win, `truncated` when the tick limit (`max_ticks`) ends the episode.
-    The codec settings (`keyframe_interval`, `min_salience`, `tail_events`, `head_first`, `sense`, `spawn_column`) only change `info["tokens"]`: use the corpus's (or the
+    The codec settings (`keyframe_interval`, `min_salience`, `tail_events`, `head_first`, `sense`, `spawn_column`, `body_list`) only change `info["tokens"]`: use the corpus's (or the
     model's, see `ModelPolicy.env_kwargs`) to get its tokens.
 
     info: "action_mask" (np.int8 [4]), "events" (the tick's `Event`s; none at reset), "tokens" (their tokens, with the
@@ -82,12 +82,13 @@ class SnakeEnv(gymnasium.Env[np.ndarray, np.int64]):
         head_first: bool = False,
         sense: bool = False,
         spawn_column: bool = False,
+        body_list: bool = False,
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.config = SnakeConfig(width, height, max_ticks)
-        self.codec = SnakeCodec(keyframe_interval, min_salience, tail_events, head_first, sense, spawn_column)
+        self.codec = SnakeCodec(keyframe_interval, min_salience, tail_events, head_first, sense, spawn_column, body_list)
         self.food_reward, self.death_reward, self.win_reward = float(food_reward), float(death_reward), float(win_reward)
         self.render_mode = render_mode
         self.observation_space = observation_space(self.config)

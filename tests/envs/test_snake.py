@@ -207,14 +207,16 @@ def test_head_first_info_tokens_are_each_ticks_cell_then_its_outcome_word():
         assert not truncated
 
 
-def test_spawn_column_env_writes_the_engines_tokens():
-    """`SnakeEnv(spawn_column=True, sense=True)` writes what the scalar engine writes for the same episode."""
+@pytest.mark.parametrize("spawn", ["spawn_column", "body_list"])
+def test_spawn_design_env_writes_the_engines_tokens(spawn):
+    """`SnakeEnv(spawn_column=True, sense=True)` (or `body_list=True`) writes what the scalar engine writes."""
     from gamegrammar.games.snake import GAME
-    from gamegrammar.games.snake.grammar import SnakeCodec
+    from gamegrammar.games.snake.grammar import SnakeCodec, uses_body_list, uses_spawn_column
 
-    config, codec = SnakeConfig(6, 6, 60), SnakeCodec(2, sense=True, spawn_column=True)
-    env = SnakeEnv(6, 6, 60, keyframe_interval=2, sense=True, spawn_column=True)
+    config, codec = SnakeConfig(6, 6, 60), SnakeCodec(2, sense=True, **{spawn: True})
+    env = SnakeEnv(6, 6, 60, keyframe_interval=2, sense=True, **{spawn: True})
+    written = {"spawn_column": uses_spawn_column, "body_list": uses_body_list}[spawn]
     for episode in range(4):
         expected = GAME.play_episode(config, codec, "greedy", 5, episode).tokens
         tokens, _ = play(env, 5, episode, inputs_of(expected))
-        assert tokens == expected and "FOOD_SPAWN" in tokens and "VAC" in tokens
+        assert tokens == expected and "FOOD_SPAWN" in tokens and written(tokens)

@@ -4,7 +4,7 @@ Modules, lowest layer first (an import-linter contract keeps the order):
   rules          the rules: one reference implementation (scalar simulator)
   batch          the same rules on arrays, for thousands of games at once
   agents         scripted agents (scalar), batch_agents: the same agents on a batch
-  grammar        token grammar v1 and its options (tail events, head first, sense, spawn column): vocabulary, encoder, parser, automaton
+  grammar        token grammar v1 and its options (tail events, head first, sense, spawn column, body list): vocabulary, encoder, parser, automaton
   rollout        whole episodes on the batch engine, written straight to token ids
   validity, fast the strict evaluator (reference, and its batch replay)
   fidelity       what fidelity and teacher forcing read of a sequence
@@ -35,7 +35,9 @@ class SnakeSpec(GameSpec):
     name = "snake"
     description = "one snake on a W x H grid: move, eat, grow; dies on a wall or its own body"
     config_type = SnakeConfig
-    codec_type = _grammar.SnakeCodec  # the grammar options (`generate --tail-events`, `--head-first`, `--sense`, `--spawn-column`)
+    codec_type = (
+        _grammar.SnakeCodec
+    )  # the grammar options (`generate --tail-events`, `--head-first`, `--sense`, `--spawn-column`, `--body-list`)
     end_events = _grammar.END_EVENTS
     agent_names = tuple(AGENTS)
     default_agents: ClassVar[dict[str, float]] = {"random": 0.4, "greedy": 0.4, "wall_follower": 0.2}

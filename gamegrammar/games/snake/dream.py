@@ -43,13 +43,14 @@ def read_tick(
     head_first: bool | None = None,
     sense: bool = False,
     spawn_column: bool = False,
+    body_list: bool = False,
 ) -> TickReading:
     """One whole tick (TICK ... up to the next TICK, keyframe and EOS included) read after `state`.
 
     `tails`: the dream is in the tail-events design (its model's codec), so a FREE cell left out is a broken rule.
     `head_first`: the order its cells must follow (the codec's), a tick in the other order is a grammar error.
     `sense`: the dream is in the sense design, so a SENSE word left out is a broken rule; `spawn_column` likewise for
-    a spawn's column words.
+    a spawn's column words, and `body_list` for the cells listed before a spawn.
     """
     head = ["BOS", *keyframe_tokens(state)]
     seq = [*head, *tokens]
@@ -63,11 +64,11 @@ def read_tick(
         raise ValueError(f"read_tick reads one whole tick, got {len(ticks)} in {' '.join(tokens)!r}")
     tick = ticks[0]
     tick.number = state.tick + 1
-    check_tick(state, tick, config, found, tails, sense, spawn_column)
+    check_tick(state, tick, config, found, tails, sense, spawn_column, body_list)
     broken = tuple(sorted(found.first, key=found.first.__getitem__))
     if tick.number > config.max_ticks:  # trace stops here: the game was over
         return TickReading(None, broken or (PAST_LIMIT,))
-    after = follow(state, tick, config, tails, sense, spawn_column)
+    after = follow(state, tick, config, tails, sense, spawn_column, body_list)
     if after is not None and tick.keyframe is not None and tick.keyframe.state(tick.number) != after:
         after = None  # trace follows no further than a keyframe that disagrees with the state
     return TickReading(after, broken)

@@ -68,6 +68,16 @@ wrong column word loses. Its acc is greedy decoding: the argmax X, then the argm
 column's true words, then an empty row. Without the option all three are grammar v1's exactly.
 The probes edit inputs and the food, never a spawn, so they are the other designs' own.
 
+The body-list option (a corpus in which an eat's LEN is followed by a cell; it goes with any design
+but the spawn column) writes the grown body's cells behind the head, neck first, before each spawn.
+Rule `body_listed` scores a spawn's whole list jointly, and `body_listed_cell` each listed cell (its
+X and Y) on its own, split by how far from the tail it is (`from_tail`): the chain of copies, one
+cell at a time. `spawn_on_empty` there is again a joint comparable with grammar v1's mass on empty
+cells: P(the true list) times the mass on empty cells after it (the list teacher forced; the list
+does not depend on the cell, so its factor is one number), and its empty share is the mass after
+the true list, the exclusion once the list is right. `list_mass` is P(the true list); acc is greedy
+decoding writing the whole list and then an empty cell.
+
 This is Snake's tier 2, reached through `GAME.emergence()`; `gamegrammar.interpret.analysis`
 runs it beside the game-agnostic tier 3 and probes.
 """
@@ -88,6 +98,7 @@ from gamegrammar.games.snake.grammar import (
     Tick,
     parse,
     sense_token,
+    uses_body_list,
     uses_head_first,
     uses_sense,
     uses_spawn_column,
@@ -122,6 +133,8 @@ RULES = [
     "spawn_on_empty",
     "column_sensed",
     "column_sensed_body",
+    "body_listed",
+    "body_listed_cell",
     "wall_death",
     "self_death",
     "timeout_at_limit",
@@ -133,6 +146,8 @@ DESIGN_RULES = {
     "body_sensed_beside": uses_sense,
     "column_sensed": uses_spawn_column,
     "column_sensed_body": uses_spawn_column,
+    "body_listed": uses_body_list,
+    "body_listed_cell": uses_body_list,
 }
 # Bucket edges (left-closed): a value v falls in [edges[i], edges[i+1]); the last bucket is open.
 CONTEXTS: dict[str, list[int]] = {
@@ -151,8 +166,9 @@ PROBE_KINDS = {"food_ahead": "EAT", "wall_ahead": "DIE_WALL", "body_ahead": "DIE
 class RuleEvent:
     """One occurrence of a rule in an episode: the token positions it mandates, and its context.
 
-    For spawn_on_empty, `positions` holds the X of FOOD_SPAWN and `body` the snake's cells then, head first (the grown
-    body, whose cells the spawn-column words of each column say).
+    For spawn_on_empty, `positions` holds the X of FOOD_SPAWN (then, in the body-list design, the listed cells' tokens)
+    and `body` the snake's cells then, head first (the grown body, whose cells the spawn-column words of each column
+    say, or the list before the spawn).
     """
 
     rule: str
@@ -228,7 +244,13 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
             add("grow_after_eat", [p["grow"], p["grow"] + 1])
             add("score_increments", [p["score"] - 1, p["score"]])
         if "spawn" in p:
-            add("spawn_on_empty", [p["spawn"]], after.body)
+            listed = list(range(p["listed"], p["spawn"] - 1)) if "listed" in p else []
+            add("spawn_on_empty", [p["spawn"], *listed], after.body)
+        if "listed" in p:
+            add("body_listed", list(range(p["listed"], p["spawn"] - 1)))
+            cells = len(item.listed or ())
+            for k in range(cells):
+                add("body_listed_cell", [p["listed"] + 2 * k, p["listed"] + 2 * k + 1], from_tail=cells - 1 - k)
         if "column" in p:
             add("column_sensed", list(range(p["column"], p["spawn_y"])))
             for row, on_body in enumerate(item.column or ()):
@@ -258,6 +280,7 @@ class _Scores:
     share: list[float] = field(default_factory=list)  # spawn_on_empty: of the mass on cells, the share on empty ones
     blind: list[float] = field(default_factory=list)  # spawn_on_empty: fraction of cells that are empty
     column: list[float] = field(default_factory=list)  # spawn_on_empty, spawn-column design: P(a correct column)
+    listed: list[float] = field(default_factory=list)  # spawn_on_empty, body-list design: P(the true list)
     places: dict[str, list[float]] = field(default_factory=dict)  # spawn_on_empty: per body cell, its mass / an empty cell's
 
     def summary(self) -> dict[str, Any]:
@@ -270,6 +293,8 @@ class _Scores:
             out["empty_fraction"] = mean(self.blind)
         if self.column:
             out["column_mass"] = mean(self.column)
+        if self.listed:
+            out["list_mass"] = mean(self.listed)
         if self.places:
             out["body_places"] = {p: {"cells": len(v), "relative_mass": mean(v)} for p in BODY_PLACES if (v := self.places.get(p))}
         return out
@@ -294,7 +319,7 @@ def body_place(index: int, length: int) -> str:
 class _Spawn:
     """One FOOD_SPAWN scored: the mass on empty and on occupied cells, greedy decoding's cell empty, the share of the
     mass on cells given the true column words that is on empty ones, the blind guess's empty fraction, and
-    (spawn-column design) the probability of a correct column after any X."""
+    (spawn-column design) the probability of a correct column after any X, or (body-list design) of the true list."""
 
     empty: float
     occupied: float
@@ -303,6 +328,7 @@ class _Spawn:
     blind: float
     column: float | None
     places: dict[str, list[float]]  # per body cell, its mass relative to an empty cell's mean (1 = blind to it)
+    listed: float | None = None
 
 
 def _spawn_scores(
@@ -316,7 +342,8 @@ def _spawn_scores(
 ) -> list[_Spawn]:
     """Each FOOD_SPAWN's masses: P(X = x) · P(column x's true words | x) · P(Y = y | x, words) for every cell.
 
-    Without the spawn-column design there are no words (their factor is 1): grammar v1's P(X) · P(Y | X).
+    Without the spawn-column design there are no words (their factor is 1): grammar v1's P(X) · P(Y | X). In the
+    body-list design every cell's mass is also multiplied by P(the true list before FOOD_SPAWN), teacher forced.
     """
     x_ids = [tokenizer.ids[f"X{x}"] for x in range(config.width)]
     y_ids = [tokenizer.ids[f"Y{y}"] for y in range(config.height)]
@@ -337,13 +364,20 @@ def _spawn_scores(
         p_words = said.sum(1).exp()  # [W]: P(column x's true words | X = x); 1 without them
         greedy = (branch[:, :-1].argmax(2) == seq[:, 1:]).all(1)  # [W]: the argmax writes column x's true words
         p_y = branch[:, -1, y_ids].exp()  # [W, H]: P(Y = y | X = x, the words)
-        cell = (p_x * p_words)[:, None] * p_y
+        listed = e.positions[1:]  # the body-list design's cells before FOOD_SPAWN: one factor for every cell
+        p_list, list_hit = 1.0, True
+        if listed:
+            pos = torch.tensor(listed)
+            target = torch.tensor([ids[i] for i in listed])
+            p_list = float(logp[pos - 1].gather(1, target[:, None]).sum().exp())
+            list_hit = bool((logp[pos - 1].argmax(1) == target).all())
+        cell = (p_x * p_words)[:, None] * p_y * p_list
         given = p_x[:, None] * p_y  # the words teacher forced: the row chosen once a correct column is written
         occupied = torch.zeros(config.width, config.height, dtype=torch.bool)
         for x, y in e.occupied or ():
             occupied[x, y] = True
         best_x = int(p_x.argmax())
-        hit = bool(greedy[best_x]) and (best_x, int(p_y[best_x].argmax())) not in (e.occupied or ())
+        hit = list_hit and bool(greedy[best_x]) and (best_x, int(p_y[best_x].argmax())) not in (e.occupied or ())
         empty, full = float(given[~occupied].sum()), float(given[occupied].sum())
         share = empty / (empty + full) if empty + full > 0 else float("nan")
         empty_fraction = 1 - len(e.occupied or ()) / config.cells
@@ -354,7 +388,18 @@ def _spawn_scores(
             body = e.body or ()
             for i, (x, y) in enumerate(body):
                 places.setdefault(body_place(i, len(body)), []).append(float(given[x, y]) * empty_cells / empty)
-        out.append(_Spawn(float(cell[~occupied].sum()), float(cell[occupied].sum()), float(hit), share, empty_fraction, mass, places))
+        out.append(
+            _Spawn(
+                float(cell[~occupied].sum()),
+                float(cell[occupied].sum()),
+                float(hit),
+                share,
+                empty_fraction,
+                mass,
+                places,
+                p_list if listed else None,
+            )
+        )
     return out
 
 
@@ -411,6 +456,8 @@ def rule_emergence(
                     s.blind.append(found.blind)
                     if found.column is not None:
                         s.column.append(found.column)
+                    if found.listed is not None:
+                        s.listed.append(found.listed)
                     for place, values in found.places.items():
                         s.places.setdefault(place, []).extend(values)
     rules = {}
@@ -621,7 +668,7 @@ def tier2(
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """The whole tier-2 section: rule emergence (model, and an untrained model's totals) and counterfactuals."""
-    keys = ("mean_prob", "accuracy", "occupied_mass", "column_mass")
+    keys = ("mean_prob", "accuracy", "occupied_mass", "column_mass", "list_mass")
     return tier2_section(
         rule_emergence, counterfactuals, keys, model, episodes, tokens, tokenizer, config, seed=seed, baseline=baseline, progress=progress
     )
@@ -649,6 +696,15 @@ def markdown(result: dict[str, Any]) -> list[str]:
             "greedy decoding writes a correct column and an empty row; column mass = P(a correct column after any X).",
             "",
         ]
+    if "body_listed" in em["rules"]:  # the body-list design's rules, and its joint spawn mass
+        lines += [
+            "Body-list design: body_listed: P = all the cells listed before the spawn (the grown body behind the head), "
+            "jointly; body_listed_cell: P = one listed cell's X and Y, an event per cell, split by its distance from the "
+            "tail: the body lookup. spawn_on_empty: P = P(the true list) · the mass on empty cells after it; occupied mass "
+            "the same on the body; the share of cell mass on empty cells is read after the true list: the exclusion once "
+            "the list is right; acc = greedy decoding writes the whole list and an empty cell; list mass = P(the true list).",
+            "",
+        ]
     lines += [
         "| rule | events | P | acc | untrained P | untrained acc | notes |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -663,6 +719,8 @@ def markdown(result: dict[str, Any]) -> list[str]:
             )
             if "column_mass" in e:
                 note += f"; column mass {fmt(e['column_mass'])} (untrained {fmt(u.get('column_mass'))})"
+            if "list_mass" in e:
+                note += f"; list mass {fmt(e['list_mass'])} (untrained {fmt(u.get('list_mass'))})"
             if "body_places" in e:
                 where = ", ".join(f"{p} {fmt(v['relative_mass'])} ({v['cells']} cells)" for p, v in e["body_places"].items())
                 note += f"; mass per body cell against an empty cell's (blind: 1): {where}"

@@ -401,6 +401,7 @@ def validate_fast(
     head_first: bool | None = None,
     sense: bool | None = None,
     spawn_column: bool | None = None,
+    body_list: bool | None = None,
 ) -> list[Verdict]:
     """`validate` for each sequence, exactly, many at once.
 
@@ -408,14 +409,15 @@ def validate_fast(
     of ints or an integer array, as the sampler and the corpus hold them: the
     quickest, no strings to look up). Calls with fewer than `min_batch`
     sequences are answered by the reference alone (it is quicker there), and so is
-    the tail-events, head-first, sense and spawn-column designs (`tails`, `head_first`, `sense`, `spawn_column`, as
+    the tail-events, head-first, sense, spawn-column and body-list designs (`tails`, `head_first`, `sense`,
+    `spawn_column`, `body_list`, as
     `validate` takes them: the fast path reads grammar v1, and a sequence of another design is never VALID there, so
     it goes to the reference too).
     """
     tb = _tables(config)
     seqs = [s.split() if isinstance(s, str) else s for s in sequences]
-    design = {"tails": tails, "head_first": head_first, "sense": sense, "spawn_column": spawn_column}
-    if tails or head_first or sense or spawn_column or len(seqs) < min_batch:
+    design = {"tails": tails, "head_first": head_first, "sense": sense, "spawn_column": spawn_column, "body_list": body_list}
+    if any(design.values()) or len(seqs) < min_batch:
         return [validate(_as_tokens(s, tb), config, **design) for s in seqs]
     verdicts: list[Verdict] = []
     for a in range(0, len(seqs), CHUNK):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse
 from gamegrammar.gamespec import EpisodeSummary
 
-CATEGORIES = ("outcome", "move", "free", "sense", "grow", "score", "spawn_presence", "column", "flow", "keyframe")
+CATEGORIES = ("outcome", "move", "free", "sense", "grow", "score", "spawn_presence", "column", "listed", "flow", "keyframe")
 
 
 def summarize_episode(tokens: Sequence[str]) -> EpisodeSummary:
@@ -42,7 +42,8 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
     head-first design the head's cell comes right after INPUT_d (category "move", on a
     DIE_SELF too), and the outcome word after it keeps the kind. In the sense design the SENSE word after
     INPUT_d is category "sense", and in the spawn-column design a spawn's column words (the grown body, row by row)
-    are category "column".
+    are category "column", in the body-list design the cells listed before a spawn (the grown body behind the head)
+    category "listed", and the FOOD_SPAWN word after them (which the list, not the LEN, precedes) "spawn_presence".
     """
     out: set[tuple[int, str, str]] = set()
     for item in parse(tokens):
@@ -62,10 +63,13 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
                 out.add((p["move"] - 1, "outcome", ""))
             out |= {(p["move"], "move", ""), (p["move"] + 1, "move", "")}
         if "grow" in p:
-            out |= {(p["grow"], "grow", ""), (p["grow"] + 1, "grow", ""), (p["grow"] + 2, "spawn_presence", "")}
+            presence = p["spawn"] - 1 if "listed" in p else p["grow"] + 2  # FOOD_SPAWN or SCORE, after the LEN or the list
+            out |= {(p["grow"], "grow", ""), (p["grow"] + 1, "grow", ""), (presence, "spawn_presence", "")}
             out |= {(p["score"] - 1, "score", ""), (p["score"], "score", "")} if "spawn" in p else {(p["score"], "score", "")}
         if "column" in p:
             out |= {(i, "column", "") for i in range(p["column"], p["spawn_y"])}
+        if "listed" in p:
+            out |= {(i, "listed", "") for i in range(p["listed"], p["spawn"] - 1)}
         if item.keyframe is not None:
             out |= {(i, "keyframe", "") for i in range(item.keyframe.start + 1, item.keyframe.end)}
         if item.end < len(tokens):

@@ -72,10 +72,26 @@ so every eat asks the body lookup of H cells, and the row is then chosen among t
 rows just written VAC. The words have the spawn's salience. The option combines
 with any one of the other three (it changes only the spawn); its two words follow
 the SENSE words in the vocabulary.
+
+Option: body list (`SnakeCodec(body_list=True)`, `generate --body-list`;
+docs/grammar.md). The spawn needs the whole body, and in the designs above the
+model must find it across the episode (the last LEN head cells) in the one step
+that writes the spawn's cell. With the option an eat that spawns food writes the
+grown body's cells behind the head, neck first, between `GROW LENn` and the spawn:
+
+    EAT MOVE Xx Yy GROW LENn (Xx Yy){n-1} FOOD_SPAWN Xx Yy SCORE Vs
+
+each listed cell being the head's cell one tick before the last (`rules` keeps the
+body head first), so the list is a chain of copies from the moves, and the spawn
+becomes "a cell that is neither the head nor just listed", a lookup over a few
+dozen tokens. The cells have the spawn's salience and add no word to the
+vocabulary. The option combines with any one of the first three designs; it is
+another design for the spawn than the spawn column, not combined with it.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -129,7 +145,8 @@ class SnakeCodec(CodecConfig):
     """A codec with Snake's grammar options: `tail_events` writes `FREE Xx Yy`, the cell the tail leaves, each tick;
     `head_first` writes the head's new cell before the outcome word; `sense` writes after each input the directions in
     which the head's neighbour is deadly body. At most one of those three: they are separate designs. `spawn_column`
-    writes the spawn's column, cell by cell, between its X and Y; it goes with any of them.
+    writes the spawn's column, cell by cell, between its X and Y; `body_list` writes the grown body's cells behind the
+    head before each spawn. Either goes with any of the three, not both together.
 
     `to_dict` names an option only when it is on, so a corpus written without them has the manifest it had before
     the options existed (and one written before them reads as the options off).
@@ -139,8 +156,10 @@ class SnakeCodec(CodecConfig):
     head_first: bool = False
     sense: bool = False
     spawn_column: bool = False
-    OPTIONS: ClassVar[tuple[str, ...]] = ("tail_events", "head_first", "sense", "spawn_column")
+    body_list: bool = False
+    OPTIONS: ClassVar[tuple[str, ...]] = ("tail_events", "head_first", "sense", "spawn_column", "body_list")
     EXCLUSIVE: ClassVar[tuple[str, ...]] = ("tail_events", "head_first", "sense")
+    SPAWN_DESIGNS: ClassVar[tuple[str, ...]] = ("spawn_column", "body_list")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -151,6 +170,8 @@ class SnakeCodec(CodecConfig):
             object.__setattr__(self, name, bool(value))
         if sum(getattr(self, name) for name in self.EXCLUSIVE) > 1:
             raise GameGrammarError(f"{', '.join(self.EXCLUSIVE)} are separate grammar designs: choose one")
+        if sum(getattr(self, name) for name in self.SPAWN_DESIGNS) > 1:
+            raise GameGrammarError(f"{' and '.join(self.SPAWN_DESIGNS)} are separate designs of the spawn: choose one")
 
     def to_dict(self) -> dict[str, int]:
         options = {name: True for name in self.OPTIONS if getattr(self, name)}
@@ -177,6 +198,11 @@ def spawn_column_of(codec: CodecConfig | None) -> bool:
     return bool(getattr(codec, "spawn_column", False))
 
 
+def body_list_of(codec: CodecConfig | None) -> bool:
+    """Does this codec write the grown body's cells before each spawn? (Any game's CodecConfig does not.)"""
+    return bool(getattr(codec, "body_list", False))
+
+
 def design_of(codec: CodecConfig | None) -> dict[str, bool]:
     """The design a codec writes, as the evaluator's keyword arguments (`validate(..., **design_of(codec))`)."""
     return {
@@ -184,6 +210,7 @@ def design_of(codec: CodecConfig | None) -> dict[str, bool]:
         "head_first": head_first_of(codec),
         "sense": sense_of(codec),
         "spawn_column": spawn_column_of(codec),
+        "body_list": body_list_of(codec),
     }
 
 
@@ -255,6 +282,15 @@ EXAMPLE_SENSE = (
 EXAMPLE_SPAWN_COLUMN = (
     "BOS SNAP PLAYER X5 Y5 DIR_L LEN6 BODY B_R B_R B_D B_L B_L FOOD X4 Y5 SCORE V5 "
     "TICK INPUT_L EAT MOVE X4 Y5 GROW LEN7 FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2 SCORE V6 "
+    "TICK INPUT_L MOVE X3 Y5 TICK INPUT_L MOVE X2 Y5 TICK INPUT_L MOVE X1 Y5 TICK INPUT_L MOVE X0 Y5 "
+    "TICK INPUT_L DIE_WALL EOS"
+)
+
+# The eat of EXAMPLE_SPAWN_COLUMN in the body-list design: the grown snake's six cells behind its new head, neck first
+# (the old head X5 Y5, then along the old body to the tail X5 Y6), then the spawn.
+EXAMPLE_BODY_LIST = (
+    "BOS SNAP PLAYER X5 Y5 DIR_L LEN6 BODY B_R B_R B_D B_L B_L FOOD X4 Y5 SCORE V5 "
+    "TICK INPUT_L EAT MOVE X4 Y5 GROW LEN7 X5 Y5 X6 Y5 X7 Y5 X7 Y6 X6 Y6 X5 Y6 FOOD_SPAWN X5 Y2 SCORE V6 "
     "TICK INPUT_L MOVE X3 Y5 TICK INPUT_L MOVE X2 Y5 TICK INPUT_L MOVE X1 Y5 TICK INPUT_L MOVE X0 Y5 "
     "TICK INPUT_L DIE_WALL EOS"
 )
@@ -347,7 +383,8 @@ class EpisodeEncoder:
     With the tail-events option (`SnakeCodec(tail_events=True)`) it keeps the state before each tick, whose tail
     cell `FREE Xx Yy` names, written just before the outcome's event. With the head-first option it writes each
     tick's cell before its outcome word (the cell a DIE_SELF runs into comes from the state before and the input).
-    With the spawn-column option a FOOD_SPAWN's column words come from the state after the tick (the grown body).
+    With the spawn-column option a FOOD_SPAWN's column words come from the state after the tick (the grown body),
+    and with the body-list option the listed cells before it.
     """
 
     def __init__(self, codec: CodecConfig | None = None, config: SnakeConfig | None = None) -> None:
@@ -357,6 +394,7 @@ class EpisodeEncoder:
         self.head_first = head_first_of(self.codec)
         self.sense = sense_of(self.codec)
         self.spawn_column = spawn_column_of(self.codec)
+        self.body_list = body_list_of(self.codec)
         if self.spawn_column and config is None:
             raise ValueError("the spawn-column encoder needs the board's config (its column height)")
         self.tokens: list[str] = []
@@ -412,12 +450,20 @@ class EpisodeEncoder:
         return tokens
 
     def _event_tokens(self, event: Event, after: SnakeState) -> list[str]:
-        """An event's tokens; with the spawn-column option a FOOD_SPAWN's column words go between its X and Y."""
+        """An event's tokens; with the spawn-column option a FOOD_SPAWN's column words go between its X and Y, with
+        the body-list option the grown body's cells behind the head before it."""
         tokens = event_tokens(event)
         if self.spawn_column and event.type == "FOOD_SPAWN":
             x = event.payload["x"]
             tokens[2:2] = column_tokens(column_occupancy(after.body, x, self.config))  # type: ignore[arg-type]
+        elif self.body_list and event.type == "FOOD_SPAWN":
+            tokens[0:0] = body_list_tokens(after.body)
         return tokens
+
+
+def body_list_tokens(body: Sequence[Cell]) -> list[str]:
+    """The body-list option's cells: every cell of a body behind its head, neck first."""
+    return [token for x, y in body[1:] for token in (f"X{x}", f"Y{y}")]
 
 
 # ---------------------------------------------------------------- parsing
@@ -474,8 +520,8 @@ class Tick:
     positions: input, free (X of the FREE cell, tail-events design only), cell (X of the cell before the outcome
     word, head-first design only), outcome (the DIE_*/EAT/MOVE word), move (X of the MOVE's cell: after MOVE in
     grammar v1, before the outcome word in the head-first design), grow (the GROW word), length (LEN), spawn (X of
-    FOOD_SPAWN), column and spawn_y (the first column word and the spawn's Y, spawn-column design only), score (V
-    of SCORE), end (WIN or TIMEOUT).
+    FOOD_SPAWN), column and spawn_y (the first column word and the spawn's Y, spawn-column design only), listed (X
+    of the first listed cell, body-list design only), score (V of SCORE), end (WIN or TIMEOUT).
     """
 
     start: int
@@ -494,6 +540,7 @@ class Tick:
     cell: Cell | None = None  # the cell written before the outcome word (head-first design): `move`, or where a DIE_SELF runs
     sense: tuple[Direction, ...] | None = None  # the SENSE word after the input (sense design), not an event
     column: tuple[bool, ...] | None = None  # the spawn's column words, top row first (spawn-column design), not events
+    listed: tuple[Cell, ...] | None = None  # the cells listed before the spawn, neck first (body-list design), not events
 
     def events(self) -> list[Event]:
         t = self.number
@@ -632,7 +679,7 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
     elif head_first and outcome != "DIE_WALL":
         raise _fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
     pos["outcome"] = i
-    move = spawn = length = score = end_event = column = None
+    move = spawn = length = score = end_event = column = listed = None
     if cell is not None and outcome != "DIE_SELF":
         move = cell
         pos["move"] = pos["cell"]
@@ -650,6 +697,16 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
             pos["length"] = i = _word(tokens, i, "GROW")
             length = _number(tokens, i, "LEN")
             i += 1
+            if i < n and tokens[i][0] == "X":  # the body-list design: the grown body behind the head, then the spawn
+                pos["listed"] = i
+                cells = []
+                while i < n and tokens[i][0] == "X":
+                    x, y = (_XS.get(tokens[i]), _YS.get(tokens[i + 1])) if i + 1 < n else (None, None)
+                    cells.append((x, y) if x is not None and y is not None else _cell(tokens, i))
+                    i += 2
+                listed = tuple(cells)
+                if _at(tokens, i) != "FOOD_SPAWN":
+                    raise _fail(tokens, i, "expected a listed cell Xx Yy or FOOD_SPAWN after the listed body")
             if _at(tokens, i) == "FOOD_SPAWN":
                 pos["spawn"] = i = i + 1
                 if i + 1 < n and tokens[i + 1] in COLUMN_OF:  # the spawn-column design: the column, then the row
@@ -681,7 +738,7 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
         end_event = outcome
     else:
         raise _fail(tokens, i, "expected an outcome (MOVE, EAT, DIE_WALL or DIE_SELF)")
-    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free, cell, sense, column)
+    return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free, cell, sense, column, listed)
 
 
 def uses_head_first(tokens: Sequence[str]) -> bool:
@@ -712,6 +769,12 @@ def uses_sense(tokens: Sequence[str]) -> bool:
 def uses_spawn_column(tokens: Sequence[str]) -> bool:
     """Is a sequence written in the spawn-column design? It is when it holds any column word (VAC or OCC)."""
     return any(token in COLUMN_OF for token in tokens)
+
+
+def uses_body_list(tokens: Sequence[str]) -> bool:
+    """Is a sequence written in the body-list design? It is when any LEN is followed by a cell (a keyframe's LEN is
+    followed by BODY, an eat's in the other designs by FOOD_SPAWN or SCORE)."""
+    return any(token[0] == "X" and before.startswith("LEN") for before, token in itertools.pairwise(tokens))
 
 
 def parse(tokens: Sequence[str], *, to_eos: bool = False, head_first: bool | None = None) -> Iterator[Keyframe | Tick]:
@@ -827,6 +890,9 @@ class GrammarAutomaton:
     the input a SENSE word, then grammar v1's outcome); None allows a SENSE word
     after any input. `spawn_column`: True is the spawn-column design (after a
     spawn's X exactly H column words, then its Y); None allows either after the X.
+    `body_list`: True is the body-list design (after an eat's LENn exactly n - 1
+    cells, then FOOD_SPAWN, unless n fills the board); None allows any number of
+    cells there, each pair followed by another or by FOOD_SPAWN.
 
     With `head_first` None the order is one per sequence, as `parse` holds it: the
     first tick that writes a cell or an outcome word other than DIE_WALL commits the
@@ -841,13 +907,15 @@ class GrammarAutomaton:
         head_first: bool | None = None,
         sense: bool | None = None,
         spawn_column: bool | None = None,
+        body_list: bool | None = None,
     ) -> None:
         self.cells = config.cells
         self.height = config.height
         self.spawn_column = spawn_column
+        self.body_list = body_list
         self.orders = None
         if head_first is None:  # the first tick commits a sequence to one order (parse reads it so)
-            self.orders = tuple(GrammarAutomaton(config, tail_events, order, sense, spawn_column) for order in (False, True))
+            self.orders = tuple(GrammarAutomaton(config, tail_events, order, sense, spawn_column, body_list) for order in (False, True))
         vocab = vocabulary(config)
         xs = frozenset(t for t in vocab if t[0] == "X" and t[1:].isdigit())
         ys = frozenset(t for t in vocab if t[0] == "Y" and t[1:].isdigit())
@@ -901,6 +969,11 @@ class GrammarAutomaton:
             "grow": one({"GROW"}),
             "len": lens,
             "spawn_or_score": one({"FOOD_SPAWN", "SCORE"}),
+            "list_or_spawn": xs | {"FOOD_SPAWN", "SCORE"},
+            "listed_x": xs,
+            "listed_y": ys,
+            "after_listed": xs | {"FOOD_SPAWN"},
+            "spawn": one({"FOOD_SPAWN"}),
             "spawn_x": xs,
             "spawn_y": ys,
             "spawn_y_or_column": ys | frozenset(COLUMN_WORDS),
@@ -925,6 +998,8 @@ class GrammarAutomaton:
             return self.sets["kf_x"]
         if name == "spawn_column":  # exactly H column words, then the row
             return self.sets["spawn_column"] if state[1] > 0 else self.sets["spawn_y"]
+        if name == "listed_x" and state[1] == 0:  # the body-list design: n - 1 cells, then the spawn
+            return self.sets["spawn"]
         return self.sets[name]
 
     def step(self, state: tuple, token: str) -> tuple | None:
@@ -959,6 +1034,19 @@ class GrammarAutomaton:
             return ("move_y", state[1])
         if name == "move_y":
             return ("after_move",) if state[1] == "move" else ("grow",)
+        if name == "len":  # the body-list design: the grown body's n - 1 cells behind the head (none on a full board)
+            length = int(token[3:])
+            if self.body_list and length < self.cells:
+                return ("listed_x", length - 1)
+            return ("list_or_spawn",) if self.body_list is None else ("spawn_or_score",)
+        if name == "listed_x":
+            return ("spawn_x",) if token == "FOOD_SPAWN" else ("listed_y", state[1] - 1)
+        if name == "listed_y":
+            return ("listed_x", state[1]) if state[1] is not None else ("after_listed",)
+        if name == "list_or_spawn" or name == "after_listed":
+            if token[0] == "X":
+                return ("listed_y", None)
+            return ("spawn_x",) if token == "FOOD_SPAWN" else ("v",)
         if name == "spawn_or_score":
             return ("spawn_x",) if token == "FOOD_SPAWN" else ("v",)
         if name == "spawn_x":
@@ -986,7 +1074,6 @@ _NEXT = {
     "free_y": "after_free",
     "cell_y": "after_cell",
     "grow": "len",
-    "len": "spawn_or_score",
     "spawn_y": "score",
     "score": "v",
     "v": "after_eat",

@@ -3,7 +3,7 @@
 `play_batch` steps every game of a batch with the batch rules (`batch`), asks a
 policy for each tick's inputs (the scripted agents of `batch_agents`, or any
 callable), and writes grammar v1 in the codec's design (tail events, head first
-or sense, each with or without the spawn column) as token ids, byte for byte what
+or sense, each with or without the spawn column or the body list) as token ids, byte for byte what
 the scalar `EpisodeEncoder` + `GameTokenizer` write (tests/games/snake/test_batch.py).
 `keyframe_token_ids` is the one batch keyframe encoder: the corpus writer uses
 it, and the fast evaluator compares written keyframes with it.
@@ -37,6 +37,7 @@ from gamegrammar.games.snake.batch import (
 from gamegrammar.games.snake.grammar import (
     COLUMN_WORDS,
     SENSE_TOKENS,
+    body_list_of,
     head_first_of,
     sense_of,
     spawn_column_of,
@@ -78,7 +79,8 @@ SENSE_BITS = np.array([1 << d for d in Direction])  # a SENSE word's mask: bit d
 # Columns of one tick, in grammar order, each with the event it belongs to (its salience decides whether the
 # codec keeps it; the EOS is structure, never dropped). The head-first design (`head_first_of(codec)`) writes the
 # head's cell before the outcome word: its own order of the same columns, with DIE_SELF after the cell. The
-# spawn-column option (`spawn_column_of(codec)`) puts one SPAWN_COLUMN column per board row between SPAWN_X and SPAWN_Y.
+# spawn-column option (`spawn_column_of(codec)`) puts one SPAWN_COLUMN column per board row between SPAWN_X and SPAWN_Y,
+# the body-list option (`body_list_of(codec)`) two LISTED columns per cell behind the longest grown head before FOOD_SPAWN.
 _COLUMN_EVENTS = {
     "TICK": "TICK",
     "INPUT": "INPUT",
@@ -97,6 +99,7 @@ _COLUMN_EVENTS = {
     "FOOD_SPAWN": "FOOD_SPAWN",
     "SPAWN_X": "FOOD_SPAWN",
     "SPAWN_COLUMN": "FOOD_SPAWN",
+    "LISTED": "FOOD_SPAWN",
     "SPAWN_Y": "FOOD_SPAWN",
     "SCORE": "SCORE",
     "VALUE": "SCORE",
@@ -109,11 +112,12 @@ _HEAD_FIRST_ORDER = ("TICK", "INPUT", "DIE", "MOVE_X", "MOVE_Y", "EAT", "MOVE", 
 _EAT_TAIL = ("FOOD_SPAWN", "SPAWN_X", "SPAWN_Y", "SCORE", "VALUE", "WIN", "TIMEOUT", "EOS")
 
 
-def _columns(head_first: bool, column_rows: int = 0) -> list[tuple[str, int]]:
+def _columns(head_first: bool, column_rows: int = 0, listed: int = 0) -> list[tuple[str, int]]:
     """(name, salience) of each column of a tick; `column_rows` SPAWN_COLUMN columns after SPAWN_X (the board's
-    height with the spawn-column option, else none)."""
+    height with the spawn-column option, else none); `listed` cells' LISTED columns (two each) before FOOD_SPAWN."""
     spawn_x = _EAT_TAIL.index("SPAWN_X") + 1
-    order = (_HEAD_FIRST_ORDER if head_first else _V1_ORDER) + _EAT_TAIL[:spawn_x] + ("SPAWN_COLUMN",) * column_rows + _EAT_TAIL[spawn_x:]
+    head = (_HEAD_FIRST_ORDER if head_first else _V1_ORDER) + ("LISTED",) * (2 * listed)
+    order = head + _EAT_TAIL[:spawn_x] + ("SPAWN_COLUMN",) * column_rows + _EAT_TAIL[spawn_x:]
     return [(name, EVENTS[_COLUMN_EVENTS[name]][0] if _COLUMN_EVENTS[name] else Salience.PHASE + 1) for name in order]
 
 
@@ -198,6 +202,7 @@ def play_batch(
     column_rows = config.height if spawn_column_of(codec) else 0
     columns = _columns(head_first, column_rows)
     sense = sense_of(codec)
+    listing = body_list_of(codec)
     dropped = [
         i
         for i, (name, salience) in enumerate(columns)
@@ -272,6 +277,7 @@ def play_batch(
                 cells,
                 near,
                 column_rows,
+                listing and codec.min_salience <= EVENTS["FOOD_SPAWN"][0],
             )
 
         if done.any():
@@ -307,23 +313,27 @@ def _write_tick(
     cells: tuple[np.ndarray, np.ndarray] | None = None,
     sensed: np.ndarray | None = None,
     column_rows: int = 0,
+    listing: bool = False,
 ) -> None:
     """The general path: every optional token of a tick, masked per game (`freed`: each tail's cell before the
     tick, with the tail-events option; `cells`: the cell each head moves or runs into, with the head-first one;
     `sensed`: each head's deadly body neighbours as a mask, with the sense one; `column_rows`: the board's height
-    with the spawn-column option, whose words come from `batch`, the state after the tick: the grown body)."""
+    with the spawn-column option, whose words come from `batch`, the state after the tick: the grown body;
+    `listing`: the body-list option, whose cells come from the same grown body)."""
     cfg = batch.config
     w = t.word
     m = len(rows)
-    columns = _columns(cells is not None, column_rows)
-    col = {name: i for i, (name, _) in reversed(list(enumerate(columns)))}  # a name's first column
-    ids = np.zeros((m, len(columns)), t.dtype)
-    mask = np.zeros(ids.shape, bool)
     dead = outcome >= DIE_WALL
     eat = outcome == EAT
     alive = ~dead
     food = batch.food[rows]
     spawned = eat & (food >= 0)
+    length = batch.length[rows]
+    listed = int(length[spawned].max()) - 1 if listing and spawned.any() else 0
+    columns = _columns(cells is not None, column_rows, listed)
+    col = {name: i for i, (name, _) in reversed(list(enumerate(columns)))}  # a name's first column
+    ids = np.zeros((m, len(columns)), t.dtype)
+    mask = np.zeros(ids.shape, bool)
 
     def put(name: str, value: np.ndarray | int, where: np.ndarray | bool) -> None:
         if name in col:
@@ -354,7 +364,15 @@ def _write_tick(
         put("DIE_SELF", w["DIE_SELF"], self_death)
     put("EAT", w["EAT"], eat)
     put("GROW", w["GROW"], eat)
-    put("LEN", t.len[batch.length[rows]], eat)
+    put("LEN", t.len[length], eat)
+    if listed:  # the grown body behind the head, neck first: the ring from the head on, as keyframe_token_ids reads it
+        ring = (batch.start[rows][:, None] + 1 + np.arange(listed)) % cfg.cells
+        body = batch.ring[rows[:, None], ring].astype(np.int64)
+        first = col["LISTED"]
+        ids[:, first : first + 2 * listed : 2] = t.x[body % cfg.width]
+        ids[:, first + 1 : first + 2 * listed : 2] = t.y[body // cfg.width]
+        kept = spawned[:, None] & (np.arange(listed) < (length - 1)[:, None])
+        mask[:, first : first + 2 * listed] = np.repeat(kept, 2, axis=1)
     put("FOOD_SPAWN", w["FOOD_SPAWN"], spawned)
     put("SPAWN_X", t.x[np.where(spawned, food % cfg.width, 0)], spawned)
     if column_rows:  # rules.column_occupancy of the spawn's column, row 0 first, read off the occupancy grid
@@ -370,5 +388,7 @@ def _write_tick(
     put("WIN", w["WIN"], win)
     put("TIMEOUT", w["TIMEOUT"], timeout)
     put("EOS", w["EOS"], dead | win | timeout)
-    mask[:, dropped] = False
+    if dropped:  # by name: the listed cells move the columns after them
+        names = {_columns(cells is not None, column_rows)[i][0] for i in dropped}
+        mask[:, [i for i, (name, _) in enumerate(columns) if name in names]] = False
     log.write(games, ids, mask)

@@ -10,7 +10,8 @@ rules can produce from the state before it, so it ends before:
 - in the tail-events design (a sequence with any FREE), a tick whose FREE cell is not the
   one the tail leaves, or that writes one where the tail stays, or none where it leaves;
 - an eat whose spawn is off the board, on the snake, or missing while a cell is empty, or
-  (spawn-column design) whose column words do not match the grown body;
+  (spawn-column design) whose column words do not match the grown body, or (body-list
+  design) whose listed cells are not the grown body's behind the head;
 - the tick after a keyframe that differs from the traced state;
 - a tick past the tick limit, or a grammar error.
 Wrong GROW or SCORE values do not stop it: the rules decide length and score (as the
@@ -23,7 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, uses_sense, uses_spawn_column, uses_tail_events
+from gamegrammar.games.snake.grammar import (
+    GrammarError,
+    Keyframe,
+    Tick,
+    parse,
+    uses_body_list,
+    uses_sense,
+    uses_spawn_column,
+    uses_tail_events,
+)
 from gamegrammar.games.snake.rules import (
     Outcome,
     SnakeConfig,
@@ -38,14 +48,21 @@ from gamegrammar.games.snake.rules import (
 
 
 def follow(
-    state: SnakeState, tick: Tick, config: SnakeConfig, tails: bool = False, sense: bool = False, spawn_column: bool = False
+    state: SnakeState,
+    tick: Tick,
+    config: SnakeConfig,
+    tails: bool = False,
+    sense: bool = False,
+    spawn_column: bool = False,
+    body_list: bool = False,
 ) -> SnakeState | None:
     """The state after a written tick when the rules produce that tick from `state`; None where they do not.
 
     `tails`: the sequence is in the tail-events design, so the tick's FREE cell must be the one the tail leaves (or
     absent where it leaves none); a tick that writes a FREE cell is held to it anyway. `sense`: likewise, the sense
     design's SENSE word must name the deadly body around the head, and `spawn_column` the spawn-column design's
-    words the grown body in the spawn's column.
+    words the grown body in the spawn's column, and `body_list` the body-list design's cells the grown body behind
+    the head.
     """
     direction, outcome, head = resolve(state, config, tick.input)
     if tick.outcome != outcome.value or (tick.move is not None and tick.move != head) or (tick.cell is not None and tick.cell != head):
@@ -64,13 +81,15 @@ def follow(
             return None
         if (spawn_column or tick.column is not None) and spawn is not None and tick.column != column_occupancy(body, spawn[0], config):
             return None
+        if (body_list or tick.listed is not None) and spawn is not None and tick.listed != body[1:]:
+            return None
     return advance(state, direction, outcome, head, spawn)
 
 
 def trace(tokens: Sequence[str] | str, config: SnakeConfig) -> list[SnakeState]:
     """The state at tick 0 (the first keyframe, as written) and after each tick the rules can follow."""
     tokens = tokens.split() if isinstance(tokens, str) else tokens
-    tails, sense, column = uses_tail_events(tokens), uses_sense(tokens), uses_spawn_column(tokens)
+    tails, sense, column, listed = uses_tail_events(tokens), uses_sense(tokens), uses_spawn_column(tokens), uses_body_list(tokens)
     states: list[SnakeState] = []
     try:
         for item in parse(tokens):
@@ -79,7 +98,7 @@ def trace(tokens: Sequence[str] | str, config: SnakeConfig) -> list[SnakeState]:
                 continue
             if item.number > config.max_ticks:
                 break
-            after = follow(states[-1], item, config, tails, sense, column)
+            after = follow(states[-1], item, config, tails, sense, column, listed)
             if after is None:
                 break
             states.append(after)

@@ -13,7 +13,8 @@ structural
   grammar                 parses under grammar v1 (a sequence that simply stops is not a grammar error)
   complete                BOS keyframe ... end event EOS, and nothing after the EOS
 physical
-  in_bounds               every cell written (MOVE, FREE, FOOD_SPAWN, keyframe head, body and food) is on the board
+  in_bounds               every cell written (MOVE, FREE, a listed cell, FOOD_SPAWN, keyframe head, body and food)
+                          is on the board
   move_follows_input      MOVE cell == head + next_direction(direction, input): a reversal is ignored (in
                           the head-first design the cell a DIE_SELF runs into is held to it too)
   tail_freed              in the tail-events design (a sequence with any FREE), FREE names the cell the
@@ -29,6 +30,10 @@ physical
                           writes between its X and Y one word per row of its column, top first, OCC where
                           the grown body is (`rules.column_occupancy`) and VAC elsewhere. Reported at the
                           first wrong word, at the spawn's Y when words are missing, at the first extra one
+  body_listed             in the body-list design (a sequence in which an eat's LEN is followed by a cell),
+                          every FOOD_SPAWN is preceded, after GROW LENn, by the grown body's cells behind
+                          the head, neck first (`grammar.body_list_tokens`). Reported at the first wrong
+                          coordinate, at the FOOD_SPAWN word when cells are missing, at the first extra cell
   wall_death              DIE_WALL iff the rules put the next head off the board
   self_death              DIE_SELF iff the rules say the snake runs into itself
 rules
@@ -95,6 +100,8 @@ DIE_SELF (on the board, one step from the head in the direction taken).
 
 The sense design (`grammar.uses_sense`, or the codec's `sense`) is held to rule
 body_sensed on every tick; a sequence with no SENSE word is judged as grammar v1.
+The body-list design (`grammar.uses_body_list`, or the codec's `body_list`) is
+held to rule body_listed at every spawn whose state is known.
 The spawn-column design (`grammar.uses_spawn_column`, or the codec's `spawn_column`)
 is held to rule column_sensed at every spawn whose state is known.
 
@@ -110,7 +117,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell, uses_sense, uses_spawn_column, uses_tail_events
+from gamegrammar.games.snake.grammar import (
+    GrammarError,
+    Keyframe,
+    Tick,
+    parse,
+    read_cell,
+    uses_body_list,
+    uses_sense,
+    uses_spawn_column,
+    uses_tail_events,
+)
 from gamegrammar.games.snake.rules import (
     Cell,
     Direction,
@@ -129,7 +146,16 @@ from gamegrammar.verdict import Findings, Verdict, make_verdict, rule_names, tie
 
 RULES: dict[str, tuple[str, ...]] = {
     "structural": ("grammar", "complete"),
-    "physical": ("in_bounds", "move_follows_input", "tail_freed", "body_sensed", "column_sensed", "wall_death", "self_death"),
+    "physical": (
+        "in_bounds",
+        "move_follows_input",
+        "tail_freed",
+        "body_sensed",
+        "column_sensed",
+        "body_listed",
+        "wall_death",
+        "self_death",
+    ),
     "rules": (
         "eat_iff_food",
         "grow_after_eat",
@@ -238,6 +264,7 @@ def check_tick(
     tails: bool = False,
     sense: bool = False,
     spawn_column: bool = False,
+    body_list: bool = False,
 ) -> SnakeState | None:
     """Check one tick against the rules from the state before it (None = unknown); return the state after it.
 
@@ -245,13 +272,17 @@ def check_tick(
     from the rules, until a keyframe re-establishes it. `tails`: the sequence is
     in the tail-events design (a tick that writes a FREE cell is checked as such
     anyway; without the flag a missing one goes unnoticed). `sense`: likewise for the sense design's SENSE words,
-    `spawn_column` for the spawn-column design's column words.
+    `spawn_column` for the spawn-column design's column words, `body_list` for the body-list design's cells.
     """
     after = None
     free = tick.free
     tails = tails or free is not None
     if free is not None and not config.in_bounds(free):
         found.note("in_bounds", tick.positions["free"])
+    if tick.listed is not None:
+        off = next((k for k, cell in enumerate(tick.listed) if not config.in_bounds(cell)), None)
+        if off is not None:
+            found.note("in_bounds", tick.positions["listed"] + 2 * off)
     if tick.sense is None and sense:
         found.note("body_sensed", tick.positions["input"] + 1)  # where the SENSE word should have been
     elif tick.sense is not None and state is not None and tick.sense != body_neighbours(state):
@@ -263,7 +294,7 @@ def check_tick(
         if outcome is _MOVE and tick.outcome == "MOVE" and tick.move == head:  # the common case: nothing to report
             after = advance(state, direction, outcome, head, None)
         else:
-            after = _check_outcome(state, tick, config, found, direction, outcome, head, spawn_column)
+            after = _check_outcome(state, tick, config, found, direction, outcome, head, spawn_column, body_list)
     else:
         if tick.move is not None and not config.in_bounds(tick.move):
             found.note("in_bounds", tick.positions["move"])
@@ -318,6 +349,7 @@ def _check_outcome(
     outcome: Outcome,
     head: Cell,
     spawn_column: bool = False,
+    body_list: bool = False,
 ) -> SnakeState | None:
     """Every outcome other than a plain legal move: deaths, eats, and any departure from the rules."""
     pos = tick.positions
@@ -369,6 +401,8 @@ def _check_outcome(
         spawned_well = False
     if spawn is not None and (spawn_column or tick.column is not None) and config.in_bounds(spawn):
         _check_column(tick, body, config, found)
+    if spawn is not None and (body_list or tick.listed is not None):
+        _check_listed(tick, body, found)
     won = tick.end_event == "WIN"
     if won != (end_reason(_EAT, full, tick.number, config) == "WIN"):
         where = pos["end"] if won else pos["score"] + 1
@@ -395,6 +429,24 @@ def _check_column(tick: Tick, body: tuple[Cell, ...], config: SnakeConfig, found
         found.note("column_sensed", pos["column"] + wrong)
 
 
+def _check_listed(tick: Tick, body: tuple[Cell, ...], found: Findings) -> None:
+    """body_listed: the cells listed before the spawn are the grown body's behind the head, neck first."""
+    pos = tick.positions
+    written, expected = tick.listed, body[1:]
+    if written == expected:
+        return
+    if written is None:
+        found.note("body_listed", pos["spawn"] - 1)  # the FOOD_SPAWN word, where the cells should have been before
+        return
+    wrong = next((k for k, (w, e) in enumerate(zip(written, expected)) if w != e), None)
+    if wrong is not None:
+        found.note("body_listed", pos["listed"] + 2 * wrong + (written[wrong][0] == expected[wrong][0]))
+    elif len(written) < len(expected):
+        found.note("body_listed", pos["spawn"] - 1)  # cells missing: the FOOD_SPAWN word came too soon
+    else:
+        found.note("body_listed", pos["listed"] + 2 * len(expected))  # the first extra cell
+
+
 # ---------------------------------------------------------------- sequences
 
 
@@ -412,13 +464,15 @@ def validate(
     head_first: bool | None = None,
     sense: bool | None = None,
     spawn_column: bool | None = None,
+    body_list: bool | None = None,
 ) -> Verdict:
     """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
 
     `tails` and `head_first` declare the design the sequence must follow (the codec it was trained or written
     with: a tail-events sequence that leaves its FREE cells out breaks `tail_freed`, a head-first one that writes
     a cell after its MOVE breaks `grammar`, a sense one that leaves a SENSE word out breaks `body_sensed`, a
-    spawn-column one that leaves a spawn's column out breaks `column_sensed`); None reads it off the sequence.
+    spawn-column one that leaves a spawn's column out breaks `column_sensed`, a body-list one that leaves a spawn's
+    cells out breaks `body_listed`); None reads it off the sequence.
     """
     if isinstance(tokens, str):
         tokens = tokens.split()
@@ -427,6 +481,7 @@ def validate(
     tails = uses_tail_events(tokens) if tails is None else tails
     sense = uses_sense(tokens) if sense is None else sense
     spawn_column = uses_spawn_column(tokens) if spawn_column is None else spawn_column
+    body_list = uses_body_list(tokens) if body_list is None else body_list
     stop = 0  # where the parse stopped: the EOS, or n
     ended = False
     lenient_physical = True
@@ -451,7 +506,7 @@ def validate(
             if ended:
                 found.note("end_is_final", tick.start)  # only the first such tick counts
                 continue
-            state = check_tick(state, tick, config, found, tails, sense, spawn_column)
+            state = check_tick(state, tick, config, found, tails, sense, spawn_column, body_list)
             ended = tick.end_event is not None
     except GrammarError as err:
         found.note("complete" if err.at_end else "grammar", err.index)

@@ -127,15 +127,43 @@ def test_the_batch_engines_column_corpus_is_the_scalar_engines(column_corpus):
     assert {"VAC", "OCC"} <= set(corpus.tokenizer.decode(want_tokens))
 
 
+# The body list alone and with each other design, at the same keyframe intervals and saliences as the spawn column.
+LIST_DESIGNS = {"list": {}, "list-tails": {"tail_events": True}, "list-head": {"head_first": True}, "list-sense": {"sense": True}}
+
+
+@pytest.mark.parametrize("min_salience", COLUMN_SALIENCES, ids=lambda s: f"S{int(s)}")
+@pytest.mark.parametrize("keyframe_interval", [0, 3], ids=lambda k: f"K{k}")
+@pytest.mark.parametrize("design", LIST_DESIGNS)
+@pytest.mark.parametrize("config", COLUMN_BOARDS, ids=lambda c: f"{c.width}x{c.height}")
+@pytest.mark.parametrize("agent", ["careless", "greedy"])
+def test_batch_writes_the_body_list_like_the_scalar_engine(agent, config, design, keyframe_interval, min_salience):
+    """Every spawn's listed cells, read off the ring after the tick, in every design; dropped with FOOD_SPAWN."""
+    codec = SnakeCodec(keyframe_interval, min_salience, body_list=True, **LIST_DESIGNS[design])
+    tokens = batch_is_scalar(config, codec, 5 + config.width, np.arange(20, 30), agent)
+    listed = 0
+    for t in tokens:
+        for i, token in enumerate(t):
+            if token == "FOOD_SPAWN":
+                grown = next(int(t[j][3:]) for j in range(i - 1, 0, -1) if t[j].startswith("LEN"))
+                cells = t[i - 2 * (grown - 1) : i]
+                assert t[i - 2 * grown + 1].startswith("LEN") and all(c[0] == "XY"[k % 2] for k, c in enumerate(cells))
+                listed += grown - 1
+    assert (listed > 0) == (min_salience <= Salience.RULE_EFFECT)  # the games eat: the cells are there unless dropped
+
+
 SMALL_BOARD_CODECS = [
     CodecConfig(3),
     *(SnakeCodec(3, salience, head_first=True) for salience in range(5)),
     SnakeCodec(3, spawn_column=True),
     SnakeCodec(3, spawn_column=True, head_first=True),
+    SnakeCodec(3, body_list=True),
+    SnakeCodec(3, body_list=True, sense=True),
 ]
 
 
-@pytest.mark.parametrize("codec", SMALL_BOARD_CODECS, ids=["v1", *(f"head-S{s}" for s in range(5)), "column", "column-head"])
+@pytest.mark.parametrize(
+    "codec", SMALL_BOARD_CODECS, ids=["v1", *(f"head-S{s}" for s in range(5)), "column", "column-head", "list", "list-sense"]
+)
 def test_small_board_reaches_every_end_reason(codec):
     """4x4 games win; a differential test that never sees WIN would not test it. Head first at every salience: a
     self-death writes the cell it runs into, a win's eat has no spawn (nor, with the spawn column, a column), and above
@@ -182,6 +210,9 @@ def test_small_board_reaches_every_end_reason(codec):
         ),
         CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True, spawn_column=True), episodes=80, seed=5),
         CorpusSpec(game=SnakeConfig(7, 5, 50), codec=SnakeCodec(2, 3, head_first=True, spawn_column=True), episodes=60, seed=11),
+        CorpusSpec(codec=SnakeCodec(sense=True, body_list=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=100, seed=3),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, body_list=True), agents={"greedy": 1.0}, episodes=60, seed=9),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True, body_list=True), episodes=80, seed=5),
     ],
     ids=[
         *("default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2"),
@@ -189,6 +220,7 @@ def test_small_board_reaches_every_end_reason(codec):
         *("head-first", "head-first-4x4-k3", "head-first-k1-sal1", "head-first-sal2"),
         *("sense-careless", "sense-4x4-k3", "sense-k1-sal1", "sense-sal2"),
         *("column-careless", "column-tails-6x5-k1-sal1", "column-sense-4x4-k3", "column-head-7x5-sal3"),
+        *("list-sense-careless", "list-tails-6x5-k1-sal1", "list-head-4x4-k3"),
     ],
 )
 def test_batch_shard_is_byte_identical_to_scalar_shard(spec):

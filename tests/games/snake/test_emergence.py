@@ -396,7 +396,11 @@ def _brute_spawns(model: GameGPT, corpus: Corpus, row: int, spawns: int) -> list
     out = []
     for e in [e for e in em.rule_events(tokens, cfg) if e.rule == "spawn_on_empty"][:spawns]:
         p, body = e.positions[0], states[e.tick].body
-        p_x = torch.log_softmax(model(torch.tensor([ids[:p]]))[0][0, -1], -1).exp()
+        before = torch.log_softmax(model(torch.tensor([ids[:p]]))[0][0], -1)
+        p_x = before[-1].exp()
+        listed = e.positions[1:]  # the body-list design: the true list's probability multiplies every cell's
+        p_list = float(sum(before[i - 1, ids[i]] for i in listed).exp()) if listed else 1.0
+        list_right = all(int(before[i - 1].argmax()) == ids[i] for i in listed)
         empty = occupied = given_empty = given_all = mass = 0.0
         greedy, given = {}, {}
         for x in range(cfg.width):
@@ -410,13 +414,13 @@ def _brute_spawns(model: GameGPT, corpus: Corpus, row: int, spawns: int) -> list
             mass += px * p_words
             for y in range(cfg.height):
                 on_body = (x, y) in body
-                empty += 0 if on_body else px * p_words * float(p_y[y])
-                occupied += px * p_words * float(p_y[y]) if on_body else 0
+                empty += 0 if on_body else px * p_words * float(p_y[y]) * p_list
+                occupied += px * p_words * float(p_y[y]) * p_list if on_body else 0
                 given_empty += 0 if on_body else px * float(p_y[y])
                 given_all += px * float(p_y[y])
                 given[x, y] = px * float(p_y[y])
             right = all(int(lp[p + j].argmax()) == tok.ids[w] for j, w in enumerate(words))
-            greedy[x] = right and (x, int(p_y.argmax())) not in body
+            greedy[x] = list_right and right and (x, int(p_y.argmax())) not in body
         best = max(range(cfg.width), key=lambda x: float(p_x[tok.ids[f"X{x}"]]))
         per_empty = given_empty / (cfg.cells - len(body))
         places: dict[str, list[float]] = {}
@@ -424,7 +428,15 @@ def _brute_spawns(model: GameGPT, corpus: Corpus, row: int, spawns: int) -> list
             place = "head" if i == 0 else "tail" if i == len(body) - 1 else "before the tail" if i >= len(body) - 3 else "body"
             places.setdefault(place, []).append(given[cell] / per_empty)
         out.append(
-            {"empty": empty, "occupied": occupied, "share": given_empty / given_all, "column": mass, "hit": greedy[best], "places": places}
+            {
+                "empty": empty,
+                "occupied": occupied,
+                "share": given_empty / given_all,
+                "column": mass,
+                "list": p_list,
+                "hit": greedy[best],
+                "places": places,
+            }
         )
     return out
 
@@ -444,11 +456,14 @@ def _briefly_trained(corpus: Corpus, steps: int = 40) -> GameGPT:
     return model.eval()
 
 
-@pytest.mark.parametrize(("design", "trained"), [("v1", False), ("spawn_column", False), ("spawn_column", True)])
-def test_spawn_mass_is_the_joint_of_the_column_words_and_the_row(design, trained, columns, corpus):
+@pytest.mark.parametrize(
+    ("design", "trained"), [("v1", False), ("spawn_column", False), ("spawn_column", True), ("body_list", False), ("body_list", True)]
+)
+def test_spawn_mass_is_the_joint_of_the_column_words_and_the_row(design, trained, columns, listed, corpus):
     """Against whole forwards: P(X = x) · P(column x's true words | x) · P(Y | x, words) summed over the empty cells (in
-    grammar v1, with no words, P(X) · P(Y | X) as before), its occupied twin, the share and greedy decoding's cell."""
-    source = columns if design == "spawn_column" else corpus
+    grammar v1, with no words, P(X) · P(Y | X) as before; in the body-list design times P(the true list)), its occupied
+    twin, the share and greedy decoding's cell."""
+    source = {"spawn_column": columns, "body_list": listed}.get(design, corpus)
     model = _briefly_trained(source) if trained else tiny_model(source, seed=3, block_size=1024)
     row = next(r for r in range(40) if int(source.index["score"][r]) >= 3 and len(source.episode_tokens(r)) < 1000)
     result = em.rule_emergence(
@@ -466,8 +481,13 @@ def test_spawn_mass_is_the_joint_of_the_column_words_and_the_row(design, trained
     for place, b in spawn["body_places"].items():  # each body cell's mass against the mean empty cell's
         assert b["relative_mass"] == pytest.approx(np.mean(places[place]), rel=1e-3), place
     if design == "v1":
-        assert "column_mass" not in spawn and "column_sensed" not in result["rules"]
+        assert "column_mass" not in spawn and "column_sensed" not in result["rules"] and "list_mass" not in spawn
         assert all(w["share"] == pytest.approx(w["empty"] / (w["empty"] + w["occupied"]), rel=1e-6) for w in want)  # as before
+    elif design == "body_list":
+        assert "column_mass" not in spawn and "column_sensed" not in result["rules"]
+        assert spawn["list_mass"] == pytest.approx(np.mean([w["list"] for w in want]), rel=1e-3)
+        assert all(w["share"] == pytest.approx(w["empty"] / (w["empty"] + w["occupied"]), rel=1e-5) for w in want)  # one factor
+        assert not trained or spawn["list_mass"] > 1e-6  # a list the model writes: the list's factor is tested
     else:
         assert spawn["column_mass"] == pytest.approx(np.mean([w["column"] for w in want]), rel=1e-3)
         assert 0 < spawn["mean_prob"] + spawn["occupied_mass"] <= spawn["column_mass"] <= 1
@@ -479,7 +499,7 @@ def test_tier2_on_spawn_column_reports_its_rules_and_the_probes_still_hold(colum
     tokens = [columns.episode_tokens(r) for r in rows]
     result = em.tier2(tiny_model(columns, seed=2), [columns.episode_ids(r) for r in rows], tokens, columns.tokenizer, columns.game)
     rules = result["emergence"]["rules"]
-    assert list(rules) == [r for r in em.RULES if r != "tail_freed"]  # the sense design's rules and the column's
+    assert list(rules) == [r for r in em.RULES if r != "tail_freed" and not r.startswith("body_listed")]  # sense's and the column's
     assert rules["column_sensed"]["count"] == sum(t.count("FOOD_SPAWN") for t in tokens) > 0
     assert rules["column_sensed_body"]["count"] == sum(t.count("OCC") for t in tokens) > 0
     for entry in rules.values():
@@ -524,3 +544,58 @@ def test_tail_distance_beside_tells_the_tail_from_the_cell_before_it():
     assert em.tail_distance_beside(longer, (1, 2)) == 2 and em.tail_distance_beside(longer, (7, 7)) is None
     straight = SnakeState(body=((3, 1), (2, 1), (1, 1)), direction=Direction.R, food=(5, 5))
     assert em.tail_distance_beside(straight) is None  # nothing beside the head but the neck
+
+
+# ---------------------------------------------------------------- the body-list option
+
+
+@pytest.fixture(scope="module")
+def listed(tmp_path_factory) -> Corpus:
+    """The sense corpus's games (10x10, 200 ticks, default agent mix, seed 11) with the body-list option on too."""
+    out = tmp_path_factory.mktemp("body-list-corpus")
+    generate(CorpusSpec(codec=SnakeCodec(sense=True, body_list=True), episodes=120, seed=11, shard_episodes=50), out, engine="scalar")
+    return Corpus(out)
+
+
+def test_body_list_scores_the_list_and_each_cell_and_leaves_the_rest_as_the_sense_design(listed, sensed):
+    cells = 0
+    for row in range(20):
+        tokens = listed.episode_tokens(row)
+        events, sense = em.rule_events(tokens, listed.game), em.rule_events(sensed.episode_tokens(row), sensed.game)
+        assert [(e.rule, e.tick, e.length) for e in events if not e.rule.startswith("body_listed")] == [
+            (e.rule, e.tick, e.length) for e in sense
+        ]
+        states = trace(tokens, listed.game)
+        spawns = [e for e in events if e.rule == "spawn_on_empty"]
+        lists = [e for e in events if e.rule == "body_listed"]
+        assert len(lists) == len(spawns) == tokens.count("FOOD_SPAWN")
+        for spawn, e in zip(spawns, lists):  # the grown body behind the head, neck first, right before FOOD_SPAWN
+            body = states[e.tick].body
+            assert spawn.positions[1:] == e.positions and tokens[e.positions[-1] + 1] == "FOOD_SPAWN"
+            assert [tokens[i] for i in e.positions] == [t for x, y in body[1:] for t in (f"X{x}", f"Y{y}")]
+            assert tokens[e.positions[0] - 1] == f"LEN{len(body)}"
+        each = [e for e in events if e.rule == "body_listed_cell"]  # one event per cell, the tail's at distance 0
+        assert len(each) == sum(len(e.positions) // 2 for e in lists)
+        assert all(tokens[e.positions[0]][0] == "X" and e.positions[1] == e.positions[0] + 1 for e in each)
+        assert [e.from_tail for e in each] == [d for e in lists for d in range(len(e.positions) // 2 - 1, -1, -1)]
+        cells += len(each)
+    assert cells > 0
+
+
+def test_tier2_on_body_list_reports_its_rules_and_the_probes_still_hold(listed):
+    rows = [int(r) for r in listed.split("train")[:4]]
+    tokens = [listed.episode_tokens(r) for r in rows]
+    result = em.tier2(tiny_model(listed, seed=2), [listed.episode_ids(r) for r in rows], tokens, listed.tokenizer, listed.game)
+    rules = result["emergence"]["rules"]
+    assert list(rules) == [r for r in em.RULES if r != "tail_freed" and not r.startswith("column")]  # sense's and the list's
+    assert rules["body_listed"]["count"] == sum(t.count("FOOD_SPAWN") for t in tokens) > 0
+    spawn = rules["spawn_on_empty"]
+    assert 0 <= spawn["mean_prob"] + spawn["occupied_mass"] <= spawn["list_mass"] <= 1 and "list_mass" in spawn["untrained"]
+    assert set(rules["body_listed_cell"]["by"]["from_tail"]) >= {"0", "1"}
+    lines = em.markdown(result)
+    assert any(line.startswith("| body_listed_cell |") for line in lines) and any("list mass" in line for line in lines)
+    json.dumps(result)
+    assert all(em._design(t) == "sense" for t in tokens)
+    for probe in em.make_probes([listed.episode_tokens(r) for r in range(20)], listed.game):
+        if probe.kind != "food_ahead":
+            assert validate([*probe.tokens, probe.mandated, "EOS"], listed.game, sense=True, body_list=True).valid

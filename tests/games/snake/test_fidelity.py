@@ -110,3 +110,26 @@ def test_spawn_column_words_are_rule_determined_as_column():
         assert len(found) - len(rule_determined_positions(other)) == len(tokens) - len(other)
         assert summarize_episode(tokens) == summarize_episode(other)
     assert "column" in CATEGORIES
+
+
+def test_listed_cells_are_rule_determined_as_listed_and_the_spawn_word_after_them_as_presence():
+    from gamegrammar.games.snake import GAME
+    from gamegrammar.games.snake.grammar import SnakeCodec, parse
+    from gamegrammar.games.snake.rules import SnakeConfig
+
+    config = SnakeConfig()
+    listed_total = 0
+    for ep in range(6):
+        tokens = GAME.play_episode(config, SnakeCodec(sense=True, body_list=True), "greedy", 1, ep).tokens
+        other = GAME.play_episode(config, SnakeCodec(sense=True), "greedy", 1, ep).tokens  # the same game without the list
+        found = rule_determined_positions(tokens)
+        listed = sorted(p for p, c, _ in found if c == "listed")
+        ticks = [t for t in parse(tokens) if getattr(t, "listed", None)]
+        assert listed == [i for t in ticks for i in range(t.positions["listed"], t.positions["spawn"] - 1)]
+        presence = sorted(p for p, c, _ in found if c == "spawn_presence")
+        assert all(tokens[p] in ("FOOD_SPAWN", "SCORE") for p in presence) and len(presence) == tokens.count("GROW")
+        assert len({p for p, _, _ in found}) == len(found)  # one category per position
+        assert len(found) - len(rule_determined_positions(other)) == len(tokens) - len(other)
+        assert summarize_episode(tokens) == summarize_episode(other)
+        listed_total += len(listed)
+    assert listed_total > 0 and "listed" in CATEGORIES

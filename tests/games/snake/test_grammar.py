@@ -17,6 +17,7 @@ from gamegrammar.games.snake.grammar import (
     COLUMN_OF,
     COLUMN_WORDS,
     EXAMPLE,
+    EXAMPLE_BODY_LIST,
     EXAMPLE_HEAD_FIRST,
     EXAMPLE_HEAD_FIRST_SELF,
     EXAMPLE_SENSE,
@@ -32,6 +33,7 @@ from gamegrammar.games.snake.grammar import (
     codec_vocabulary,
     decode,
     parse,
+    uses_body_list,
     uses_head_first,
     uses_sense,
     uses_spawn_column,
@@ -209,6 +211,7 @@ def test_the_codec_names_the_option_only_when_it_is_on():
         "--head-first",
         "--sense",
         "--spawn-column",
+        "--body-list",
     ]
     old = CorpusSpec.from_dict(CorpusSpec(game=SnakeConfig(5, 5, 30), episodes=3).to_dict())
     assert old.codec == SnakeCodec() and not old.codec.tail_events  # a spec without the field reads as the option off
@@ -746,3 +749,123 @@ def test_the_any_design_automaton_holds_a_sequence_to_one_order_as_parse_does():
     assert _accepts(GAME.automaton(config, SnakeCodec()), EXAMPLE.split()) and not _accepts(
         GAME.automaton(config, SnakeCodec()), EXAMPLE_SENSE.split()
     )
+
+
+# ---------------------------------------------------------------- the body-list option
+
+
+def without_list(tokens: list[str]) -> list[str]:
+    """The same tokens with every spawn's listed cells taken out (the cells between an eat's LEN and FOOD_SPAWN)."""
+    out: list[str] = []
+    listing = False
+    for token in tokens:
+        listing = (listing or (token.startswith("LEN") and bool(out) and out[-1] == "GROW")) and token != "FOOD_SPAWN"
+        if not (listing and token[0] in "XY"):
+            out.append(token)
+    return out
+
+
+@pytest.mark.parametrize("board", [(10, 10, 200), (4, 4, 300), (7, 5, 60)])
+@pytest.mark.parametrize("interval", [0, 3])
+@pytest.mark.parametrize("other", [None, "sense", "head_first", "tail_events"])
+def test_body_list_round_trips_and_lists_the_grown_body_behind_the_head(board, interval, other):
+    config = SnakeConfig(*board)
+    codec = SnakeCodec(interval, body_list=True, **({other: True} if other else {}))
+    plain = SnakeCodec(interval, **({other: True} if other else {}))
+    spawns = cells = 0
+    for agent in AGENTS:
+        for ep in range(25):
+            record = GAME.play_episode(config, codec, agent, 2, ep)
+            assert without_list(record.tokens) == GAME.play_episode(config, plain, agent, 2, ep).tokens
+            assert decode(record.tokens).events == record.events  # the listed cells are not events
+            for tick in (t for t in parse(record.tokens) if isinstance(t, Tick)):
+                if tick.spawn is None:
+                    assert tick.listed is None
+                    continue
+                body = record.states[tick.number].body
+                assert tick.listed == body[1:] and len(tick.listed) == tick.length - 1  # neck first, down to the tail
+                assert tick.positions["spawn"] == tick.positions["listed"] + 2 * len(tick.listed) + 1
+                assert tick.spawn not in body
+                spawns += 1
+                cells += len(tick.listed)
+    assert spawns > 20 and cells > spawns
+
+
+def test_the_body_list_example():
+    tokens = EXAMPLE_BODY_LIST.split()
+    (eat,) = [t for t in parse(tokens) if isinstance(t, Tick) and t.outcome == "EAT"]
+    assert eat.spawn == (5, 2) and eat.length == 7
+    assert eat.listed == ((5, 5), (6, 5), (7, 5), (7, 6), (6, 6), (5, 6))
+    assert uses_body_list(tokens) and not uses_spawn_column(tokens) and not uses_body_list(EXAMPLE_SPAWN_COLUMN.split())
+    assert not uses_body_list(EXAMPLE.split())  # a keyframe's LEN is followed by BODY, an eat's by FOOD_SPAWN
+    assert decode(EXAMPLE_BODY_LIST).events == decode(" ".join(without_list(tokens))).events
+    state = parse(tokens)
+    first = next(state)
+    assert eat.listed == first.body()[:6]  # the old head and the old body, the tail staying on a growth tick
+
+
+def test_body_list_adds_no_word_and_is_another_design_of_the_spawn_than_the_column():
+    config = SnakeConfig(6, 5)
+    assert codec_vocabulary(config, SnakeCodec(body_list=True)) == vocabulary(config, tail_events=False, sense=False, spawn_column=False)
+    assert codec_vocabulary(config, SnakeCodec(body_list=True, sense=True)) == codec_vocabulary(config, SnakeCodec(sense=True))
+    assert SnakeCodec(2, body_list=True).to_dict() == {"keyframe_interval": 2, "min_salience": 0, "body_list": True}
+    assert "body_list" not in SnakeCodec(sense=True).to_dict()
+    with pytest.raises(GameGrammarError, match="separate designs of the spawn"):
+        SnakeCodec(spawn_column=True, body_list=True)
+
+
+def test_listed_cells_have_the_spawns_salience():
+    config = SnakeConfig(6, 6, 60)
+    kept = GAME.play_episode(config, SnakeCodec(min_salience=Salience.RULE_EFFECT, body_list=True), "greedy", 0, 1).tokens
+    assert uses_body_list(kept)
+    dropped = GAME.play_episode(config, SnakeCodec(min_salience=Salience.PHASE, body_list=True), "greedy", 0, 1).tokens
+    assert dropped == GAME.play_episode(config, CodecConfig(min_salience=Salience.PHASE), "greedy", 0, 1).tokens
+
+
+@pytest.mark.parametrize(
+    ("replace", "index", "at_end"),
+    [
+        ("X6 Y6 X5 Y6 SCORE", 38, False),  # no FOOD_SPAWN after the list
+        ("X6 Y6 X5 FOOD_SPAWN", 37, False),  # a cell without its Y
+    ],
+)
+def test_listed_cells_stand_between_the_len_and_the_spawn(replace, index, at_end):
+    tokens = EXAMPLE_BODY_LIST.replace("X6 Y6 X5 Y6 FOOD_SPAWN", replace)
+    with pytest.raises(GrammarError) as err:
+        list(parse(tokens.split()))
+    assert err.value.index == index and err.value.at_end == at_end
+    cut = EXAMPLE_BODY_LIST.split()[:31]  # stops inside the list: cut off, not malformed
+    with pytest.raises(GrammarError) as err:
+        list(parse(cut))
+    assert err.value.at_end
+
+
+def test_the_automaton_knows_the_body_list_design():
+    config = SnakeConfig(6, 5, 60)
+    played = [GAME.play_episode(config, SnakeCodec(body_list=True, sense=True), a, 4, ep).tokens for a in AGENTS for ep in range(6)]
+    plain = [GAME.play_episode(config, SnakeCodec(sense=True), a, 4, ep).tokens for a in AGENTS for ep in range(6)]
+    assert sum(uses_body_list(t) for t in played) > 5
+    for mode in (True, None):
+        assert all(_accepts(GrammarAutomaton(config, sense=True, body_list=mode), t) for t in played)
+    assert all(_accepts(GAME.automaton(config), t) for t in played + plain)
+    assert all(_accepts(GAME.automaton(config, SnakeCodec(sense=True, body_list=True)), t) for t in played)
+    assert not any(_accepts(GrammarAutomaton(config, sense=True, body_list=True), t) for t in plain if "FOOD_SPAWN" in t)
+    assert not any(_accepts(GrammarAutomaton(config, sense=True, body_list=False), t) for t in played if uses_body_list(t))
+    example = EXAMPLE_BODY_LIST.split()
+    automaton = GrammarAutomaton(SnakeConfig(), body_list=True)
+    state = automaton.start()
+    listed = example.index("LEN7") + 1
+    for token in example[:listed]:
+        state = automaton.step(state, token)
+    xs, ys = {f"X{x}" for x in range(10)}, {f"Y{y}" for y in range(10)}
+    for k in range(6):  # exactly LEN - 1 cells, then the spawn
+        assert automaton.allowed(state) == xs
+        state = automaton.step(automaton.step(state, example[listed + 2 * k]), example[listed + 2 * k + 1])
+    assert automaton.allowed(state) == {"FOOD_SPAWN"}
+    free = GrammarAutomaton(SnakeConfig(), body_list=None)  # any number of cells, then the spawn
+    state = free.start()
+    for token in example[:listed]:
+        state = free.step(state, token)
+    assert free.allowed(state) == xs | {"FOOD_SPAWN", "SCORE"}
+    state = free.step(free.step(state, "X5"), "Y5")
+    assert free.allowed(state) == xs | {"FOOD_SPAWN"} and ys.isdisjoint(free.allowed(state))

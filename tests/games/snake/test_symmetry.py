@@ -11,6 +11,7 @@ from gamegrammar.games.snake.rules import SnakeConfig, body_neighbours, column_o
 from gamegrammar.games.snake.symmetry import SYMMETRIES, TRANSPOSING, SymmetryTransform
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.games.snake.validity import validate
+from gamegrammar.tokenizer import GameTokenizer
 
 
 @pytest.fixture(scope="module")
@@ -191,3 +192,26 @@ def test_a_full_vocabulary_maps_other_designs_as_their_own_does(tiny_corpus):
         ids = np.asarray(corpus.episode_ids(row))
         for name in SYMMETRIES:
             assert np.array_equal(own.apply(ids, name), full.apply(ids, name))
+
+
+# ---------------------------------------------------------------- the body-list design
+
+
+@pytest.mark.parametrize("other", [None, "sense", "head_first", "tail_events"])
+def test_every_symmetry_of_every_body_list_episode_passes_the_strict_evaluator(other):
+    """The listed cells are `Xx Yy` pairs like every other cell, so the token-local map keeps them the image's body."""
+    from gamegrammar.games import load_game
+
+    config, game = SnakeConfig(), load_game("snake")
+    codec = SnakeCodec(body_list=True, **({other: True} if other else {}))
+    tokenizer = GameTokenizer(game.codec_vocabulary(config, codec))
+    transform = SymmetryTransform(tokenizer, config)
+    spawns = 0
+    for ep in range(12):
+        tokens = game.play_episode(config, codec, "greedy" if ep % 2 else "careless", 3, ep).tokens
+        spawns += tokens.count("FOOD_SPAWN")
+        for name in SYMMETRIES:
+            image = tokenizer.decode(transform.apply(np.asarray(tokenizer.encode(tokens)), name))
+            verdict = validate(image, config, **design_of(codec))
+            assert verdict.valid, (name, ep, verdict.violations, verdict.positions)
+    assert spawns > 20

@@ -8,6 +8,7 @@ from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.grammar import (
     EXAMPLE,
+    EXAMPLE_BODY_LIST,
     EXAMPLE_HEAD_FIRST,
     EXAMPLE_HEAD_FIRST_SELF,
     EXAMPLE_SENSE,
@@ -133,3 +134,16 @@ def test_trace_follows_the_spawn_column_design_and_stops_at_a_wrong_column_word(
     occupied = column.index("OCC")
     assert trace(edit(column, occupied, "VAC"), BOARD) == states[:1]  # the eat's column misses the old head
     assert trace(edit(column, occupied - 1, "OCC"), BOARD) == states[:1]  # an empty cell written OCC
+
+
+def test_trace_follows_the_body_list_design_and_stops_at_a_wrong_listed_cell() -> None:
+    for agent in AGENTS:
+        record = GAME.play_episode(SnakeConfig(6, 6, 60), SnakeCodec(2, sense=True, body_list=True), agent, 4, 1)
+        assert trace(record.tokens, SnakeConfig(6, 6, 60)) == record.states
+    listed = EXAMPLE_BODY_LIST.split()
+    states = trace(listed, BOARD)
+    assert len(states) == 7 and states[1].food == (5, 2) and states[1].body[1:] == ((5, 5), (6, 5), (7, 5), (7, 6), (6, 6), (5, 6))
+    tail = listed.index("FOOD_SPAWN") - 1
+    assert trace(edit(listed, tail, "Y7"), BOARD) == states[:1]  # the tail listed a cell off
+    short = [*listed[: tail - 1], *listed[tail + 1 :]]  # the tail left out
+    assert trace(short, BOARD) == states[:1]

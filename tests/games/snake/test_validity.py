@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from functools import cache
 
@@ -16,6 +17,7 @@ from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.grammar import (
     END_EVENTS,
     EXAMPLE,
+    EXAMPLE_BODY_LIST,
     EXAMPLE_HEAD_FIRST,
     EXAMPLE_HEAD_FIRST_SELF,
     EXAMPLE_SENSE,
@@ -41,6 +43,8 @@ TAILS_SELF = EXAMPLE_TAILS_SELF  # a length-6 snake twice moves into the cell it
 SENSE = EXAMPLE_SENSE  # TAILS_SELF's game in the sense design: SENSE_R, SENSE_U, SENSE_UL after the three inputs
 COLUMN = EXAMPLE_SPAWN_COLUMN  # an eat whose spawn column (X5) holds the old head (row 5) and the tail (row 6)
 COLUMN_WORDS = "FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2"
+LISTED = EXAMPLE_BODY_LIST  # COLUMN's eat in the body-list design: the six cells behind the new head, then the spawn
+LIST = "LEN7 X5 Y5 X6 Y5 X7 Y5 X7 Y6 X6 Y6 X5 Y6 FOOD_SPAWN"
 # A snake curled round so that turning right runs into its own body (not its tail).
 CURLED = "BOS SNAP PLAYER X5 Y5 DIR_U LEN5 BODY B_D B_R B_U B_U FOOD X0 Y0 SCORE V0 "
 
@@ -145,6 +149,12 @@ CASES = [
     ("column_sensed", mutate(COLUMN, COLUMN_WORDS, COLUMN_WORDS.replace("X5 VAC", "X5 OCC")), BOARD, 28),
     ("column_sensed", mutate(COLUMN, COLUMN_WORDS, COLUMN_WORDS.replace("VAC Y2", "Y2")), BOARD, ("Y2", 0)),
     ("column_sensed", mutate(COLUMN, COLUMN_WORDS, COLUMN_WORDS.replace("VAC Y2", "VAC VAC Y2")), BOARD, 38),
+    # the body-list design: a wrong neck (the head's own cell), a wrong Y near the tail, a cell short (reported at the
+    # FOOD_SPAWN word) and a cell too many (at the extra cell)
+    ("body_listed", mutate(LISTED, LIST, LIST.replace("LEN7 X5 Y5", "LEN7 X4 Y5")), BOARD, 26),
+    ("body_listed", mutate(LISTED, LIST, LIST.replace("X6 Y6 X5", "X6 Y7 X5")), BOARD, 35),
+    ("body_listed", mutate(LISTED, LIST, LIST.replace("X5 Y6 FOOD_SPAWN", "FOOD_SPAWN")), BOARD, ("FOOD_SPAWN", 0)),
+    ("body_listed", mutate(LISTED, LIST, LIST.replace("X5 Y6 FOOD_SPAWN", "X5 Y6 X4 Y6 FOOD_SPAWN")), BOARD, 38),
 ]
 
 
@@ -233,10 +243,24 @@ def test_the_spawn_column_design_is_declared_or_read_off_the_sequence():
     assert not validate(mutate(COLUMN, "OCC OCC", "VAC OCC"), BOARD, spawn_column=False).valid
 
 
-def test_spawn_column_episodes_pass_in_every_combination():
+def test_the_body_list_design_is_declared_or_read_off_the_sequence():
+    without = mutate(LISTED, LIST, "LEN7 FOOD_SPAWN")
+    assert validate(without, BOARD).valid and validate(LISTED, BOARD).valid
+    assert validate(LISTED, BOARD, body_list=True).valid
+    assert_only(validate(without, BOARD, body_list=True), "body_listed", nth(without, "FOOD_SPAWN"))
+    assert validate(LISTED, BOARD, body_list=False).valid  # cells written, design not declared: still checked
+    assert not validate(mutate(LISTED, "X6 Y6 X5", "X6 Y7 X5"), BOARD, body_list=False).valid
+    off = mutate(LISTED, "X6 Y6 X5 Y6 FOOD_SPAWN", "X6 Y6 X5 Y6 X5 Y10 FOOD_SPAWN")  # an extra cell, off the board too
+    assert validate(off, BOARD).violations == ["in_bounds", "body_listed"]
+    # a spawn on a cell the list has just named is a spawn on the body, reported at its X as in grammar v1
+    on_list = mutate(LISTED, "FOOD_SPAWN X5 Y2", "FOOD_SPAWN X7 Y6")
+    assert_only(validate(on_list, BOARD), "spawn_on_empty", nth(on_list, "FOOD_SPAWN") + 1)
+
+
+def test_spawn_column_and_body_list_episodes_pass_in_every_combination():
     config = SnakeConfig(6, 5, 80)
-    for other in (None, "sense", "head_first", "tail_events"):
-        codec = SnakeCodec(2, spawn_column=True, **({other: True} if other else {}))
+    for other, spawn in itertools.product((None, "sense", "head_first", "tail_events"), ("spawn_column", "body_list")):
+        codec = SnakeCodec(2, **{spawn: True}, **({other: True} if other else {}))
         for agent in AGENTS:
             for ep in range(8):
                 tokens = play(config, codec, agent, 3, ep)

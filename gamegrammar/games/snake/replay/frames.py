@@ -34,6 +34,7 @@ RULE_HINTS: dict[str, str] = {
     "tail_freed": "FREE must name the cell the tail leaves, on every move and self-collision and only then",
     "body_sensed": "SENSE must name the directions in which the head's neighbour is deadly body, every tick",
     "column_sensed": "after FOOD_SPAWN Xx, one word per row of that column: OCC where the snake is, VAC elsewhere",
+    "body_listed": "after GROW LENn, the grown body's n - 1 cells behind the head, neck first, then FOOD_SPAWN",
     "wall_death": "DIE_WALL written iff the next head is off the board",
     "self_death": "DIE_SELF written iff the snake runs into itself",
     "eat_iff_food": "EAT written iff the next head is the food",
