@@ -1,4 +1,4 @@
-"""Where a model's food spawns go wrong in its samples: food written on the body, and (spawn-column design) wrong words.
+"""Where a model's food spawns go wrong in its samples: food on the body, and (spawn-column, body-list designs) wrong words.
 
     python scripts/spawn_errors.py reports/gg-gpu-careless-sense/samples.txt
 
@@ -9,6 +9,8 @@ long as they can follow it, so each sample shows at most one wrong spawn: the on
 - In the spawn-column design, the first wrong word of a spawn is a miss (VAC on a cell of the grown body: counted by the
   quarter of the body it is in, head first) or a false OCC (a free cell: counted by how many ticks ago the tail left
   it, or "never" for a cell no head has been on).
+- In the body-list design, a spawn's list that is wrong is counted by its first wrong cell, in body cells from the tail
+  (0: the tail), or as stopping early or running on (a list of the wrong length, right as far as it goes).
 Both say whether the model's body ends where the rules' does (the last LEN head cells) or whether it does not see the
 body at all (food spread along the whole body).
 """
@@ -20,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from gamegrammar.games.snake.emergence import BODY_PLACES, body_place
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, parse, uses_sense, uses_spawn_column
+from gamegrammar.games.snake.grammar import GrammarError, Keyframe, parse, uses_body_list, uses_sense, uses_spawn_column
 from gamegrammar.games.snake.rules import Cell, SnakeConfig, column_occupancy
 from gamegrammar.games.snake.trace import follow
 
@@ -34,13 +36,14 @@ def length_bucket(length: int) -> str:
 def spawn_errors(tokens: list[str], config: SnakeConfig) -> list[tuple[str, int | str | None]]:
     """For food on the body: ("on body", cells from the tail), ("place", tier 2's name for it: the head is the cell just
     eaten) and ("length", its bucket). For a wrong spawn-column word: ("miss", the quarter of the body) or ("false OCC",
-    ticks since the tail left the cell; None: never a head)."""
+    ticks since the tail left the cell; None: never a head). For a wrong list: ("list", cells from the tail of its first
+    wrong cell, or "stops early" / "runs on")."""
     try:
         items = list(parse(tokens, to_eos=True))
     except GrammarError:
         return []
     found: list[tuple[str, int | str | None]] = []
-    sense, column = uses_sense(tokens), uses_spawn_column(tokens)
+    sense, column, listing = uses_sense(tokens), uses_spawn_column(tokens), uses_body_list(tokens)
     state = None
     heads: list[Cell] = []  # every head cell so far, oldest first
     for item in items:
@@ -66,7 +69,14 @@ def spawn_errors(tokens: list[str], config: SnakeConfig) -> list[tuple[str, int 
                         seen = [*heads, item.move]
                         ago = len(seen) - 1 - max((k for k, c in enumerate(seen) if c == cell), default=-1)
                         found.append(("false OCC", ago - len(body) + 1 if cell in seen else None))
-        after = follow(state, item, config, sense=sense, spawn_column=column)
+            if item.listed is not None and item.listed != body[1:]:
+                want_list = body[1:]
+                wrong = next((k for k, (w, e) in enumerate(zip(item.listed, want_list)) if w != e), None)
+                if wrong is not None:
+                    found.append(("list", len(want_list) - 1 - wrong))
+                else:
+                    found.append(("list", "stops early" if len(item.listed) < len(want_list) else "runs on"))
+        after = follow(state, item, config, sense=sense, spawn_column=column, body_list=listing)
         if after is None:
             break
         if item.outcome in ("MOVE", "EAT"):
@@ -103,6 +113,12 @@ def main() -> int:
         print(f"misses (VAC on the body), by quarter of the body from the head: {dict(sorted(misses.items()))}")
         never = false.pop(None, 0)
         print(f"false OCC, by ticks since the tail left the cell: {dict(sorted(false.items()))}; never a head: {never}")
+    lists = of("list")
+    if lists:
+        early, late = lists.pop("stops early", 0), lists.pop("runs on", 0)
+        print(f"spawns whose listed body is wrong: {sum(lists.values()) + early + late}")
+        print(f"  by its first wrong cell, in body cells from the tail (0: the tail): {dict(sorted(lists.items()))}")
+        print(f"  right as far as it goes, but stops early: {early}; runs on past the tail: {late}")
     return 0
 
 

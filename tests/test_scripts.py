@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gamegrammar.games.snake.grammar import EXAMPLE_SPAWN_COLUMN
+from gamegrammar.games.snake.grammar import EXAMPLE_BODY_LIST, EXAMPLE_SPAWN_COLUMN
 
 SCRIPTS = Path(__file__).parent.parent / "scripts"
 
@@ -36,3 +36,15 @@ def test_spawn_errors_places_food_on_the_body_counted_from_the_tail(tmp_path):
     assert "length: {'4-7': 3}" in out
     assert "place (as tier 2's): {'body': 1, 'tail': 2}" in out
     assert "column words" not in out  # no spawn-column words, no section for them
+    assert "listed body" not in out
+
+
+def test_spawn_errors_names_the_first_wrong_listed_cell_counted_from_the_tail(tmp_path):
+    listed = "X5 Y5 X6 Y5 X7 Y5 X7 Y6 X6 Y6 X5 Y6 FOOD_SPAWN"
+    wrong = EXAMPLE_BODY_LIST.replace(listed, "X5 Y5 X6 Y5 X7 Y5 X7 Y6 X6 Y7 X5 Y6 FOOD_SPAWN")  # one cell before the tail
+    short = EXAMPLE_BODY_LIST.replace(listed, "X5 Y5 X6 Y5 X7 Y5 X7 Y6 X6 Y6 FOOD_SPAWN")  # the tail left out
+    samples = tmp_path / "samples.txt"
+    samples.write_text("\n".join([EXAMPLE_BODY_LIST, wrong, short, short]) + "\n")
+    out = subprocess.run([sys.executable, SCRIPTS / "spawn_errors.py", samples], capture_output=True, text=True, check=True).stdout
+    assert "listed body is wrong: 3" in out and "on the body: 0" in out
+    assert "(0: the tail): {1: 1}" in out and "stops early: 2; runs on past the tail: 0" in out
