@@ -689,24 +689,6 @@ def test_the_encoder_needs_the_board_for_the_column():
         EpisodeEncoder(SnakeCodec(spawn_column=True))
 
 
-@pytest.mark.parametrize(
-    ("replace", "index", "at_end"),
-    [
-        ("FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC SCORE", 38, False),  # no row after the words
-        ("FOOD_SPAWN VAC X5", 27, False),  # a word before the column
-    ],
-)
-def test_spawn_column_words_stand_between_the_spawns_x_and_y(replace, index, at_end):
-    tokens = EXAMPLE_SPAWN_COLUMN.replace("FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2 SCORE", replace)
-    with pytest.raises(GrammarError) as err:
-        list(parse(tokens.split()))
-    assert err.value.index == index and err.value.at_end == at_end
-    cut = EXAMPLE_SPAWN_COLUMN.split()[:33]  # stops inside the column: cut off, not malformed
-    with pytest.raises(GrammarError) as err:
-        list(parse(cut))
-    assert err.value.at_end
-
-
 def test_the_automaton_knows_the_spawn_column_design():
     config = SnakeConfig(6, 5, 60)
     played = [GAME.play_episode(config, SnakeCodec(spawn_column=True, sense=True), a, 4, ep).tokens for a in AGENTS for ep in range(6)]
@@ -822,21 +804,30 @@ def test_listed_cells_have_the_spawns_salience():
     assert dropped == GAME.play_episode(config, CodecConfig(min_salience=Salience.PHASE), "greedy", 0, 1).tokens
 
 
+COLUMN_BLOCK = "FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2 SCORE"
+LIST_BLOCK = "X6 Y6 X5 Y6 FOOD_SPAWN"
+
+
 @pytest.mark.parametrize(
-    ("replace", "index", "at_end"),
+    ("example", "block", "replace", "index"),
     [
-        ("X6 Y6 X5 Y6 SCORE", 38, False),  # no FOOD_SPAWN after the list
-        ("X6 Y6 X5 FOOD_SPAWN", 37, False),  # a cell without its Y
+        (EXAMPLE_SPAWN_COLUMN, COLUMN_BLOCK, "FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC SCORE", 38),  # no row
+        (EXAMPLE_SPAWN_COLUMN, COLUMN_BLOCK, "FOOD_SPAWN VAC X5", 27),  # a word before the column
+        (EXAMPLE_BODY_LIST, LIST_BLOCK, "X6 Y6 X5 Y6 SCORE", 38),  # no FOOD_SPAWN after the list
+        (EXAMPLE_BODY_LIST, LIST_BLOCK, "X6 Y6 X5 FOOD_SPAWN", 37),  # a listed cell without its Y
     ],
+    ids=["column-no-row", "column-word-first", "list-no-spawn", "list-cell-without-y"],
 )
-def test_listed_cells_stand_between_the_len_and_the_spawn(replace, index, at_end):
-    tokens = EXAMPLE_BODY_LIST.replace("X6 Y6 X5 Y6 FOOD_SPAWN", replace)
+def test_the_spawn_designs_words_stand_where_the_grammar_puts_them(example, block, replace, index):
     with pytest.raises(GrammarError) as err:
-        list(parse(tokens.split()))
-    assert err.value.index == index and err.value.at_end == at_end
-    cut = EXAMPLE_BODY_LIST.split()[:31]  # stops inside the list: cut off, not malformed
+        list(parse(example.replace(block, replace).split()))
+    assert err.value.index == index and not err.value.at_end
+
+
+@pytest.mark.parametrize(("example", "cut"), [(EXAMPLE_SPAWN_COLUMN, 33), (EXAMPLE_BODY_LIST, 31)], ids=["column", "list"])
+def test_a_sequence_stopped_inside_a_spawn_designs_words_is_cut_off_not_malformed(example, cut):
     with pytest.raises(GrammarError) as err:
-        list(parse(cut))
+        list(parse(example.split()[:cut]))
     assert err.value.at_end
 
 
