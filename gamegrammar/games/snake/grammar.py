@@ -91,7 +91,6 @@ another design for the spawn than the spawn column, not combined with it.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -772,9 +771,17 @@ def uses_spawn_column(tokens: Sequence[str]) -> bool:
 
 
 def uses_body_list(tokens: Sequence[str]) -> bool:
-    """Is a sequence written in the body-list design? It is when any LEN is followed by a cell (a keyframe's LEN is
-    followed by BODY, an eat's in the other designs by FOOD_SPAWN or SCORE)."""
-    return any(token[0] == "X" and before.startswith("LEN") for before, token in itertools.pairwise(tokens))
+    """Is a sequence written in the body-list design? It is when an eat's `GROW LENn` is followed by a cell (in the
+    other designs by FOOD_SPAWN or SCORE). The GROW words are found by `index`, a scan in C: the evaluator asks this of
+    every sequence."""
+    n, i = len(tokens), -1
+    try:
+        while True:
+            i = tokens.index("GROW", i + 1)
+            if i + 2 < n and tokens[i + 2][:1] == "X":
+                return True
+    except ValueError:
+        return False
 
 
 def parse(tokens: Sequence[str], *, to_eos: bool = False, head_first: bool | None = None) -> Iterator[Keyframe | Tick]:
