@@ -203,12 +203,12 @@ def play_batch(
     columns = _columns(head_first, column_rows)
     sense = sense_of(codec)
     listing = body_list_of(codec)
-    dropped = [
-        i
-        for i, (name, salience) in enumerate(columns)
+    dropped = {  # by name: the listed cells of an eat move the columns after them
+        name
+        for name, salience in columns
         if salience < codec.min_salience or (name.startswith("FREE") and not tails) or (name == "SENSE" and not sense)
-    ]
-    dense = not any(columns[i][0] in ("TICK", "INPUT", "MOVE") for i in dropped)
+    }
+    dense = not dropped & {"TICK", "INPUT", "MOVE"}
     log = TokenLog(n) if log is None else log  # a caller's log lets a model read each game's tokens as they are written
     ticks = np.zeros(n, np.int64)
     scores = np.zeros(n, np.int64)
@@ -309,7 +309,7 @@ def _write_tick(
     win: np.ndarray,
     timeout: np.ndarray,
     freed: np.ndarray | None,
-    dropped: list[int],
+    dropped: set[str],
     cells: tuple[np.ndarray, np.ndarray] | None = None,
     sensed: np.ndarray | None = None,
     column_rows: int = 0,
@@ -388,7 +388,6 @@ def _write_tick(
     put("WIN", w["WIN"], win)
     put("TIMEOUT", w["TIMEOUT"], timeout)
     put("EOS", w["EOS"], dead | win | timeout)
-    if dropped:  # by name: the listed cells move the columns after them
-        names = {_columns(cells is not None, column_rows)[i][0] for i in dropped}
-        mask[:, [i for i, (name, _) in enumerate(columns) if name in names]] = False
+    if dropped:
+        mask[:, [i for i, (name, _) in enumerate(columns) if name in dropped]] = False
     log.write(games, ids, mask)

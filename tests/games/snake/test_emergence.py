@@ -356,22 +356,30 @@ def test_tier2_on_sense_reports_its_rules_and_probes_hold_the_true_sense_word(se
 # ---------------------------------------------------------------- the spawn-column option
 
 
+def sense_corpus_with(tmp_path_factory, option: str) -> Corpus:
+    """The sense corpus's games (10x10, 200 ticks, default agent mix, seed 11) with a spawn design's option on too."""
+    out = tmp_path_factory.mktemp(f"{option}-corpus")
+    generate(CorpusSpec(codec=SnakeCodec(sense=True, **{option: True}), episodes=120, seed=11, shard_episodes=50), out, engine="scalar")
+    return Corpus(out)
+
+
+def assert_the_rest_is_the_sense_design(events: list, sensed: Corpus, row: int, prefix: str) -> None:
+    """A spawn design's episode has the sense design's rule events, once its own rules (named `prefix`...) are left out."""
+    sense = em.rule_events(sensed.episode_tokens(row), sensed.game)
+    assert [(e.rule, e.tick, e.length) for e in events if not e.rule.startswith(prefix)] == [(e.rule, e.tick, e.length) for e in sense]
+
+
 @pytest.fixture(scope="module")
 def columns(tmp_path_factory) -> Corpus:
-    """The sense corpus's games (10x10, 200 ticks, default agent mix, seed 11) with the spawn-column option on too."""
-    out = tmp_path_factory.mktemp("spawn-column-corpus")
-    generate(CorpusSpec(codec=SnakeCodec(sense=True, spawn_column=True), episodes=120, seed=11, shard_episodes=50), out, engine="scalar")
-    return Corpus(out)
+    return sense_corpus_with(tmp_path_factory, "spawn_column")
 
 
 def test_spawn_column_scores_the_column_words_and_leaves_the_rest_as_the_sense_design(columns, sensed):
     occ = 0
     for row in range(20):
         tokens = columns.episode_tokens(row)
-        events, sense = em.rule_events(tokens, columns.game), em.rule_events(sensed.episode_tokens(row), sensed.game)
-        assert [(e.rule, e.tick, e.length) for e in events if not e.rule.startswith("column")] == [
-            (e.rule, e.tick, e.length) for e in sense
-        ]
+        events = em.rule_events(tokens, columns.game)
+        assert_the_rest_is_the_sense_design(events, sensed, row, "column")
         states = trace(tokens, columns.game)
         spawns = [e for e in events if e.rule == "spawn_on_empty"]
         words = [e for e in events if e.rule == "column_sensed"]
@@ -551,20 +559,15 @@ def test_tail_distance_beside_tells_the_tail_from_the_cell_before_it():
 
 @pytest.fixture(scope="module")
 def listed(tmp_path_factory) -> Corpus:
-    """The sense corpus's games (10x10, 200 ticks, default agent mix, seed 11) with the body-list option on too."""
-    out = tmp_path_factory.mktemp("body-list-corpus")
-    generate(CorpusSpec(codec=SnakeCodec(sense=True, body_list=True), episodes=120, seed=11, shard_episodes=50), out, engine="scalar")
-    return Corpus(out)
+    return sense_corpus_with(tmp_path_factory, "body_list")
 
 
 def test_body_list_scores_the_list_and_each_cell_and_leaves_the_rest_as_the_sense_design(listed, sensed):
     cells = 0
     for row in range(20):
         tokens = listed.episode_tokens(row)
-        events, sense = em.rule_events(tokens, listed.game), em.rule_events(sensed.episode_tokens(row), sensed.game)
-        assert [(e.rule, e.tick, e.length) for e in events if not e.rule.startswith("body_listed")] == [
-            (e.rule, e.tick, e.length) for e in sense
-        ]
+        events = em.rule_events(tokens, listed.game)
+        assert_the_rest_is_the_sense_design(events, sensed, row, "body_listed")
         states = trace(tokens, listed.game)
         spawns = [e for e in events if e.rule == "spawn_on_empty"]
         lists = [e for e in events if e.rule == "body_listed"]
