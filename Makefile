@@ -175,12 +175,18 @@ $(CORPUS)-%/manifest.json: | setup
 	$(GG) generate --episodes 60000 --seed 0 --workers 2 --agents $(SNAKE_MIX_AGENTS_$*) $(SNAKE_MIX_FLAGS_$*) \
 	  --out $(CORPUS)-$* --quiet
 
+# A screen of a training lever on these designs: SNAKE_MIX_TRAIN_ARGS goes to every `train fit`, and
+# SNAKE_MIX_SCREEN names the screen's own directories, e.g. make screen-snake-mix SNAKE_MIX_DESIGNS=careless-sense
+# SNAKE_MIX_SCREEN=snake-mix-chance10 SNAKE_MIX_TRAIN_ARGS="--model.chance_weight 10" (the spawn's cell weighted 10 times).
+SNAKE_MIX_SCREEN ?= snake-mix
+SNAKE_MIX_TRAIN_ARGS ?=
+
 screen-snake-mix: setup $(foreach d,$(SNAKE_MIX_DESIGNS),$(CORPUS)-$(d)/manifest.json $(call heldout,$(d))/manifest.json)
-	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake-mix configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 \
-	  "$(SNAKE_SCREEN_SEEDS)" $(foreach d,$(SNAKE_MIX_DESIGNS),$(d)=$(CORPUS)-$(d))
+	ANALYZE=1 GG=$(GG) PY=$(PY) TRAIN_ARGS="$(SNAKE_MIX_TRAIN_ARGS)" scripts/screen.sh $(SNAKE_MIX_SCREEN) configs/gg-cpu.yaml \
+	  $(SNAKE_SCREEN_STEPS) 1000 "$(SNAKE_SCREEN_SEEDS)" $(foreach d,$(SNAKE_MIX_DESIGNS),$(d)=$(CORPUS)-$(d))
 	$(foreach d,$(SNAKE_MIX_DESIGNS),for seed in $(SNAKE_SCREEN_SEEDS); do \
-	  out=reports/screen-snake-mix/$(d)-$$seed/analysis-$(notdir $(CORPUS)); \
-	  test -f $$out/analysis.json || $(GG) analyze --ckpt runs/screen-snake-mix/$(d)-$$seed/checkpoints/last.ckpt \
+	  out=reports/screen-$(SNAKE_MIX_SCREEN)/$(d)-$$seed/analysis-$(notdir $(CORPUS)); \
+	  test -f $$out/analysis.json || $(GG) analyze --ckpt runs/screen-$(SNAKE_MIX_SCREEN)/$(d)-$$seed/checkpoints/last.ckpt \
 	    --corpus $(call heldout,$(d)) --tiers 2 --out $$out || exit 1; done;)
 
 # gg-cpu-long (issue 20): gg-cpu for 3000 steps (configs/gg-cpu-long.yaml, about 39 minutes; run it in the background),

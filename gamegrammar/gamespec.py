@@ -276,6 +276,12 @@ class GameSpec:
         """The tokens an agent's input is written as (training can weight the outcome that follows one)."""
         raise NotImplementedError
 
+    def chance_tokens(self, config: Any, codec: CodecConfig) -> list[tuple[str, tuple[int, ...]]]:
+        """Where the game's chance is written (training can weight it): pairs (word, offsets), the tokens `offsets`
+        places after each `word`. Snake's food spawn is ("FOOD_SPAWN", (1, 2)), its X and Y; a game without chance
+        has none."""
+        return []
+
     def automaton(self, config: Any, codec: CodecConfig | None = None) -> Automaton:
         """The grammar's automaton on this board: of the design `codec` writes, or (None) of any of the game's designs."""
         raise GameGrammarError(f"{self.name} has no grammar automaton for constrained sampling")

@@ -108,6 +108,17 @@ def collate_windows(batch: list[np.ndarray], pad_id: int) -> tuple[torch.Tensor,
     return x, y
 
 
+def targets_after(x: torch.Tensor, words: torch.Tensor, offsets: tuple[int, ...]) -> torch.Tensor:
+    """Which targets of the windows `x` are the tokens `offsets` places after one of `words` (the target at t is the
+    token at t + 1, so the token k after a word at t is the target at t + k - 1)."""
+    at = torch.isin(x, words)
+    mask = torch.zeros_like(at)
+    for k in offsets:
+        if k - 1 < x.size(1):
+            mask[:, k - 1 :] |= at[:, : x.size(1) - k + 1]
+    return mask
+
+
 def window_loader(
     corpus: Corpus | CorpusMix,
     rows: np.ndarray,
@@ -326,6 +337,9 @@ class GameGPTModule(L.LightningModule):
     lr_schedule: "cosine" decay after warmup, or "wsd" (hold the peak, decay over the last decay_fraction).
     outcome_weight: training-loss weight of each tick's outcome (the token after INPUT_d:
     MOVE, EAT or a death), the rule small models learn last; 1 is the plain mean.
+    chance_weight: training-loss weight of the tokens the game's chance writes (GameSpec.chance_tokens: Snake's food
+    spawn cell). A spawn is one draw among the empty cells, so most of its loss cannot be learned, and the part that
+    can (no mass on the body) is a small, one-sided signal; this scales it up.
     val/loss is always the plain mean, so runs stay comparable.
     optimizer: "adamw", or "muon" (Muon on the blocks' matrices at muon_lr, AdamW at lr on embeddings, norms, biases).
     init_from: a checkpoint whose model weights a fresh fit starts from (fine-tuning, as `gamegrammar ouroboros` does):
@@ -356,6 +370,7 @@ class GameGPTModule(L.LightningModule):
         decay_fraction: float = 0.2,
         compile: bool = False,
         outcome_weight: float = 1.0,
+        chance_weight: float = 1.0,
         optimizer: OptimizerName = "adamw",
         muon_lr: float = 0.02,
         init_from: str | None = None,
@@ -387,8 +402,9 @@ class GameGPTModule(L.LightningModule):
             raise GameGrammarError(f"--model.lr_schedule must be one of {', '.join(get_args(LrSchedule))}, got {lr_schedule!r}")
         if not 0 < decay_fraction <= 1:
             raise GameGrammarError(f"--model.decay_fraction must be in (0, 1], got {decay_fraction}")
-        if outcome_weight <= 0:
-            raise GameGrammarError(f"--model.outcome_weight must be positive, got {outcome_weight}")
+        for flag, value in (("outcome_weight", outcome_weight), ("chance_weight", chance_weight)):
+            if not 0 < value < math.inf:
+                raise GameGrammarError(f"--model.{flag} must be a positive number, got {value}")
         if optimizer not in get_args(OptimizerName):
             raise GameGrammarError(f"--model.optimizer must be one of {', '.join(get_args(OptimizerName))}, got {optimizer!r}")
         for flag, value in (("lr", lr), ("muon_lr", muon_lr)):
@@ -404,6 +420,7 @@ class GameGPTModule(L.LightningModule):
             raise GameGrammarError(f"--model.min_lr_ratio must be in [0, 1], got {min_lr_ratio}")
         self.model = GameGPT(self.config)
         self._input_ids: torch.Tensor | None = None  # INPUT_d token ids, for outcome_weight
+        self._chance: list[tuple[torch.Tensor, tuple[int, ...]]] | None = None  # (word ids, offsets), for chance_weight
         self._initialized = False  # init_from's weights are loaded (once, in setup)
         self.corpus_info: dict[str, Any] | None = None  # filled from the datamodule or a checkpoint
         self._forward = self.model
@@ -419,6 +436,12 @@ class GameGPTModule(L.LightningModule):
             self.corpus_info = dm.checkpoint_info()
             corpus = dm.corpus
             self._input_ids = torch.tensor(dm.tokenizer.encode(corpus.game_spec.input_tokens(corpus.game)))
+            self._chance = [
+                (torch.tensor(dm.tokenizer.encode([word])), offsets)
+                for word, offsets in corpus.game_spec.chance_tokens(corpus.game, corpus.codec)
+            ]
+            if self.hparams.chance_weight != 1.0 and not self._chance:
+                raise GameGrammarError(f"--model.chance_weight: {corpus.game_spec.name} writes no chance tokens to weight")
         if self.hparams.init_from and not self._initialized:
             self._load_initial_weights(self.hparams.init_from)
         if self.hparams.compile and self._forward is self.model:
@@ -444,16 +467,21 @@ class GameGPTModule(L.LightningModule):
     # -- steps
 
     def training_loss(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        """The mean cross-entropy, with each outcome token weighted by `outcome_weight`."""
-        weight = self.hparams.outcome_weight
-        if weight == 1.0:
+        """The mean cross-entropy, with each outcome token weighted by `outcome_weight` and each chance token by
+        `chance_weight`."""
+        outcome, chance = self.hparams.outcome_weight, self.hparams.chance_weight
+        if outcome == 1.0 and chance == 1.0:
             return self(x, y)[1]
-        if self._input_ids is None:
-            raise GameGrammarError("outcome_weight needs the corpus's tokenizer: train with CorpusDataModule")
+        if (outcome != 1.0 and self._input_ids is None) or (chance != 1.0 and self._chance is None):
+            raise GameGrammarError("outcome_weight and chance_weight need the corpus's tokenizer: train with CorpusDataModule")
         logits, _ = self(x)
         ce = F.cross_entropy(logits.float().view(-1, logits.size(-1)), y.reshape(-1), ignore_index=IGNORE_INDEX, reduction="none")
-        w = torch.where(torch.isin(x, self._input_ids.to(x.device)), weight, 1.0).reshape(-1)
-        w = w * (y.reshape(-1) != IGNORE_INDEX)
+        w = torch.ones(x.shape, device=x.device)
+        if outcome != 1.0:
+            w[torch.isin(x, self._input_ids.to(x.device))] = outcome
+        for ids, offsets in self._chance if chance != 1.0 else []:
+            w[targets_after(x, ids.to(x.device), offsets)] = chance
+        w = w.reshape(-1) * (y.reshape(-1) != IGNORE_INDEX)
         return (ce * w).sum() / w.sum().clamp(min=1.0)
 
     def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> torch.Tensor:

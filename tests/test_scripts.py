@@ -48,3 +48,25 @@ def test_spawn_errors_names_the_first_wrong_listed_cell_counted_from_the_tail(tm
     out = subprocess.run([sys.executable, SCRIPTS / "spawn_errors.py", samples], capture_output=True, text=True, check=True).stdout
     assert "listed body is wrong: 3" in out and "on the body: 0" in out
     assert "(0: the tail): {1: 1}" in out and "stops early: 2; runs on past the tail: 0" in out
+
+
+def test_screen_gives_train_args_to_every_fit_and_skips_runs_already_reported(tmp_path):
+    """screen.sh with a stand-in gamegrammar that records its arguments and writes the reports it is asked for."""
+    calls = tmp_path / "calls.txt"
+    gg = tmp_path / "gg"
+    gg.write_text(
+        "#!/usr/bin/env bash\n"
+        f'echo "$*" >> {calls}\n'
+        'while [ $# -gt 0 ]; do [ "$1" = --out ] && mkdir -p "$2" && touch "$2/report.json"; shift; done\n'
+    )
+    gg.chmod(0o755)
+    (tmp_path / "reports" / "screen-s" / "b-1").mkdir(parents=True)
+    (tmp_path / "reports" / "screen-s" / "b-1" / "report.json").write_text("{}")  # b's seed 1 is done
+    env = {"GG": str(gg), "PY": "true", "TRAIN_ARGS": "--model.chance_weight 10", "PATH": "/usr/bin:/bin"}
+    cmd = ["bash", SCRIPTS / "screen.sh", "s", "cfg.yaml", "5", "7", "1 2", "a=data/a", "b=data/b"]
+    subprocess.run(cmd, cwd=tmp_path, env=env, check=True, capture_output=True)
+    fits = [line.split() for line in calls.read_text().splitlines() if line.startswith("train fit")]
+    assert [f[f.index("--run_dir") + 1] for f in fits] == ["runs/screen-s/a-1", "runs/screen-s/a-2", "runs/screen-s/b-2"]
+    assert all(f[-2:] == ["--model.chance_weight", "10"] and f[f.index("--trainer.max_steps") + 1] == "5" for f in fits)
+    evaluations = [line for line in calls.read_text().splitlines() if line.startswith("evaluate")]
+    assert len(evaluations) == 3 and all("--num 7 --temperature 1.0" in line for line in evaluations)

@@ -18,10 +18,11 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 from gamegrammar.checkpoint import load_checkpoint
 from gamegrammar.cli import main
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.games import load_game, tokenizer_for
 from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
-from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor
+from gamegrammar.training import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor, targets_after
 
 # training configs (ouroboros*.yaml are the self-improvement loop's)
 CONFIGS = sorted(p for p in (Path(__file__).parent.parent / "configs").glob("*.yaml") if not p.name.startswith("ouroboros"))
@@ -292,7 +293,8 @@ def test_resume_on_a_corpus_with_another_vocabulary_is_one_line(tmp_path, tiny_c
         (["--data.path", "{tmp}/nothing"], "corpus {tmp}/nothing does not exist"),
         (["--model.preset", "huge"], "unknown model preset 'huge'; choose from gg31k, gg-cpu, gg-gpu"),
         (["--data.block_size", "65"], "--data.block_size 65 is longer than the model's position table (64 tokens)"),
-        (["--model.outcome_weight", "0"], "--model.outcome_weight must be positive, got 0.0"),
+        (["--model.outcome_weight", "0"], "--model.outcome_weight must be a positive number, got 0.0"),
+        (["--model.chance_weight", "-1"], "--model.chance_weight must be a positive number, got -1.0"),
         (["--model.decay_fraction", "1.5"], "--model.decay_fraction must be in (0, 1], got 1.5"),
         (["--model.muon_lr", "0"], "--model.muon_lr must be a positive number, got 0.0"),
     ],
@@ -318,6 +320,59 @@ def test_outcome_weight_weights_the_token_after_each_input(tiny_corpus):
     ce = torch.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1), ignore_index=IGNORE_INDEX, reduction="none")
     w = (1 + 3 * torch.isin(x, inputs).float()).view(-1) * (y.view(-1) != IGNORE_INDEX)
     assert torch.isin(x, inputs).any()
+    assert torch.allclose(weighted.training_loss(x, y), (ce * w).sum() / w.sum())
+
+
+def test_targets_after_marks_the_tokens_at_each_offset_after_a_word():
+    x = torch.tensor([[7, 1, 2, 3, 7, 4], [5, 7, 6, 8, 9, 7]])
+    mask = targets_after(x, torch.tensor([7]), (1, 3))
+    # target t is token t + 1: offsets 1 and 3 after a 7 at t are targets t and t + 2 (cut at the window's end)
+    assert mask.tolist() == [[True, False, True, False, True, False], [False, True, False, True, False, True]]
+    assert not targets_after(x, torch.tensor([7]), (9,)).any()
+
+
+@pytest.mark.parametrize(
+    ("game", "config", "codec"),
+    [
+        ("snake", SnakeConfig(), {}),
+        ("snake", SnakeConfig(), {"spawn_column": True, "sense": True}),
+        ("snake", SnakeConfig(), {"body_list": True, "head_first": True}),
+        ("battlesnake", None, {}),
+    ],
+    ids=["snake-v1", "snake-column", "snake-list", "battlesnake"],
+)
+def test_chance_tokens_are_each_spawns_cell(game, config, codec):
+    """The targets chance_weight weights are, in order, the X and Y of every food spawn the episode's events hold."""
+    spec = load_game(game)
+    config = config or spec.config_type()
+    codec = spec.codec_type(**codec)
+    tokenizer = tokenizer_for(config, codec)
+    for episode in range(3):
+        record = spec.play_episode(config, codec, "greedy", 5, episode)
+        ids = torch.tensor([tokenizer.encode(record.tokens)])
+        x, y = ids[:, :-1], ids[:, 1:]
+        mask = torch.zeros(x.shape, dtype=torch.bool)
+        for word, offsets in spec.chance_tokens(config, codec):
+            mask |= targets_after(x, torch.tensor(tokenizer.encode([word])), offsets)
+        weighted = tokenizer.decode(y[mask].tolist())
+        spawns = [e for e in record.events if e.type in ("FOOD_SPAWN", "SPAWN")]
+        assert spawns and weighted == [t for e in spawns for t in (f"X{e.payload['x']}", f"Y{e.payload['y']}")]
+
+
+def test_chance_weight_weights_the_spawn_cells(tiny_corpus):
+    corpus = Corpus(tiny_corpus)
+    x, y = collate_windows([np.array(corpus.episode_ids(row)[:65]) for row in range(4)], pad_id=corpus.tokenizer.pad_id)
+    plain = GameGPTModule("gg31k", vocab_size=len(corpus.tokenizer))
+    weighted = GameGPTModule("gg31k", vocab_size=len(corpus.tokenizer), outcome_weight=2.0, chance_weight=5.0)
+    weighted.load_state_dict(plain.state_dict())
+    weighted._input_ids = torch.tensor([i for t, i in corpus.tokenizer.ids.items() if t.startswith("INPUT_")])
+    spawn = torch.tensor([corpus.tokenizer.ids["FOOD_SPAWN"]])
+    weighted._chance = [(spawn, (1, 2))]
+    logits, _ = plain(x, y)
+    ce = torch.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1), ignore_index=IGNORE_INDEX, reduction="none")
+    cell = torch.isin(x, spawn) | torch.nn.functional.pad(torch.isin(x, spawn)[:, :-1], (1, 0))
+    assert cell.any()
+    w = torch.where(cell, 5.0, torch.where(torch.isin(x, weighted._input_ids), 2.0, 1.0)).view(-1) * (y.view(-1) != IGNORE_INDEX)
     assert torch.allclose(weighted.training_loss(x, y), (ce * w).sum() / w.sum())
 
 

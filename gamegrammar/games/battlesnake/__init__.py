@@ -59,6 +59,9 @@ class BattlesnakeSpec(GameSpec):
     def input_tokens(self, config: BattlesnakeConfig) -> list[str]:
         return _grammar.input_tokens()
 
+    def chance_tokens(self, config: BattlesnakeConfig, codec: CodecConfig) -> list[tuple[str, tuple[int, ...]]]:
+        return [("SPAWN", (1, 2))]  # each spawned food's X and Y
+
     def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
         return _grammar.GrammarAutomaton(config)  # one automaton reads both designs (the tails option's words too)
 

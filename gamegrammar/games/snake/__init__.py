@@ -61,6 +61,9 @@ class SnakeSpec(GameSpec):
     def input_tokens(self, config: SnakeConfig) -> list[str]:
         return _grammar.input_tokens()
 
+    def chance_tokens(self, config: SnakeConfig, codec: CodecConfig) -> list[tuple[str, tuple[int, ...]]]:
+        return _grammar.chance_tokens(config, codec)
+
     def automaton(self, config: SnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
         if codec is None:  # any design, one per sequence
             return _grammar.GrammarAutomaton(config)

@@ -333,6 +333,11 @@ def input_tokens() -> list[str]:
     return [f"INPUT_{d}" for d in _DIRS]
 
 
+def chance_tokens(config: SnakeConfig, codec: CodecConfig | None) -> list[tuple[str, tuple[int, ...]]]:
+    """The food spawn's X and Y, counted from FOOD_SPAWN: the spawn column's H words go between them."""
+    return [("FOOD_SPAWN", (1, 2 + config.height if spawn_column_of(codec) else 2))]
+
+
 # ---------------------------------------------------------------- encoding
 
 
