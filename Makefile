@@ -232,17 +232,19 @@ reproduce-gg-cpu-2h-mix-%:
 # reproduce-gg-gpu-mix-DESIGN (issue 20; needs a CUDA GPU): gg-gpu (configs/gg-gpu.yaml, 14.4M parameters, bf16 autocast)
 # on one of the mixes above, without dropout, for GPU_STEPS steps (4060: what one H200 ran in 5 minutes; the
 # learning rate's cosine ends there), then the long rows' evaluation and tier 2 on the design's held-out corpus.
-# reproduce-gg-gpu-mix-careless-sense is the shipped model, models/snake (exported with --dtype bfloat16). GPU_ARGS adds training flags.
+# reproduce-gg-gpu-mix-careless-sense is the shipped model, models/snake (exported with --dtype bfloat16). GPU_ARGS adds training flags,
+# GPU_PREFIX names the run (e.g. GPU_PREFIX=gg-gpu-chance10 GPU_ARGS="--model.chance_weight 10")
 GPU_STEPS ?= 4060
 GPU_ARGS ?=
+GPU_PREFIX ?= gg-gpu
 reproduce-gg-gpu-mix-%: setup
 	$(MAKE) $(CORPUS)-$*/manifest.json $(call heldout,$*)/manifest.json
-	rm -rf runs/gg-gpu-$*-final
-	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(CORPUS)-$* --run_dir runs/gg-gpu-$*-final --trainer.enable_progress_bar false \
+	rm -rf runs/$(GPU_PREFIX)-$*-final
+	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(CORPUS)-$* --run_dir runs/$(GPU_PREFIX)-$*-final --trainer.enable_progress_bar false \
 	  --model.dropout 0.0 --data.num_workers 4 --trainer.max_steps $(GPU_STEPS) $(GPU_ARGS)
-	$(GG) evaluate --ckpt runs/gg-gpu-$*-final/checkpoints/last.ckpt --corpus $(CORPUS)-$* --num 1000 --temperature 1.0 --out reports/gg-gpu-$*
-	$(GG) analyze --ckpt runs/gg-gpu-$*-final/checkpoints/last.ckpt --corpus $(call heldout,$*) --tiers 2 \
-	  --out reports/gg-gpu-$*-analysis-$(notdir $(call heldout,$*))
+	$(GG) evaluate --ckpt runs/$(GPU_PREFIX)-$*-final/checkpoints/last.ckpt --corpus $(CORPUS)-$* --num 1000 --temperature 1.0 --out reports/$(GPU_PREFIX)-$*
+	$(GG) analyze --ckpt runs/$(GPU_PREFIX)-$*-final/checkpoints/last.ckpt --corpus $(call heldout,$*) --tiers 2 \
+	  --out reports/$(GPU_PREFIX)-$*-analysis-$(notdir $(call heldout,$*))
 
 reproduce-gg-cpu-long-careless: reproduce-gg-cpu-long-mix-careless
 
