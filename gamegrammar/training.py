@@ -479,8 +479,9 @@ class GameGPTModule(L.LightningModule):
         w = torch.ones(x.shape, device=x.device)
         if outcome != 1.0:
             w[torch.isin(x, self._input_ids.to(x.device))] = outcome
-        for ids, offsets in self._chance if chance != 1.0 else []:
-            w[targets_after(x, ids.to(x.device), offsets)] = chance
+        if chance != 1.0:
+            for ids, offsets in self._chance:
+                w[targets_after(x, ids.to(x.device), offsets)] = chance
         w = w.reshape(-1) * (y.reshape(-1) != IGNORE_INDEX)
         return (ce * w).sum() / w.sum().clamp(min=1.0)
 
