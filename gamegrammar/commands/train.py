@@ -133,6 +133,9 @@ def main(argv: Sequence[str]) -> int:
     """Run the Lightning CLI on argv; GameGrammarErrors propagate to the one-line handler in cli.py."""
     # We pass argv on purpose (it is sys.argv minus "train"); Lightning warns when both are set.
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter is intended")
+    # Lightning's own loop builds torch's LeafSpec, which recent torch (2.13 here) marks deprecated: a FutureWarning on every fit
+    # that says nothing of the run and that no setting here can avoid (Lightning 2.6.6 still does it).
+    warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated", category=FutureWarning)
     logging.getLogger("lightning.fabric.utilities.seed").setLevel(logging.WARNING)  # the seed is in the saved config
     logging.getLogger("lightning.pytorch.utilities.rank_zero").addFilter(_no_cloud_tips)
     given = _ckpt_path_of(argv)
