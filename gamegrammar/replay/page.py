@@ -13,9 +13,11 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from gamegrammar.replay.frames import BaseReplay, Violation
 
 
 @dataclass(frozen=True)
@@ -37,77 +39,11 @@ class PlayerView:
     refresh: str = ""  # JS in show(k), after drawBoard: redraw the widgets for frame `f`
 
     def slots(self) -> dict[str, str]:
-        return {
-            "LEGEND": self.legend,
-            "HELPERS": self.helpers,
-            "PIECES": self.pieces,
-            "CAPTION": self.caption,
-            "MARK_ROW": self.mark_row,
-            "CSS": self.css,
-            "PANEL": self.panel,
-            "WIDGETS": self.widgets,
-            "REFRESH": self.refresh,
-        }
+        """Each slot's text by its name in the template (the field's name in capitals)."""
+        return {f.name.upper(): getattr(self, f.name) for f in fields(self)}
 
 
-class _Verdict(Protocol):
-    @property
-    def valid(self) -> bool: ...
-
-    @property
-    def violations(self) -> Sequence[str]: ...
-
-    @property
-    def positions(self) -> Mapping[str, int]: ...
-
-
-class _Violation(Protocol):
-    @property
-    def rule(self) -> str: ...
-
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def frame(self) -> int: ...
-
-    @property
-    def cell(self) -> tuple[int, int] | None: ...
-
-    @property
-    def message(self) -> str: ...
-
-
-class _Board(Protocol):
-    @property
-    def width(self) -> int: ...
-
-    @property
-    def height(self) -> int: ...
-
-    @property
-    def max_ticks(self) -> int: ...
-
-
-class _Replay(Protocol):
-    """What every game's replay has, as far as the page reads it."""
-
-    @property
-    def tokens(self) -> list[str]: ...
-
-    @property
-    def config(self) -> _Board: ...
-
-    @property
-    def verdict(self) -> _Verdict: ...
-
-    @property
-    def grammar_error(self) -> Any: ...  # the game's GrammarError (index, str) or None
-
-    def summary(self) -> str: ...
-
-
-def violation_data(first: _Violation | None, **extra: Any) -> dict[str, Any] | None:
+def violation_data(first: Violation | None, **extra: Any) -> dict[str, Any] | None:
     """The first violation as the page reads it; `extra` (e.g. the snake it names) goes before the message."""
     if first is None:
         return None
@@ -116,7 +52,7 @@ def violation_data(first: _Violation | None, **extra: Any) -> dict[str, Any] | N
 
 
 def page_data(
-    rp: _Replay,
+    rp: BaseReplay[Any, Any, Any],
     frames: list[dict[str, Any]],
     first: dict[str, Any] | None,
     *,

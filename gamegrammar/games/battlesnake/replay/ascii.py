@@ -6,12 +6,11 @@ terminal, in its own colour (`style.ANSI`).
 
 from __future__ import annotations
 
-import sys
-import time
 from typing import TextIO
 
 from gamegrammar.games.battlesnake.replay.frames import Replay
 from gamegrammar.games.battlesnake.replay.style import ANSI
+from gamegrammar.replay import text
 
 HEADS, BODIES = "ABCDEFGH", "abcdefgh"
 FOOD, EMPTY, DEAD, MARK, RULES_HEAD = "*", ".", "X", "!", "?"
@@ -31,10 +30,8 @@ def render_frame(rp: Replay, index: int, *, max_token_chars: int = 240, color: b
     """One frame as text: a caption, the board (top row y = height - 1) in a frame of +-|, each snake's
     length and health, the tick's tokens, and notes. `color` adds ANSI colours, one per snake."""
     width, height = rp.config.width, rp.config.height
-    edge = "+" + "-" * width + "+"
     if not rp.frames:
-        rows = ["|" + EMPTY * width + "|" for _ in range(height)]
-        return "\n".join(["nothing to replay", edge, *rows, edge, f"!! {rp.grammar_error or 'empty sequence'}"])
+        return text.nothing_to_replay(width, height, rp.grammar_error, EMPTY)
     frame = rp.frames[index]
     state = frame.state
     grid: list[list[tuple[str, int | None]]] = [[(EMPTY, None)] * width for _ in range(height)]
@@ -59,10 +56,8 @@ def render_frame(rp: Replay, index: int, *, max_token_chars: int = 240, color: b
         put(first.cell, MARK)
     end = f"  {frame.end_event}" if frame.end_event else ""
     caption = f"tick {frame.tick}/{len(rp.frames) - 1}  alive {len(state.alive)}{end}"
-    lines = [caption, edge]
-    for y in reversed(range(height)):
-        lines.append("|" + "".join(_paint(c, k, color) for c, k in grid[y]) + "|")
-    lines.append(edge)
+    rows = ("".join(_paint(c, k, color) for c, k in grid[y]) for y in reversed(range(height)))
+    lines = [caption, *text.boxed(rows, width)]
     status = []
     for k, s in enumerate(state.snakes):
         tag = _paint(HEADS[k % 8], k, color)
@@ -72,31 +67,9 @@ def render_frame(rp: Replay, index: int, *, max_token_chars: int = 240, color: b
         head = state.snakes[k].head
         if not rp.config.in_bounds(head):
             lines.append(f"   S{k}'s head off the board at ({head[0]}, {head[1]})")
-    written = " ".join(rp.tokens[frame.start : frame.end])
-    if len(written) > max_token_chars:
-        written = written[: max_token_chars - 3] + "..."
-    lines.append(f"   {written}")
-    if frame.rules_say:
-        lines.append(f"   rules: {frame.rules_say}")
-    if here:
-        lines.append(f"!! {first.message}")
-    if index == len(rp.frames) - 1 and rp.grammar_error is not None and not (here and first.rule == "grammar"):
-        lines.append(f"!! grammar error, frames end here: {rp.grammar_error}")
-    return "\n".join(lines)
+    return "\n".join(lines + text.notes(rp, index, max_token_chars=max_token_chars))
 
 
 def play(rp: Replay, *, delay: float = 0.2, out: TextIO | None = None) -> None:
     """Print every frame; with a delay on a terminal, redraw in place like an animation (in colour)."""
-    out = out or sys.stdout
-    tty = out.isatty()
-    animate = delay > 0 and tty
-    count = max(1, len(rp.frames))
-    for k in range(count):
-        text = render_frame(rp, k, color=tty)
-        if animate:
-            out.write("\x1b[H\x1b[2J")
-        out.write(text + "\n" + ("" if animate else "\n"))
-        out.flush()
-        if delay > 0 and k < count - 1:
-            time.sleep(delay)
-    out.write(rp.summary() + "\n" + LEGEND + "\n")
+    text.play(lambda k, tty: render_frame(rp, k, color=tty), len(rp.frames), rp.summary() + "\n" + LEGEND, delay=delay, out=out)

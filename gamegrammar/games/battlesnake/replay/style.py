@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-COLORS: dict[str, str] = {
-    "background": "#15181e",
-    "board": "#1f242d",
-    "grid": "#2b313c",
-    "dead": "#e8613c",
-    "food": "#e5484d",
-    "rules_head": "#d8dee9",
-    "mark": "#ff3b3b",
-    "text": "#e6e9ef",
-    "muted": "#8a93a3",
-}
+from gamegrammar.replay.palette import CHROME, hex_rgb
+
+COLORS: dict[str, str] = dict(CHROME)  # the board's chrome; the snakes' colours are below
 
 # One (body, head) pair per snake, S0 to S7: hues far apart, the head a lighter shade of its body.
 SNAKE_COLORS: tuple[tuple[str, str], ...] = (
@@ -35,5 +27,4 @@ def snake_color(k: int, part: str = "body") -> str:
 
 def rgb(color: str) -> tuple[int, int, int]:
     """A palette name ("food") or a #rrggbb colour as an (r, g, b) tuple, for Pillow."""
-    h = COLORS.get(color, color).lstrip("#")
-    return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+    return hex_rgb(COLORS.get(color, color))

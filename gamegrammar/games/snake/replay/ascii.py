@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-import time
 from typing import TextIO
 
 from gamegrammar.games.snake.replay.frames import Replay
+from gamegrammar.replay import text
 
 HEAD, BODY, FOOD, EMPTY, DEAD, MARK, RULES_HEAD = "@", "o", "*", ".", "X", "!", "?"
 LEGEND = f"{HEAD} head  {BODY} body  {FOOD} food  {DEAD} dead head  {RULES_HEAD} where the rules put the head  {MARK} first violation"
@@ -16,9 +15,7 @@ def render_frame(rp: Replay, index: int, *, max_token_chars: int = 200) -> str:
     """One frame as text: a caption, the board in a frame of +-|, the tick's tokens, and notes."""
     width, height = rp.config.width, rp.config.height
     if not rp.frames:
-        rows = ["|" + EMPTY * width + "|" for _ in range(height)]
-        error = rp.grammar_error or "empty sequence"
-        return "\n".join(["nothing to replay", "+" + "-" * width + "+", *rows, "+" + "-" * width + "+", f"!! {error}"])
+        return text.nothing_to_replay(width, height, rp.grammar_error, EMPTY)
     frame = rp.frames[index]
     state = frame.state
     grid = [[EMPTY] * width for _ in range(height)]
@@ -38,33 +35,12 @@ def render_frame(rp: Replay, index: int, *, max_token_chars: int = 200) -> str:
         put(first.cell, MARK)
     end = f"  {frame.end_event}" if frame.end_event else ""
     caption = f"tick {frame.tick}/{len(rp.frames) - 1}  score {state.score}  len {state.length}  dir {state.direction.name}{end}"
-    lines = [caption, "+" + "-" * width + "+", *("|" + "".join(row) + "|" for row in grid), "+" + "-" * width + "+"]
+    lines = [caption, *text.boxed(("".join(row) for row in grid), width)]
     if not rp.config.in_bounds(state.head):
         lines.append(f"   head off the board at ({state.head[0]}, {state.head[1]})")
-    written = " ".join(rp.tokens[frame.start : frame.end])
-    if len(written) > max_token_chars:
-        written = written[: max_token_chars - 3] + "..."
-    lines.append(f"   {written}")
-    if frame.rules_say:
-        lines.append(f"   rules: {frame.rules_say}")
-    if here:
-        lines.append(f"!! {first.message}")
-    if index == len(rp.frames) - 1 and rp.grammar_error is not None and not (here and first.rule == "grammar"):
-        lines.append(f"!! grammar error, frames end here: {rp.grammar_error}")
-    return "\n".join(lines)
+    return "\n".join(lines + text.notes(rp, index, max_token_chars=max_token_chars))
 
 
 def play(rp: Replay, *, delay: float = 0.2, out: TextIO | None = None) -> None:
     """Print every frame; with a delay on a terminal, redraw in place like an animation."""
-    out = out or sys.stdout
-    animate = delay > 0 and out.isatty()
-    count = max(1, len(rp.frames))
-    for k in range(count):
-        text = render_frame(rp, k)
-        if animate:
-            out.write("\x1b[H\x1b[2J")
-        out.write(text + "\n" + ("" if animate else "\n"))
-        out.flush()
-        if delay > 0 and k < count - 1:
-            time.sleep(delay)
-    out.write(rp.summary() + "\n" + LEGEND + "\n")
+    text.play(lambda k, _tty: render_frame(rp, k), len(rp.frames), rp.summary() + "\n" + LEGEND, delay=delay, out=out)

@@ -15,15 +15,15 @@ Which rule breaks first, and where, is the strict evaluator's answer
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from typing import ClassVar
 
 from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse, read_cell, uses_head_first
 from gamegrammar.games.snake.rules import Cell, Outcome, SnakeConfig, SnakeState, advance, direction_between, resolve
 from gamegrammar.games.snake.validity import validate
-from gamegrammar.verdict import Verdict
+from gamegrammar.replay import frames as shared
+from gamegrammar.replay.frames import Violation
 
 # One line per rule, for the message shown at the first violation (the rule names are the evaluator's).
 RULE_HINTS: dict[str, str] = {
@@ -71,67 +71,16 @@ class Frame:
 
 
 @dataclass(frozen=True)
-class Violation:
-    """The strict evaluator's first broken rule, placed on a frame (and on a cell, where it names one)."""
+class Replay(shared.BaseReplay[SnakeConfig, Frame, Violation]):
+    """A Snake sequence, its frames, and the strict verdict; a violation that names no cell is shown on the head."""
 
-    rule: str
-    index: int  # token index (len(tokens) when the sequence is cut off)
-    frame: int
-    cell: Cell | None
-    message: str
+    hints: ClassVar[Mapping[str, str]] = RULE_HINTS
 
-
-@dataclass(frozen=True)
-class Replay:
-    """A token sequence, its frames, and the strict evaluator's verdict on it."""
-
-    tokens: list[str]
-    config: SnakeConfig
-    frames: list[Frame]
-    verdict: Verdict
-    grammar_error: GrammarError | None = None
-
-    def frame_of(self, index: int) -> int:
-        """The frame a token index belongs to (the last frame for tokens after the last parsed tick)."""
-        if not self.frames:
-            return 0
-        starts = [f.start for f in self.frames]
-        return max(0, bisect.bisect_right(starts, index) - 1)
-
-    @cached_property  # renderers ask once per frame
-    def first_violation(self) -> Violation | None:
-        v = self.verdict
-        if v.first_violation is None:
-            return None
-        rule, index = v.violations[0], v.first_violation
-        frame = self.frame_of(index)
-        cell = _cell_at(self.tokens, index)
+    def _violation(self, rule: str, index: int, frame: int) -> Violation:
+        cell = shared.cell_at(self.tokens, index, read_cell)
         if cell is None and self.frames and rule not in ("grammar", "complete", "end_is_final", "timeout_at_limit"):
             cell = self.frames[frame].state.head
-        found = repr(self.tokens[index]) if index < len(self.tokens) else "the end of the sequence"
-        detail = str(self.grammar_error.message) if rule == "grammar" and self.grammar_error else RULE_HINTS.get(rule, rule)
-        where = f"tick {self.frames[frame].tick}: " if self.frames else ""
-        message = f"{where}{rule} at token {index} ({found}): {detail}"
-        if self.frames and self.frames[frame].rules_say:
-            message += f"; the rules give {self.frames[frame].rules_say}"
-        return Violation(rule, index, frame, cell, message)
-
-    def summary(self) -> str:
-        """One line: how many ticks replayed, and valid or where it first breaks."""
-        ticks = f"{len(self.frames) - 1} ticks" if self.frames else "no frames"
-        first = self.first_violation
-        return f"{ticks}; valid" if first is None else f"{ticks}; first violation: {first.message}"
-
-
-def _cell_at(tokens: Sequence[str], index: int) -> Cell | None:
-    """The cell written at a token index, when the index points at the X or Y of an `Xx Yy` pair."""
-    for at in (index, index - 1):
-        if 0 <= at < len(tokens) - 1 and tokens[at].startswith("X") and tokens[at + 1].startswith("Y"):
-            try:
-                return read_cell(tokens, at)
-            except GrammarError:
-                return None
-    return None
+        return Violation(rule, index, frame, cell, self.message(rule, index, frame))
 
 
 def _outcome_words(outcome: Outcome, head: Cell, head_first: bool = False) -> str:
