@@ -1,18 +1,21 @@
-"""What every game's tier 2 (rule emergence) shares: its section's assembly, context buckets, number formatting, and the two plots.
+"""What every game's tier 2 (rule emergence) shares: its section's assembly, the tally of scores by rule and context
+bucket, teacher-forced scoring, number formatting, and the two plots.
 
 A game's emergence module decides which rules it measures and in which contexts; the shape of its result
 (`{"emergence": {"contexts", "rules": {rule: {"count", "by": {context: {label: {...}}}}}}, "counterfactuals": ...}`)
-is common, so the rendering lives here once.
+is common, so the bookkeeping and the rendering live here once (the markdown tables: `gamegrammar.emergence_markdown`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import numpy as np
+import torch
 
 from gamegrammar.io import save_figure
 
@@ -29,6 +32,111 @@ def counted(items: Iterable[T], progress: Callable[[int], None] | None) -> Itera
         yield item
         if progress is not None:
             progress(1)
+
+
+def traced_ticks(elements: Iterable[Any], reached: int) -> Iterator[tuple[Any, int]]:
+    """The ticks of a parsed episode (`elements`: its first keyframe, then its ticks) up to where its trace stops
+    (`reached` states, tick 0's first), each with the ticks since the last keyframe before it: the state the model
+    last saw in full, the context every game splits its rule events by."""
+    last_keyframe = 0
+    for tick in itertools.islice(elements, 1, None):
+        if tick.number >= reached:
+            break
+        yield tick, tick.number - last_keyframe
+        if tick.keyframe is not None:
+            last_keyframe = tick.number
+
+
+@dataclass
+class Scores:
+    """One cell of the tally: every event's P(mandated continuation) and argmax hit. A game that scores more of an
+    event (food spawns, say) subclasses it with lists of its own and extends `summary`."""
+
+    probs: list[float] = field(default_factory=list)
+    hits: list[float] = field(default_factory=list)
+
+    def add(self, prob: float, hit: float) -> None:
+        self.probs.append(prob)
+        self.hits.append(hit)
+
+    def summary(self) -> dict[str, Any]:
+        return {"count": len(self.probs), "mean_prob": mean(self.probs), "accuracy": mean(self.hits)}
+
+
+S = TypeVar("S", bound=Scores)
+
+
+class RuleTally(Generic[S]):
+    """The scores of every rule, overall and in each bucket of each context, filled event by event.
+
+    Every game splits its events the same way (`bucket_label` of each context value), so the layout of the
+    result's `rules` and `contexts` is built here; the game only says what one cell holds (`new`).
+    """
+
+    def __init__(self, rules: Sequence[str], contexts: Mapping[str, Sequence[int]], new: Callable[[], S]) -> None:
+        self.contexts = contexts
+        self.total = {r: new() for r in rules}
+        self.by = {r: {c: {label: new() for label in bucket_labels(edges)} for c, edges in contexts.items()} for r in rules}
+
+    def cells(self, rule: str, context: Mapping[str, int]) -> list[S]:
+        """Where one event of `rule` is counted: the rule's total, then its bucket in each context the event has."""
+        return [self.total[rule], *(self.by[rule][c][bucket_label(v, self.contexts[c])] for c, v in context.items())]
+
+    def section(self, episodes: int, keep: Callable[[str], bool] | None = None) -> dict[str, Any]:
+        """The result: {"episodes", "rules": {rule: {summary..., "by": {context: {label: summary}}}}, "contexts"}.
+
+        Empty buckets are left out; a rule `keep` refuses is left out altogether (a design the corpus does not use)."""
+        rules = {}
+        for r, total in self.total.items():
+            if keep is not None and not keep(r):
+                continue
+            entry = total.summary()
+            entry["by"] = {c: {label: s.summary() for label, s in buckets.items() if s.probs} for c, buckets in self.by[r].items()}
+            rules[r] = entry
+        return {"episodes": episodes, "rules": rules, "contexts": {c: bucket_labels(e) for c, e in self.contexts.items()}}
+
+
+def teacher_forced(logp: torch.Tensor, target: torch.Tensor, positions: Sequence[int]) -> tuple[float, float]:
+    """(P, hit) of the tokens at `positions` under teacher forcing: the product of their probabilities given the real
+    history (`logp[i]` predicts token i + 1), and 1.0 when the argmax writes every one of them, else 0.0."""
+    pos = torch.tensor(positions)
+    rows = logp[pos - 1]
+    prob = float(rows.gather(1, target[pos][:, None]).sum().exp())
+    hit = float(bool((rows.argmax(1) == target[pos]).all()))
+    return prob, hit
+
+
+class Probe(Protocol):
+    """What the shared counterfactual bookkeeping reads of a game's probe."""
+
+    kind: str
+    tick: int
+
+
+P = TypeVar("P", bound=Probe)
+
+
+def probe_section(
+    model: GameGPT,
+    probes: Sequence[P],
+    episodes: int,
+    score: Callable[[GameGPT, Sequence[P]], dict[str, Any]],
+    example: Callable[[P], dict[str, Any]],
+    *,
+    baseline: GameGPT | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The counterfactual probes' section: the probes scored (`score`) on the model and on an untrained model of its
+    shape (`baseline`, else a fresh one drawn from `seed`: the floor the model's numbers are read against), and one
+    `example` per kind, the first probe of that kind."""
+    from gamegrammar.hidden import random_like
+
+    baseline = baseline if baseline is not None else random_like(model, seed)
+    examples: dict[str, dict[str, Any]] = {}
+    for p in probes:
+        if p.kind not in examples:
+            examples[p.kind] = example(p)
+    return {"episodes": episodes, "model": score(model, probes), "untrained": score(baseline, probes), "examples": examples}
 
 
 def tier2_section(

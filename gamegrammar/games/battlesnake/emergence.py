@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from gamegrammar.emergence_markdown import context_tables, heading, probe_table, rule_table
 from gamegrammar.games.battlesnake.grammar import (
     DIE_TOKEN,
     INPUT_TOKEN,
@@ -65,9 +66,9 @@ from gamegrammar.games.battlesnake.rules import (
     tick_events,
 )
 from gamegrammar.games.battlesnake.trace import trace
-from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs, random_like
+from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs
 from gamegrammar.model import GameGPT
-from gamegrammar.rule_emergence import bucket_label, bucket_labels, counted, fmt, mean, same_split, tier2_section
+from gamegrammar.rule_emergence import RuleTally, Scores, counted, fmt, mean, probe_section, teacher_forced, tier2_section, traced_ticks
 from gamegrammar.rule_emergence import plot as plot_emergence
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -148,17 +149,11 @@ def rule_events(tokens: Sequence[str], config: BattlesnakeConfig) -> list[RuleEv
     """
     states = trace(tokens, config)
     events: list[RuleEvent] = []
-    last_keyframe = 0
-    for item in parse(tokens):
-        if isinstance(item, Keyframe):
-            continue
-        assert isinstance(item, Tick)
-        if item.number >= len(states):
-            break
+    for item, since_keyframe in traced_ticks(parse(tokens), len(states)):
         before = states[item.number - 1]
         moved, turn = advance(before, _inputs(before, item), config)
         longest = max(before.snakes[k].length for k in before.alive)
-        base = {"tick": item.number, "alive": len(before.alive), "ticks_since_keyframe": item.number - last_keyframe}
+        base = {"tick": item.number, "alive": len(before.alive), "ticks_since_keyframe": since_keyframe}
 
         def add(rule: str, positions: list[int], length: int = longest, **extra: Any) -> None:
             events.append(RuleEvent(rule, positions, length=length, **base, **extra))  # noqa: B023 (used at once)
@@ -187,8 +182,6 @@ def rule_events(tokens: Sequence[str], config: BattlesnakeConfig) -> list[RuleEv
             add("timeout_at_limit", [item.positions["end"]])
         elif item.end_event is not None:
             add("end_when_decided", [item.positions["end"]])
-        if item.keyframe is not None:
-            last_keyframe = item.number
     return events
 
 
@@ -207,14 +200,12 @@ def _head_meetings(moved: BattlesnakeState, movers: Sequence[int], eliminated: d
 
 
 @dataclass
-class _Scores:
-    probs: list[float] = field(default_factory=list)
-    hits: list[float] = field(default_factory=list)
+class _Scores(Scores):
     blind: list[float] = field(default_factory=list)  # spawn_on_open: fraction of the board's cells that are open
     share: list[float] = field(default_factory=list)  # spawn_on_open: of the mass on cells, the share on open ones
 
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"count": len(self.probs), "mean_prob": mean(self.probs), "accuracy": mean(self.hits)}
+        out = super().summary()
         if self.blind:
             # The share of the cell mass on open cells, against the open fraction that a model blind to the board
             # would get: only a share above it says the model keeps food off the snakes and away from heads.
@@ -263,8 +254,7 @@ def rule_emergence(
     Returns {"episodes", "rules": {rule: {count, mean_prob, accuracy, by: {context: {bucket: {...}}}}}, "contexts"}.
     A rule with no events has count 0 (and NaN means): the sample count says how far to trust each cell.
     """
-    scores = {r: _Scores() for r in RULES}
-    by = {r: {c: {label: _Scores() for label in bucket_labels(edges)} for c, edges in CONTEXTS.items()} for r in RULES}
+    tally = RuleTally(RULES, CONTEXTS, _Scores)
     all_events = [rule_events(t, config) for t in tokens]
     for ids, events, out in zip(counted(episodes, progress), all_events, iter_outputs(model, episodes, (), batch_size)):
         ids = [int(t) for t in ids]
@@ -279,23 +269,13 @@ def rule_emergence(
                     continue
                 prob, share, hit, blind = spawn_results[id(e)]
             else:
-                pos = torch.tensor(e.positions)
-                rows = logp[pos - 1]
-                prob = float(rows.gather(1, target[pos][:, None]).sum().exp())
-                hit = float(bool((rows.argmax(1) == target[pos]).all()))
-            buckets = [by[e.rule][c][bucket_label(v, CONTEXTS[c])] for c, v in e.context().items()]
-            for s in [scores[e.rule], *buckets]:
-                s.probs.append(prob)
-                s.hits.append(hit)
+                prob, hit = teacher_forced(logp, target, e.positions)
+            for s in tally.cells(e.rule, e.context()):
+                s.add(prob, hit)
                 if blind is not None:
                     s.blind.append(blind)
                     s.share.append(share)
-    rules = {}
-    for r in RULES:
-        entry = scores[r].summary()
-        entry["by"] = {c: {label: s.summary() for label, s in buckets.items() if s.probs} for c, buckets in by[r].items()}
-        rules[r] = entry
-    return {"episodes": len(episodes), "rules": rules, "contexts": {c: bucket_labels(e) for c, e in CONTEXTS.items()}}
+    return tally.section(len(episodes))
 
 
 # ---------------------------------------------------------------- counterfactual probes
@@ -479,17 +459,15 @@ def counterfactuals(
 ) -> dict[str, Any]:
     """Counterfactual probes scored on the model and on an untrained baseline, plus one example of each kind."""
     probes = make_probes(tokens, config, seed=seed, per_episode=per_episode)
-    baseline = baseline if baseline is not None else random_like(model, seed)
-    examples = {}
-    for p in probes:
-        if p.kind not in examples:
-            examples[p.kind] = {"tick": p.tick, "edited_tail": " ".join(p.tokens[-16:]), "mandated": " ".join(p.mandated)}
-    return {
-        "episodes": len(tokens),
-        "model": score_probes(model, probes, tokenizer),
-        "untrained": score_probes(baseline, probes, tokenizer),
-        "examples": examples,
-    }
+    return probe_section(
+        model,
+        probes,
+        len(tokens),
+        lambda m, ps: score_probes(m, ps, tokenizer),
+        lambda p: {"tick": p.tick, "edited_tail": " ".join(p.tokens[-16:]), "mandated": " ".join(p.mandated)},
+        baseline=baseline,
+        seed=seed,
+    )
 
 
 def tier2(
@@ -516,62 +494,27 @@ def tier2(
 def markdown(result: dict[str, Any]) -> list[str]:
     """Markdown lines for a tier2() result."""
     em = result["emergence"]
-    lines = [f"## Tier 2: rule emergence ({em['episodes']} held-out episodes, teacher forcing)", ""]
-    lines += [
-        "P = mean probability of the whole rule-mandated continuation; acc = argmax writes all of it. "
+    lines = heading(
+        em,
         "head_to_head_death: a snake's head met the head of one at least as long (by length gap below: 0 = equal, both die). "
         "spawn_on_open: P = mass on cells open to food, acc = the most likely cell is open.",
-        "",
-        "| rule | events | P | acc | untrained P | untrained acc | notes |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for rule, e in em["rules"].items():
-        u = e.get("untrained", {})
-        note = ""
-        if "open_fraction" in e:
-            note = (
-                f"share of cell mass on open cells {fmt(e['open_share'])} vs open fraction {fmt(e['open_fraction'])} (blind to the board)"
-            )
-        lines.append(
-            f"| {rule} | {e['count']} | {fmt(e['mean_prob'])} | {fmt(e['accuracy'])} | {fmt(u.get('mean_prob'))} | {fmt(u.get('accuracy'))} | {note} |"
-        )
-    for context in em["contexts"]:
-        labels = em["contexts"][context]
-        if context == "ticks_since_keyframe" and same_split(em, context, "tick"):
-            lines += ["", "(Ticks since the last keyframe equal the tick number here: the corpus has no keyframes after tick 0.)"]
-            continue
-        rows = [(rule, e) for rule, e in em["rules"].items() if e["count"] and e["by"].get(context)]
-        if not rows:
-            continue
-        lines += ["", f"### By {context.replace('_', ' ')} (P / events)", ""]
-        lines += ["| rule | " + " | ".join(labels) + " |", "| --- |" + " --- |" * len(labels)]
-        for rule, e in rows:
-            cells = []
-            for label in labels:
-                b = e["by"][context].get(label)
-                cells.append(f"{fmt(b['mean_prob'], 2)} / {b['count']}" if b else "")
-            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
-    cf = result["counterfactuals"]
-    lines += ["", f"### Counterfactual probes ({cf['episodes']} held-out episodes)", ""]
-    lines += [
-        "| probe | mandated | probes | P(mandated) edited | acc edited | P(mandated) control | acc control | untrained P | untrained acc |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for kind, m in cf["model"].items():
-        u = cf["untrained"][kind]
-        if not m["count"]:
-            lines.append(f"| {kind} | {PROBE_KINDS[kind]} | 0 | | | | | | |")
-            continue
-        lines.append(
-            f"| {kind} | {m['mandated']} | {m['count']} | {fmt(m['mean_prob'])} | {fmt(m['accuracy'])} | {fmt(m['control_mean_prob'])} "
-            f"| {fmt(m['control_accuracy'])} | {fmt(u['mean_prob'])} | {fmt(u['accuracy'])} |"
-        )
+    )
+    lines += rule_table(em, _note)
+    lines += context_tables(em)
+    lines += probe_table(result["counterfactuals"], PROBE_KINDS)
     lines += [
         "",
         "head_to_head mandates the shorter snake's `Sk DIE_HEAD`. Control: the real prefix at the same place; its P is of "
         "the mandated first token there, its accuracy against the token the episode wrote.",
     ]
     return lines
+
+
+def _note(e: dict[str, Any], u: dict[str, Any]) -> str:
+    """spawn_on_open's note: how much of the cell mass is on open cells, against a guess blind to the board."""
+    if "open_fraction" not in e:
+        return ""
+    return f"share of cell mass on open cells {fmt(e['open_share'])} vs open fraction {fmt(e['open_fraction'])} (blind to the board)"
 
 
 def plot(result: dict[str, Any], out: Any) -> list[str]:

@@ -91,6 +91,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from gamegrammar.emergence_markdown import context_tables, heading, probe_table, rule_table
 from gamegrammar.games.snake.grammar import (
     COLUMN_WORDS,
     FREE,
@@ -116,9 +117,9 @@ from gamegrammar.games.snake.rules import (
     resolve,
 )
 from gamegrammar.games.snake.trace import trace
-from gamegrammar.hidden import branch_logprobs, branch_sequences, iter_outputs, next_logprobs, random_like
+from gamegrammar.hidden import branch_logprobs, branch_sequences, iter_outputs, next_logprobs
 from gamegrammar.model import GameGPT
-from gamegrammar.rule_emergence import bucket_label, bucket_labels, counted, fmt, mean, same_split, tier2_section
+from gamegrammar.rule_emergence import RuleTally, Scores, counted, fmt, mean, probe_section, teacher_forced, tier2_section, traced_ticks
 from gamegrammar.rule_emergence import plot as plot_emergence
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -213,16 +214,10 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
     """
     states = trace(tokens, config)
     events: list[RuleEvent] = []
-    last_keyframe = 0
-    for item in parse(tokens):
-        if isinstance(item, Keyframe):
-            continue
-        assert isinstance(item, Tick)
-        if item.number >= len(states):
-            break
+    for item, since_keyframe in traced_ticks(parse(tokens), len(states)):
         before, after = states[item.number - 1], states[item.number]
         p = item.positions
-        ctx = (item.number, before.length, item.number - last_keyframe)
+        ctx = (item.number, before.length, since_keyframe)
 
         def add(rule: str, positions: list[int], body: tuple[Cell, ...] | None = None, from_tail: int | None = None) -> None:
             events.append(RuleEvent(rule, positions, *ctx, body=body, from_tail=from_tail))  # noqa: B023 (used at once)
@@ -267,15 +262,11 @@ def rule_events(tokens: Sequence[str], config: SnakeConfig) -> list[RuleEvent]:
             )
         if item.end_event == "TIMEOUT":
             add("timeout_at_limit", [p["end"]])
-        if item.keyframe is not None:
-            last_keyframe = item.number
     return events
 
 
 @dataclass
-class _Scores:
-    probs: list[float] = field(default_factory=list)
-    hits: list[float] = field(default_factory=list)
+class _Scores(Scores):
     occupied: list[float] = field(default_factory=list)  # spawn_on_empty: mass on cells under the snake
     share: list[float] = field(default_factory=list)  # spawn_on_empty: of the mass on cells, the share on empty ones
     blind: list[float] = field(default_factory=list)  # spawn_on_empty: fraction of cells that are empty
@@ -284,7 +275,7 @@ class _Scores:
     places: dict[str, list[float]] = field(default_factory=dict)  # spawn_on_empty: per body cell, its mass / an empty cell's
 
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"count": len(self.probs), "mean_prob": mean(self.probs), "accuracy": mean(self.hits)}
+        out = super().summary()
         if self.occupied:
             out["occupied_mass"] = mean(self.occupied)
             # Of the mass on cells, the share on empty ones, against the empty fraction that a model blind
@@ -420,8 +411,7 @@ def rule_emergence(
     Returns {"episodes", "rules": {rule: {count, mean_prob, accuracy, by: {context: {bucket: {...}}}}}}.
     A rule with no events has count 0 (and NaN means): the sample count says how far to trust each cell.
     """
-    scores = {r: _Scores() for r in RULES}
-    by = {r: {c: {label: _Scores() for label in bucket_labels(edges)} for c, edges in CONTEXTS.items()} for r in RULES}
+    tally = RuleTally(RULES, CONTEXTS, _Scores)
     all_events = [rule_events(t, config) for t in tokens]
     for ids, toks, events, out in zip(counted(episodes, progress), tokens, all_events, iter_outputs(model, episodes, (), batch_size)):
         ids = [int(t) for t in ids]
@@ -442,14 +432,9 @@ def rule_emergence(
                 found = spawn_results[id(e)]
                 prob, hit = found.empty, found.hit
             else:
-                pos = torch.tensor(e.positions)
-                rows = logp[pos - 1]
-                prob = float(rows.gather(1, target[pos][:, None]).sum().exp())
-                hit = float(bool((rows.argmax(1) == target[pos]).all()))
-            targets = [scores[e.rule]] + [by[e.rule][c][bucket_label(v, CONTEXTS[c])] for c, v in e.context().items()]
-            for s in targets:
-                s.probs.append(prob)
-                s.hits.append(hit)
+                prob, hit = teacher_forced(logp, target, e.positions)
+            for s in tally.cells(e.rule, e.context()):
+                s.add(prob, hit)
                 if found is not None:
                     s.occupied.append(found.occupied)
                     s.share.append(found.share)
@@ -460,14 +445,8 @@ def rule_emergence(
                         s.listed.append(found.listed)
                     for place, values in found.places.items():
                         s.places.setdefault(place, []).extend(values)
-    rules = {}
-    for r in RULES:
-        if r in DESIGN_RULES and not any(DESIGN_RULES[r](t) for t in tokens):
-            continue  # a design's own rule, and no episode is written in it (grammar v1 writes no FREE, no SENSE)
-        entry = scores[r].summary()
-        entry["by"] = {c: {label: s.summary() for label, s in buckets.items() if s.probs} for c, buckets in by[r].items()}
-        rules[r] = entry
-    return {"episodes": len(episodes), "rules": rules, "contexts": {c: bucket_labels(e) for c, e in CONTEXTS.items()}}
+    # A design's own rule is left out when no episode is written in it (grammar v1 writes no FREE, no SENSE).
+    return tally.section(len(episodes), keep=lambda r: r not in DESIGN_RULES or any(DESIGN_RULES[r](t) for t in tokens))
 
 
 # ---------------------------------------------------------------- counterfactual probes
@@ -643,17 +622,15 @@ def counterfactuals(
 ) -> dict[str, Any]:
     """Counterfactual probes scored on the model and on an untrained baseline, plus one example of each kind."""
     probes = make_probes(tokens, config, seed=seed, per_episode=per_episode)
-    baseline = baseline if baseline is not None else random_like(model, seed)
-    examples = {}
-    for p in probes:
-        if p.kind not in examples:
-            examples[p.kind] = {"tick": p.tick, "edited_tail": " ".join(p.tokens[-16:]), "control_tail": " ".join(p.control[-16:])}
-    return {
-        "episodes": len(tokens),
-        "model": score_probes(model, probes, tokenizer, tokens),
-        "untrained": score_probes(baseline, probes, tokenizer, tokens),
-        "examples": examples,
-    }
+    return probe_section(
+        model,
+        probes,
+        len(tokens),
+        lambda m, ps: score_probes(m, ps, tokenizer, tokens),
+        lambda p: {"tick": p.tick, "edited_tail": " ".join(p.tokens[-16:]), "control_tail": " ".join(p.control[-16:])},
+        baseline=baseline,
+        seed=seed,
+    )
 
 
 def tier2(
@@ -680,12 +657,7 @@ def tier2(
 def markdown(result: dict[str, Any]) -> list[str]:
     """Markdown lines for a tier2() result."""
     em = result["emergence"]
-    lines = [f"## Tier 2: rule emergence ({em['episodes']} held-out episodes, teacher forcing)", ""]
-    lines += [
-        "P = mean probability of the whole rule-mandated continuation; acc = argmax writes all of it. "
-        "spawn_on_empty: P = mass on empty cells, acc = the most likely cell is empty.",
-        "",
-    ]
+    lines = heading(em, "spawn_on_empty: P = mass on empty cells, acc = the most likely cell is empty.")
     if "column_sensed" in em["rules"]:  # the spawn-column design's rules, and its joint spawn mass
         lines += [
             "Spawn-column design: column_sensed: P = all the words of the spawn's column, jointly; column_sensed_body: "
@@ -705,60 +677,30 @@ def markdown(result: dict[str, Any]) -> list[str]:
             "the list is right; acc = greedy decoding writes the whole list and an empty cell; list mass = P(the true list).",
             "",
         ]
-    lines += [
-        "| rule | events | P | acc | untrained P | untrained acc | notes |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for rule, e in em["rules"].items():
-        u = e.get("untrained", {})
-        note = ""
-        if "occupied_mass" in e:
-            note = (
-                f"occupied mass {fmt(e['occupied_mass'])}; share of cell mass on empty cells {fmt(e['empty_share'])} "
-                f"vs empty fraction {fmt(e['empty_fraction'])} (blind to the body)"
-            )
-            if "column_mass" in e:
-                note += f"; column mass {fmt(e['column_mass'])} (untrained {fmt(u.get('column_mass'))})"
-            if "list_mass" in e:
-                note += f"; list mass {fmt(e['list_mass'])} (untrained {fmt(u.get('list_mass'))})"
-            if "body_places" in e:
-                where = ", ".join(f"{p} {fmt(v['relative_mass'])} ({v['cells']} cells)" for p, v in e["body_places"].items())
-                note += f"; mass per body cell against an empty cell's (blind: 1): {where}"
-        lines.append(
-            f"| {rule} | {e['count']} | {fmt(e['mean_prob'])} | {fmt(e['accuracy'])} | {fmt(u.get('mean_prob'))} | {fmt(u.get('accuracy'))} | {note} |"
-        )
-    for context in em["contexts"]:
-        labels = em["contexts"][context]
-        if context == "ticks_since_keyframe" and same_split(em, context, "tick"):
-            lines += ["", "(Ticks since the last keyframe equal the tick number here: the corpus has no keyframes after tick 0.)"]
-            continue
-        lines += ["", f"### By {context.replace('_', ' ')} (P / events)", ""]
-        lines += ["| rule | " + " | ".join(labels) + " |", "| --- |" + " --- |" * len(labels)]
-        for rule, e in em["rules"].items():
-            if not e["count"] or not e["by"].get(context):  # from_tail splits only the body's events
-                continue
-            cells = []
-            for label in labels:
-                b = e["by"][context].get(label)
-                cells.append(f"{fmt(b['mean_prob'], 2)} / {b['count']}" if b else "")
-            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
-    cf = result["counterfactuals"]
-    lines += ["", f"### Counterfactual probes ({cf['episodes']} held-out episodes)", ""]
-    lines += [
-        "| probe | mandated | probes | P(mandated) edited | acc edited | P(mandated) control | acc control | untrained P | untrained acc |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for kind, m in cf["model"].items():
-        u = cf["untrained"][kind]
-        if not m["count"]:
-            lines.append(f"| {kind} | {PROBE_KINDS[kind]} | 0 | | | | | | |")
-            continue
-        lines.append(
-            f"| {kind} | {m['mandated']} | {m['count']} | {fmt(m['mean_prob'])} | {fmt(m['accuracy'])} | {fmt(m['control_mean_prob'])} "
-            f"| {fmt(m['control_accuracy'])} | {fmt(u['mean_prob'])} | {fmt(u['accuracy'])} |"
-        )
+    lines += rule_table(em, _note)
+    lines += context_tables(em, keep_empty=True)  # from_tail splits only the body's events: its table may be empty
+    lines += probe_table(result["counterfactuals"], PROBE_KINDS)
     lines += ["", "Control: the same prefix unedited; its accuracy is against the outcome the rules give there."]
     return lines
+
+
+def _note(e: dict[str, Any], u: dict[str, Any]) -> str:
+    """spawn_on_empty's note: the occupied mass, the share on empty cells against a guess blind to the body, and the
+    masses of the spawn-column and body-list designs (the untrained model's beside them)."""
+    if "occupied_mass" not in e:
+        return ""
+    note = (
+        f"occupied mass {fmt(e['occupied_mass'])}; share of cell mass on empty cells {fmt(e['empty_share'])} "
+        f"vs empty fraction {fmt(e['empty_fraction'])} (blind to the body)"
+    )
+    if "column_mass" in e:
+        note += f"; column mass {fmt(e['column_mass'])} (untrained {fmt(u.get('column_mass'))})"
+    if "list_mass" in e:
+        note += f"; list mass {fmt(e['list_mass'])} (untrained {fmt(u.get('list_mass'))})"
+    if "body_places" in e:
+        where = ", ".join(f"{p} {fmt(v['relative_mass'])} ({v['cells']} cells)" for p, v in e["body_places"].items())
+        note += f"; mass per body cell against an empty cell's (blind: 1): {where}"
+    return note
 
 
 def plot(result: dict[str, Any], out: Any) -> list[str]:

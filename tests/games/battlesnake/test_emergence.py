@@ -13,6 +13,7 @@ from gamegrammar.games.battlesnake import emergence as em
 from gamegrammar.games.battlesnake.grammar import CAUSE_OF
 from gamegrammar.games.battlesnake.validity import validate
 from gamegrammar.model import GameGPT, preset
+from gamegrammar.rule_emergence import bucket_label
 
 
 @pytest.fixture(scope="module")
@@ -93,5 +94,5 @@ def test_tier2_section_renders(corpus, tmp_path):
 
 def test_bucket_labels():
     edges = em.CONTEXTS["length"]
-    assert em.bucket_label(3, edges) == "3" and em.bucket_label(5, edges) == "4-5" and em.bucket_label(30, edges) == "24+"
-    assert em.bucket_label(0, em.CONTEXTS["length_gap"]) == "0"
+    assert bucket_label(3, edges) == "3" and bucket_label(5, edges) == "4-5" and bucket_label(30, edges) == "24+"
+    assert bucket_label(0, em.CONTEXTS["length_gap"]) == "0"

@@ -17,6 +17,7 @@ from gamegrammar.games.snake.trace import trace
 from gamegrammar.games.snake.validity import validate
 from gamegrammar.hidden import next_logprobs
 from gamegrammar.model import GameGPT, preset
+from gamegrammar.rule_emergence import bucket_label, bucket_labels
 
 
 def tiny_model(corpus: Corpus, seed: int = 0, **overrides: int) -> GameGPT:
@@ -86,8 +87,8 @@ def test_emergence_splits_add_up_and_eats_are_counted(corpus):
 
 def test_bucket_labels():
     edges = em.CONTEXTS["length"]
-    assert em.bucket_label(1, edges) == "1" and em.bucket_label(3, edges) == "2-3" and em.bucket_label(40, edges) == "32+"
-    assert em.bucket_labels(edges)[-1] == "32+"
+    assert bucket_label(1, edges) == "1" and bucket_label(3, edges) == "2-3" and bucket_label(40, edges) == "32+"
+    assert bucket_labels(edges)[-1] == "32+"
 
 
 def test_food_ahead_edit_puts_the_food_in_front_of_the_head(corpus):
