@@ -47,6 +47,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from gamegrammar.episode_grammar import GrammarError as GrammarError  # the error the game's parser raises
+from gamegrammar.episode_grammar import episode_prefix as prefix_of
+from gamegrammar.episode_grammar import expect_word, fail, read_episode, token_at
 from gamegrammar.events import Event
 from gamegrammar.games.battlesnake.rules import (
     CAUSES,
@@ -199,16 +202,6 @@ def tail_left(body: Sequence[Cell]) -> Cell | None:
 # ---------------------------------------------------------------- parsing
 
 
-class GrammarError(ValueError):
-    """The token at `index` is not allowed by the grammar."""
-
-    def __init__(self, index: int, message: str, at_end: bool = False) -> None:
-        super().__init__(f"token {index}: {message}")
-        self.index = index
-        self.message = message
-        self.at_end = at_end  # the sequence stopped mid-element: cut off, not malformed
-
-
 @dataclass(slots=True)
 class SnakeFrame:
     """One snake of a keyframe; `at` is the index of its Sk token (head X at +1, LEN at +3, H at +4, step j at +5+j)."""
@@ -322,16 +315,6 @@ class Tick:
         return out
 
 
-def _at(tokens: Sequence[str], i: int) -> str | None:
-    return tokens[i] if i < len(tokens) else None
-
-
-def _fail(tokens: Sequence[str], i: int, message: str) -> GrammarError:
-    found = _at(tokens, i)
-    where = "end of sequence" if found is None else repr(found)
-    return GrammarError(i, f"{message}, found {where}", at_end=found is None)
-
-
 _PREFIXES = ("X", "Y", "S", "LEN", "H")
 _VALUE_OF = {p: {f"{p}{v}": v for v in range(1024)} for p in _PREFIXES}  # fast lookup of the usual values
 
@@ -350,9 +333,9 @@ def _value(token: str | None, prefix: str) -> int | None:
 
 
 def _number(tokens: Sequence[str], i: int, prefix: str) -> int:
-    value = _value(_at(tokens, i), prefix)
+    value = _value(token_at(tokens, i), prefix)
     if value is None:
-        raise _fail(tokens, i, f"expected {prefix}<n>")
+        raise fail(tokens, i, f"expected {prefix}<n>")
     return value
 
 
@@ -369,26 +352,20 @@ def _snake(token: str | None) -> int | None:
     return _value(token, "S")
 
 
-def _word(tokens: Sequence[str], i: int, expected: str) -> int:
-    if _at(tokens, i) != expected:
-        raise _fail(tokens, i, f"expected {expected}")
-    return i + 1
-
-
 def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
     """SNAP (Sk Xx Yy LENn Hh b*)+ FOOD (Xx Yy)*, starting at i."""
     start = i
-    i = _word(tokens, i, "SNAP")
+    i = expect_word(tokens, i, "SNAP")
     snakes: list[SnakeFrame] = []
     n = len(tokens)
     while True:
-        k = _snake(_at(tokens, i))
+        k = _snake(token_at(tokens, i))
         if k is None:
             if not snakes:
-                raise _fail(tokens, i, "expected a snake S<k>")
+                raise fail(tokens, i, "expected a snake S<k>")
             break
         if snakes and k <= snakes[-1].snake:
-            raise _fail(tokens, i, f"expected a snake after S{snakes[-1].snake} (by index) or FOOD")
+            raise fail(tokens, i, f"expected a snake after S{snakes[-1].snake} (by index) or FOOD")
         head = _cell(tokens, i + 1)
         length = _number(tokens, i + 3, "LEN")
         health = _number(tokens, i + 4, "H")
@@ -400,9 +377,9 @@ def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
         snakes.append(SnakeFrame(k, head, length, health, steps, i))
         i = j
     food_at = i
-    i = _word(tokens, i, "FOOD")
+    i = expect_word(tokens, i, "FOOD")
     food = []
-    while _value(_at(tokens, i), "X") is not None:
+    while _value(token_at(tokens, i), "X") is not None:
         food.append(_cell(tokens, i))
         i += 2
     return Keyframe(start, i, snakes, food, food_at)
@@ -415,26 +392,26 @@ def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int]) -> 
     moves = []
     for k in movers:
         name = snake_id(k)
-        if _at(tokens, i) != name:
-            raise _fail(tokens, i, f"expected {name}, the next snake to move")
-        move = INPUT_OF.get(_at(tokens, i + 1))  # type: ignore[arg-type]
+        if token_at(tokens, i) != name:
+            raise fail(tokens, i, f"expected {name}, the next snake to move")
+        move = INPUT_OF.get(token_at(tokens, i + 1))  # type: ignore[arg-type]
         if move is None:
-            raise _fail(tokens, i + 1, "expected a move (UP, DOWN, LEFT or RIGHT)")
+            raise fail(tokens, i + 1, "expected a move (UP, DOWN, LEFT or RIGHT)")
         entry = MoveEntry(k, move, None, positions={"snake": i, "input": i + 1})
         i += 2
-        if _at(tokens, i) == "FREE":
+        if token_at(tokens, i) == "FREE":
             entry.positions["free"] = i + 1
             entry.free = _cell(tokens, i + 1)
             i += 3
         entry.positions["head"] = i
-        if _at(tokens, i) == "OUT":
+        if token_at(tokens, i) == "OUT":
             i += 1
         else:
-            if _value(_at(tokens, i), "X") is None:
-                raise _fail(tokens, i, "expected a head cell X<n> Y<n>, OUT" + ("" if "free" in entry.positions else " or FREE"))
+            if _value(token_at(tokens, i), "X") is None:
+                raise fail(tokens, i, "expected a head cell X<n> Y<n>, OUT" + ("" if "free" in entry.positions else " or FREE"))
             entry.head = _cell(tokens, i)
             i += 2
-            if _at(tokens, i) == "EAT":
+            if token_at(tokens, i) == "EAT":
                 entry.eat = True
                 entry.positions["length"] = i + 1
                 entry.length = _number(tokens, i + 1, "LEN")
@@ -447,23 +424,23 @@ def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int]) -> 
     positions = {"deaths": i}
     deaths: list[Death] = []
     moved = set(movers)
-    while (k := _snake(_at(tokens, i))) is not None:
+    while (k := _snake(token_at(tokens, i))) is not None:
         if k not in moved or (deaths and k <= deaths[-1].snake):
-            raise _fail(tokens, i, "expected the death of a snake that moved this tick, by index")
-        cause = CAUSE_OF.get(_at(tokens, i + 1))  # type: ignore[arg-type]
+            raise fail(tokens, i, "expected the death of a snake that moved this tick, by index")
+        cause = CAUSE_OF.get(token_at(tokens, i + 1))  # type: ignore[arg-type]
         if cause is None:
-            raise _fail(tokens, i + 1, "expected DIE_<cause>")
+            raise fail(tokens, i + 1, "expected DIE_<cause>")
         deaths.append(Death(k, cause, i))
         i += 2
     positions["spawns"] = i
     spawns, spawn_at = [], []
-    while _at(tokens, i) == "SPAWN":
+    while token_at(tokens, i) == "SPAWN":
         spawns.append(_cell(tokens, i + 1))
         spawn_at.append(i + 1)
         i += 3
     positions["end"] = i
     end_event = None
-    if _at(tokens, i) in END_EVENTS:
+    if token_at(tokens, i) in END_EVENTS:
         end_event = tokens[i]
         i += 1
     return Tick(start, i, number, moves, deaths, spawns, spawn_at, end_event, positions)
@@ -483,34 +460,11 @@ def parse(tokens: Sequence[str], *, to_eos: bool = False) -> Iterator[Keyframe |
     them as its own rule. A tick whose keyframe breaks the grammar is yielded (without it) before
     the error is raised.
     """
-    n = len(tokens)
-    i = _word(tokens, 0, "BOS")
-    first = _keyframe(tokens, i)
-    yield first
-    i = first.end
-    alive = first.alive
-    number = 0
-    while i < n and tokens[i] == "TICK":
-        number += 1
-        tick = _tick(tokens, i, number, alive)
-        i = tick.end
-        if i < n and tokens[i] == "SNAP" and (tick.end_event is None or to_eos):
-            try:
-                tick.keyframe = _keyframe(tokens, i)
-            except GrammarError:
-                yield tick
-                raise
-            tick.end = i = tick.keyframe.end
-        alive = tick.alive_after
-        yield tick
-        if tick.end_event is not None and not to_eos:
-            if i < n:
-                i = _word(tokens, i, "EOS")
-            break
-    if i < n and not (to_eos and tokens[i] == "EOS"):
-        if i > 0 and tokens[i - 1] == "EOS":
-            raise _fail(tokens, i, "expected nothing after EOS")
-        raise _fail(tokens, i, "expected TICK or EOS" if tokens[i] != "EOS" else "EOS before an end event")
+
+    def tick(tokens: Sequence[str], i: int, number: int, previous: Keyframe | Tick) -> Tick:
+        return _tick(tokens, i, number, previous.alive if isinstance(previous, Keyframe) else previous.alive_after)
+
+    return read_episode(tokens, _keyframe, tick, to_eos=to_eos)
 
 
 @dataclass
@@ -543,12 +497,7 @@ def decode(tokens: Sequence[str] | str, num_snakes: int | None = None) -> Decode
 
 def episode_prefix(tokens: Sequence[str], ticks: int) -> list[str]:
     """The first keyframe and the first `ticks` ticks of an episode: a prompt from real play."""
-    end = 0
-    for item in parse(tokens):
-        if isinstance(item, Tick) and item.number > ticks:
-            break
-        end = item.end
-    return list(tokens[:end])
+    return prefix_of(tokens, parse(tokens), ticks)
 
 
 # ---------------------------------------------------------------- constrained decoding

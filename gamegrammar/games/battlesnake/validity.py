@@ -59,6 +59,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gamegrammar.episode_grammar import note_close, note_grammar_error
 from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, parse
 from gamegrammar.games.battlesnake.rules import (
     BODY_COLLISION,
@@ -402,16 +403,9 @@ def validate(tokens: Sequence[str] | str, config: BattlesnakeConfig, *, tails: b
             state = check_tick(state, tick, config, found, tails)
             ended = tick.end_event is not None
     except GrammarError as err:
-        found.note("complete" if err.at_end else "grammar", err.index)
-        if ended and stop < n:  # whatever follows the end event, it is not the EOS
-            found.note("end_is_final", stop)
+        note_grammar_error(found.note, err, n, ended=ended, stop=stop)
     else:
-        if stop >= n:
-            found.note("complete", n)  # cut off
-        elif not ended:
-            found.note("complete", stop)  # EOS before any end event
-        elif stop + 1 < n:
-            found.note("complete", stop + 1)  # something after the EOS
+        note_close(found.note, n, ended=ended, stop=stop)
     return make_verdict(found.first, lenient_tiers(tokens, items, config), RULES)
 
 

@@ -95,6 +95,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from gamegrammar.episode_grammar import GrammarError as GrammarError  # the error the game's parser raises
+from gamegrammar.episode_grammar import episode_prefix as prefix_of
+from gamegrammar.episode_grammar import expect_word, fail, read_episode, token_at
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Event
 from gamegrammar.games.snake.rules import (
@@ -473,16 +476,6 @@ def body_list_tokens(body: Sequence[Cell]) -> list[str]:
 # ---------------------------------------------------------------- parsing
 
 
-class GrammarError(ValueError):
-    """The token at `index` is not allowed by grammar v1."""
-
-    def __init__(self, index: int, message: str, at_end: bool = False) -> None:
-        super().__init__(f"token {index}: {message}")
-        self.index = index
-        self.message = message
-        self.at_end = at_end  # the sequence stopped mid-element: cut off, not malformed
-
-
 _STEP = [d.delta for d in sorted(Direction)]  # indexed by the IntEnum itself: faster than d.delta in a loop
 
 
@@ -574,32 +567,16 @@ _VALUE_OF = {p: {f"{p}{v}": v for v in range(1024)} for p in _PREFIXES}
 _XS, _YS = _VALUE_OF["X"], _VALUE_OF["Y"]
 
 
-def _at(tokens: Sequence[str], i: int) -> str | None:
-    return tokens[i] if i < len(tokens) else None
-
-
-def _fail(tokens: Sequence[str], i: int, message: str) -> GrammarError:
-    found = _at(tokens, i)
-    where = "end of sequence" if found is None else repr(found)
-    return GrammarError(i, f"{message}, found {where}", at_end=found is None)
-
-
 def _number(tokens: Sequence[str], i: int, prefix: str) -> int:
     """The value of a <prefix><digits> token at i (any value: bounds are the evaluator's question)."""
-    token = _at(tokens, i)
+    token = token_at(tokens, i)
     value = _VALUE_OF[prefix].get(token)  # type: ignore[arg-type]
     if value is not None:
         return value
     digits = token[len(prefix) :] if token is not None and token.startswith(prefix) else ""
     if not (digits.isascii() and digits.isdigit()):
-        raise _fail(tokens, i, f"expected {prefix}<n>")
+        raise fail(tokens, i, f"expected {prefix}<n>")
     return int(digits)
-
-
-def _word(tokens: Sequence[str], i: int, expected: str) -> int:
-    if _at(tokens, i) != expected:
-        raise _fail(tokens, i, f"expected {expected}")
-    return i + 1
 
 
 def _cell(tokens: Sequence[str], i: int) -> Cell:
@@ -619,26 +596,26 @@ def read_cell(tokens: Sequence[str], i: int) -> Cell:
 def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
     """SNAP PLAYER Xx Yy DIR_d LENn BODY b* FOOD [Xx Yy] SCORE Vs, starting at i."""
     start = i
-    i = _word(tokens, _word(tokens, i, "SNAP"), "PLAYER")
+    i = expect_word(tokens, expect_word(tokens, i, "SNAP"), "PLAYER")
     head = _cell(tokens, i)
     pos = {"head": i, "direction": i + 2, "length": i + 3, "body": i + 4}
-    direction = _DIR_OF.get(_at(tokens, i + 2))  # type: ignore[arg-type]
+    direction = _DIR_OF.get(token_at(tokens, i + 2))  # type: ignore[arg-type]
     if direction is None:
-        raise _fail(tokens, i + 2, "expected DIR_<direction>")
+        raise fail(tokens, i + 2, "expected DIR_<direction>")
     length = _number(tokens, i + 3, "LEN")
-    i = _word(tokens, i + 4, "BODY")
+    i = expect_word(tokens, i + 4, "BODY")
     steps = []
     n = len(tokens)
     while i < n and tokens[i] in _BODY_DIRECTION:
         steps.append(_BODY_DIRECTION[tokens[i]])
         i += 1
     pos["food"] = i
-    i = _word(tokens, i, "FOOD")
+    i = expect_word(tokens, i, "FOOD")
     food = None
-    if _at(tokens, i) != "SCORE":
+    if token_at(tokens, i) != "SCORE":
         food = _cell(tokens, i)
         i += 2
-    i = _word(tokens, i, "SCORE")
+    i = expect_word(tokens, i, "SCORE")
     pos["score"] = i
     score = _number(tokens, i, "V")
     return Keyframe(start, i + 1, head, direction, length, steps, food, score, pos)
@@ -654,21 +631,21 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
     n = len(tokens)
     action = _INPUT_OF.get(tokens[i + 1]) if i + 1 < n else None
     if action is None:
-        raise _fail(tokens, i + 1, "expected INPUT_<direction>")
+        raise fail(tokens, i + 1, "expected INPUT_<direction>")
     i += 2
     outcome = tokens[i] if i < n else None
     pos = {"input": start + 1}
     free = cell = sense = None
     if outcome is not None and outcome in SENSE_OF:  # the sense design: the deadly body around the head
         if head_first:
-            raise _fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
+            raise fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
         pos["sense"] = i
         sense = SENSE_OF[outcome]
         i += 1
         outcome = tokens[i] if i < n else None
     if outcome == "FREE":  # the tail-events design: the cell the tail leaves, before the outcome
         if head_first:
-            raise _fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
+            raise fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
         pos["free"] = i + 1
         free = _cell(tokens, i + 1)
         i += 3
@@ -679,9 +656,9 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
         i += 2
         outcome = tokens[i] if i < n else None
         if outcome not in ("MOVE", "EAT", "DIE_SELF"):
-            raise _fail(tokens, i, "expected MOVE, EAT or DIE_SELF after the head's cell")
+            raise fail(tokens, i, "expected MOVE, EAT or DIE_SELF after the head's cell")
     elif head_first and outcome != "DIE_WALL":
-        raise _fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
+        raise fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
     pos["outcome"] = i
     move = spawn = length = score = end_event = column = listed = None
     if cell is not None and outcome != "DIE_SELF":
@@ -691,14 +668,14 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
     if outcome == "MOVE" or outcome == "EAT":
         eat = outcome == "EAT"
         if move is None:
-            i = _word(tokens, i + 1, "MOVE") if eat else i + 1
+            i = expect_word(tokens, i + 1, "MOVE") if eat else i + 1
             pos["move"] = i
             x, y = (_XS.get(tokens[i]), _YS.get(tokens[i + 1])) if i + 1 < n else (None, None)
             move = (x, y) if x is not None and y is not None else _cell(tokens, i)  # _cell inlined on the hot path
             i += 2
         if eat:
             pos["grow"] = i
-            pos["length"] = i = _word(tokens, i, "GROW")
+            pos["length"] = i = expect_word(tokens, i, "GROW")
             length = _number(tokens, i, "LEN")
             i += 1
             if i < n and tokens[i][0] == "X":  # the body-list design: the grown body behind the head, then the spawn
@@ -709,9 +686,9 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
                     cells.append((x, y) if x is not None and y is not None else _cell(tokens, i))
                     i += 2
                 listed = tuple(cells)
-                if _at(tokens, i) != "FOOD_SPAWN":
-                    raise _fail(tokens, i, "expected a listed cell Xx Yy or FOOD_SPAWN after the listed body")
-            if _at(tokens, i) == "FOOD_SPAWN":
+                if token_at(tokens, i) != "FOOD_SPAWN":
+                    raise fail(tokens, i, "expected a listed cell Xx Yy or FOOD_SPAWN after the listed body")
+            if token_at(tokens, i) == "FOOD_SPAWN":
                 pos["spawn"] = i = i + 1
                 if i + 1 < n and tokens[i + 1] in COLUMN_OF:  # the spawn-column design: the column, then the row
                     x = _number(tokens, i, "X")
@@ -726,10 +703,10 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
                 else:
                     spawn = _cell(tokens, i)
                     i += 2
-            pos["score"] = i = _word(tokens, i, "SCORE")
+            pos["score"] = i = expect_word(tokens, i, "SCORE")
             score = _number(tokens, i, "V")
             i += 1
-            if _at(tokens, i) == "WIN":
+            if token_at(tokens, i) == "WIN":
                 pos["end"] = i
                 i += 1
                 end_event = "WIN"
@@ -741,7 +718,7 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
         i += 1
         end_event = outcome
     else:
-        raise _fail(tokens, i, "expected an outcome (MOVE, EAT, DIE_WALL or DIE_SELF)")
+        raise fail(tokens, i, "expected an outcome (MOVE, EAT, DIE_WALL or DIE_SELF)")
     return Tick(start, i, number, action, outcome, move, length, spawn, score, end_event, None, pos, free, cell, sense, column, listed)
 
 
@@ -812,35 +789,16 @@ def parse(tokens: Sequence[str], *, to_eos: bool = False, head_first: bool | Non
     error is raised, so a sequence cut off inside a keyframe still shows its
     last tick's events.
     """
-    n = len(tokens)
-    i = _word(tokens, 0, "BOS")
-    first = _keyframe(tokens, i)
-    yield first
-    i = first.end
-    number = 0
     design = head_first
-    while i < n and tokens[i] == "TICK":
-        number += 1
-        tick = _tick(tokens, i, number, design)
-        if design is None and tick.outcome != "DIE_WALL":
-            design = tick.cell is not None
-        i = tick.end
-        if i < n and tokens[i] == "SNAP" and (tick.end_event is None or to_eos):
-            try:
-                tick.keyframe = _keyframe(tokens, i)
-            except GrammarError:
-                yield tick  # its events parsed: the caller may check them before the keyframe's error
-                raise
-            tick.end = i = tick.keyframe.end
-        yield tick
-        if tick.end_event is not None and not to_eos:
-            if i < n:
-                i = _word(tokens, i, "EOS")
-            break
-    if i < n and not (to_eos and tokens[i] == "EOS"):
-        if i > 0 and tokens[i - 1] == "EOS":
-            raise _fail(tokens, i, "expected nothing after EOS")
-        raise _fail(tokens, i, "expected TICK or EOS" if tokens[i] != "EOS" else "EOS before an end event")
+
+    def tick(tokens: Sequence[str], i: int, number: int, previous: Keyframe | Tick) -> Tick:
+        nonlocal design
+        read = _tick(tokens, i, number, design)
+        if design is None and read.outcome != "DIE_WALL":
+            design = read.cell is not None
+        return read
+
+    return read_episode(tokens, _keyframe, tick, to_eos=to_eos)
 
 
 @dataclass
@@ -873,12 +831,7 @@ def decode(tokens: Sequence[str] | str) -> DecodedEpisode:
 
 def episode_prefix(tokens: Sequence[str], ticks: int) -> list[str]:
     """The first keyframe and the first `ticks` ticks of an episode: a prompt from real play."""
-    end = 0
-    for item in parse(tokens):
-        if isinstance(item, Tick) and item.number > ticks:
-            break
-        end = item.end
-    return list(tokens[:end])
+    return prefix_of(tokens, parse(tokens), ticks)
 
 
 # ---------------------------------------------------------------- constrained decoding

@@ -117,6 +117,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gamegrammar.episode_grammar import note_close, note_grammar_error
 from gamegrammar.games.snake.grammar import (
     GrammarError,
     Keyframe,
@@ -509,17 +510,10 @@ def validate(
             state = check_tick(state, tick, config, found, tails, sense, spawn_column, body_list)
             ended = tick.end_event is not None
     except GrammarError as err:
-        found.note("complete" if err.at_end else "grammar", err.index)
-        if ended and stop < n:  # whatever follows the end event, it is not the EOS
-            found.note("end_is_final", stop)
+        note_grammar_error(found.note, err, n, ended=ended, stop=stop)
         lenient = lenient_tiers(tokens, config)
     else:
-        if stop >= n:
-            found.note("complete", n)  # cut off
-        elif not ended:
-            found.note("complete", stop)  # EOS before any end event
-        elif stop + 1 < n:
-            found.note("complete", stop + 1)  # something after the EOS
+        note_close(found.note, n, ended=ended, stop=stop)
         structural = n > 0 and stop < n  # starts with BOS (it parsed) and reaches EOS
         lenient = {"structural": structural, "physical": lenient_physical, "rules": True}
         lenient["full"] = structural and lenient_physical
