@@ -50,6 +50,7 @@ from typing import ClassVar
 from gamegrammar import rng
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Event, Salience
+from gamegrammar.simulator import Simulator
 
 Cell = tuple[int, int]
 
@@ -628,34 +629,25 @@ def tick_events(
 # ---------------------------------------------------------------- the simulator
 
 
-class BattlesnakeGame:
+class BattlesnakeGame(Simulator[BattlesnakeConfig, BattlesnakeState]):
     """The scalar simulator: slow, obvious, and the reference every faster engine is tested against.
 
     `step(actions)` takes one action per snake, by index (a `Move`; entries of eliminated snakes are
     ignored and may be None).
     """
 
+    config_type = BattlesnakeConfig
+
     def __init__(self, config: BattlesnakeConfig | None = None, state: BattlesnakeState | None = None) -> None:
-        self.config = config or BattlesnakeConfig()
-        self.state = state
-        self.seed = 0
-        self.episode = 0
-        self.done = False
-        self.end_reason: str | None = None
+        super().__init__(config, state)
         self.last_turn: Turn | None = None
 
-    @classmethod
-    def from_state(cls, state: BattlesnakeState, config: BattlesnakeConfig, seed: int = 0, episode: int = 0) -> BattlesnakeGame:
-        """A game that continues from an explicit state (a keyframe, say)."""
-        game = cls(config, state)
-        game.seed, game.episode = seed, episode
-        return game
-
     def reset(self, seed: int, episode: int = 0) -> BattlesnakeState:
-        self.seed, self.episode = seed, episode
-        self.done, self.end_reason, self.last_turn = False, None, None
-        self.state = initial_state(self.config, seed, episode)
-        return self.state
+        self.last_turn = None
+        return super().reset(seed, episode)
+
+    def _start(self, seed: int, episode: int) -> BattlesnakeState:
+        return initial_state(self.config, seed, episode)
 
     def legal_actions(self, state: BattlesnakeState | None = None) -> list[list[Move]]:
         """Per snake: every move for a live snake (moving back into the neck is allowed, and fatal), none for the others."""
@@ -664,11 +656,7 @@ class BattlesnakeGame:
         return [list(Move) if s.alive else [] for s in state.snakes]
 
     def step(self, actions: Sequence[Move | int | None]) -> tuple[BattlesnakeState, list[Event], bool]:
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
-        if self.done:
-            raise RuntimeError("the episode is over; call reset()")
-        before = self.state
+        before = self._state_before_step()
         if len(actions) != len(before.snakes):
             raise ValueError(f"one action per snake: {len(before.snakes)} expected, got {len(actions)}")
         inputs = [None if a is None else Move(a) for a in actions]

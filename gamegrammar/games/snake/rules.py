@@ -13,6 +13,7 @@ from typing import ClassVar
 from gamegrammar import rng
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.events import Event, Salience
+from gamegrammar.simulator import Simulator
 
 Cell = tuple[int, int]
 
@@ -247,39 +248,19 @@ def tick_events(
     return events, end
 
 
-class SnakeGame:
+class SnakeGame(Simulator[SnakeConfig, SnakeState]):
     """The scalar simulator: slow, obvious, and the reference every faster engine is tested against."""
 
-    def __init__(self, config: SnakeConfig | None = None, state: SnakeState | None = None) -> None:
-        self.config = config or SnakeConfig()
-        self.state = state
-        self.seed = 0
-        self.episode = 0
-        self.done = False
-        self.end_reason: str | None = None
+    config_type = SnakeConfig
 
-    @classmethod
-    def from_state(cls, state: SnakeState, config: SnakeConfig, seed: int = 0, episode: int = 0) -> SnakeGame:
-        """A game that continues from an explicit state (a keyframe, say)."""
-        game = cls(config, state)
-        game.seed, game.episode = seed, episode
-        return game
-
-    def reset(self, seed: int, episode: int = 0) -> SnakeState:
-        self.seed, self.episode = seed, episode
-        self.done, self.end_reason = False, None
-        self.state = initial_state(self.config, seed, episode)
-        return self.state
+    def _start(self, seed: int, episode: int) -> SnakeState:
+        return initial_state(self.config, seed, episode)
 
     def legal_actions(self, state: SnakeState | None = None) -> list[Direction]:
         return legal_directions((state or self.state).direction)
 
     def step(self, action: Direction) -> tuple[SnakeState, list[Event], bool]:
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
-        if self.done:
-            raise RuntimeError("the episode is over; call reset()")
-        before = self.state
+        before = self._state_before_step()
         direction, outcome, head = resolve(before, self.config, Direction(action))
         food = None
         if outcome is Outcome.EAT:
