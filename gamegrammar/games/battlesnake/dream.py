@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gamegrammar.games.battlesnake.agents import make_agent, parse_lineup
-from gamegrammar.games.battlesnake.grammar import INPUT_TOKEN, GrammarError, Tick, keyframe_tokens, parse
+from gamegrammar.games.battlesnake.grammar import INPUT_TOKEN, keyframe_tokens, parse
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState
 from gamegrammar.games.battlesnake.trace import agrees, follow
 from gamegrammar.games.battlesnake.validity import check_tick
 from gamegrammar.gamespec import TickReading
-from gamegrammar.verdict import Findings
-
-PAST_LIMIT = "timeout_at_limit"  # the rule a tick written after the tick limit breaks (the game was over)
+from gamegrammar.tick_reading import PAST_LIMIT as PAST_LIMIT  # the rule a tick past the limit breaks
+from gamegrammar.tick_reading import read_tick as read_written_tick
 
 
 class ScriptedInputs:
@@ -40,23 +39,13 @@ class ScriptedInputs:
 
 def read_tick(state: BattlesnakeState, tokens: Sequence[str], config: BattlesnakeConfig, tails: bool) -> TickReading:
     """One whole tick (TICK ... up to the next TICK, keyframe and EOS included) read after `state`."""
-    head = ["BOS", *keyframe_tokens(state)]
-    seq = [*head, *tokens]
-    found = Findings(len(seq) + 1)  # the tick is whole: an element missing at its end is missing, not cut off
-    try:
-        items = list(parse(seq))
-    except GrammarError:
-        return TickReading(None, ("grammar",))
-    ticks = [item for item in items[1:] if isinstance(item, Tick)]
-    if len(ticks) != 1 or ticks[0].start != len(head):
-        raise ValueError(f"read_tick reads one whole tick, got {len(ticks)} in {' '.join(tokens)!r}")
-    tick = ticks[0]
-    tick.number = state.tick + 1
-    check_tick(state, tick, config, found, tails)
-    broken = tuple(sorted(found.first, key=found.first.__getitem__))
-    if tick.number > config.max_ticks:  # trace stops here: the game was over
-        return TickReading(None, broken or (PAST_LIMIT,))
-    after = follow(state, tick, config)
-    if after is not None and tick.keyframe is not None and not agrees(tick.keyframe, after):
-        after = None
-    return TickReading(after, broken)
+    return read_written_tick(
+        state,
+        tokens,
+        keyframe=keyframe_tokens(state),
+        parse=parse,
+        check=lambda before, tick, found: check_tick(before, tick, config, found, tails),
+        follow=lambda before, tick: follow(before, tick, config),
+        agrees=lambda tick, after: agrees(tick.keyframe, after),
+        max_ticks=config.max_ticks,
+    )

@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gamegrammar.games.snake.agents import make_agent
-from gamegrammar.games.snake.grammar import GrammarError, Tick, event_tokens, keyframe_tokens, parse
+from gamegrammar.games.snake.grammar import event_tokens, keyframe_tokens, parse
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeState, event
 from gamegrammar.games.snake.trace import follow
 from gamegrammar.games.snake.validity import check_tick
 from gamegrammar.gamespec import TickReading
-from gamegrammar.verdict import Findings
-
-PAST_LIMIT = "timeout_at_limit"  # the rule a tick written after the tick limit breaks (the game was over)
+from gamegrammar.tick_reading import PAST_LIMIT as PAST_LIMIT  # the rule a tick past the limit breaks
+from gamegrammar.tick_reading import read_tick as read_written_tick
 
 
 class ScriptedInputs:
@@ -52,23 +51,13 @@ def read_tick(
     `sense`: the dream is in the sense design, so a SENSE word left out is a broken rule; `spawn_column` likewise for
     a spawn's column words, and `body_list` for the cells listed before a spawn.
     """
-    head = ["BOS", *keyframe_tokens(state)]
-    seq = [*head, *tokens]
-    found = Findings(len(seq) + 1)  # the tick is whole: an element missing at its end is missing, not cut off
-    try:
-        items = list(parse(seq, head_first=head_first))
-    except GrammarError:
-        return TickReading(None, ("grammar",))
-    ticks = [item for item in items[1:] if isinstance(item, Tick)]
-    if len(ticks) != 1 or ticks[0].start != len(head):
-        raise ValueError(f"read_tick reads one whole tick, got {len(ticks)} in {' '.join(tokens)!r}")
-    tick = ticks[0]
-    tick.number = state.tick + 1
-    check_tick(state, tick, config, found, tails, sense, spawn_column, body_list)
-    broken = tuple(sorted(found.first, key=found.first.__getitem__))
-    if tick.number > config.max_ticks:  # trace stops here: the game was over
-        return TickReading(None, broken or (PAST_LIMIT,))
-    after = follow(state, tick, config, tails, sense, spawn_column, body_list)
-    if after is not None and tick.keyframe is not None and tick.keyframe.state(tick.number) != after:
-        after = None  # trace follows no further than a keyframe that disagrees with the state
-    return TickReading(after, broken)
+    return read_written_tick(
+        state,
+        tokens,
+        keyframe=keyframe_tokens(state),
+        parse=lambda seq: parse(seq, head_first=head_first),
+        check=lambda before, tick, found: check_tick(before, tick, config, found, tails, sense, spawn_column, body_list),
+        follow=lambda before, tick: follow(before, tick, config, tails, sense, spawn_column, body_list),
+        agrees=lambda tick, after: tick.keyframe.state(tick.number) == after,
+        max_ticks=config.max_ticks,
+    )
