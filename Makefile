@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-sense reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix clean \
+.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-sense reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix finetune-snake-chance clean \
 	$(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
@@ -247,6 +247,21 @@ reproduce-gg-gpu-mix-%: setup
 	  --out reports/$(GPU_PREFIX)-$*-analysis-$(notdir $(call heldout,$*))
 
 reproduce-gg-cpu-long-careless: reproduce-gg-cpu-long-mix-careless
+
+# finetune-snake-chance (issue 20): the shipped model (models/snake) fine-tuned on this CPU on its own corpus with each
+# spawn's cell weighted FT_WEIGHT times (1: the control), 240 steps of 4 packed windows (1.5M tokens; about 45 minutes
+# on one thread, two at once), the GPU run's final learning rates, then tier 2 on corpus60k's held-out games.
+FT_WEIGHT ?= 3
+finetune-snake-chance: setup $(CORPUS)-careless-sense/manifest.json $(SENSE_CORPUS)/manifest.json
+	rm -rf runs/ft-snake-chance$(FT_WEIGHT)
+	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(CORPUS)-careless-sense --run_dir runs/ft-snake-chance$(FT_WEIGHT) \
+	  --trainer.enable_progress_bar false --seed_everything 7 --trainer.accelerator cpu --trainer.precision 32-true \
+	  --model.dropout 0.0 --data.batch_size 4 --data.num_workers 1 --trainer.max_steps 240 --trainer.max_time null \
+	  --trainer.val_check_interval 240 --trainer.log_every_n_steps 20 --model.init_from models/snake --model.lr 6.0e-5 \
+	  --model.muon_lr 0.002 --model.warmup_steps 20 --model.chance_weight $(FT_WEIGHT)
+	$(GG) analyze --ckpt runs/ft-snake-chance$(FT_WEIGHT)/checkpoints/last.ckpt --corpus $(SENSE_CORPUS) --tiers 2 \
+	  --out reports/ft-snake-chance$(FT_WEIGHT)-analysis-$(notdir $(SENSE_CORPUS))
+
 
 test: setup
 	$(PY) -m pytest
