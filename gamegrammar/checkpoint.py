@@ -57,14 +57,22 @@ def _part(source: Path, part: str, read: Callable[[Any], T], stored: Any) -> T:
 
 
 def _build(
-    gpt: dict[str, Any], state: dict[str, torch.Tensor], tokenizer_json: str, spec: dict[str, Any], source: Path, longest: int | None = None
+    gpt: dict[str, Any],
+    state: dict[str, torch.Tensor],
+    tokenizer_json: str,
+    spec: dict[str, Any],
+    source: Path,
+    longest: int | None,
+    device: str | torch.device,
 ) -> LoadedModel:
+    """The model on `device`: `load_state_dict` copies into the parameters where they are, so they are made there."""
     config = _part(source, "model config", GPTConfig.from_dict, gpt)
     tokenizer = _part(source, "tokenizer", GameTokenizer.from_json, tokenizer_json)
     corpus_spec = _part(source, "corpus spec", CorpusSpec.from_dict, spec)
     if len(tokenizer) != config.vocab_size:
         raise GameGrammarError(f"{source}: the tokenizer has {len(tokenizer)} tokens but the model's vocab_size is {config.vocab_size}")
-    model = GameGPT(config)
+    with torch.device(device):
+        model = GameGPT(config)
     state = dict(state)
     state.setdefault("head.weight", state.get("wte.weight"))  # tied: stored once
     try:
@@ -111,7 +119,9 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
     info = ckpt[CHECKPOINT_KEY]
     state = {k[len(MODEL_PREFIX) :]: v for k, v in ckpt["state_dict"].items() if k.startswith(MODEL_PREFIX)}
     try:
-        return _build(info["gpt_config"], state, info["tokenizer_json"], info["corpus_spec"], path, info.get("longest_episode"))
+        return _build(
+            info["gpt_config"], state, info["tokenizer_json"], info["corpus_spec"], path, info.get("longest_episode"), map_location
+        )
     except KeyError as err:
         raise GameGrammarError(f"{path} lacks {err.args[0]!r} in its gamegrammar section") from None
 
@@ -192,7 +202,7 @@ def load_exported(directory: str | Path, map_location: str | torch.device = "cpu
         raise GameGrammarError(f"{d}/config.json is not a gamegrammar export of format {EXPORT_FORMAT}")
     _check_export_file(d, "model.safetensors", config.get("weights_sha256"), lambda: _file_sha256(d / "model.safetensors"))
     try:
-        loaded = _build(config["gpt_config"], state, tokenizer_json, config["corpus_spec"], d, config.get("longest_episode"))
+        loaded = _build(config["gpt_config"], state, tokenizer_json, config["corpus_spec"], d, config.get("longest_episode"), map_location)
     except KeyError as err:
         raise GameGrammarError(f"{d}/config.json lacks {err.args[0]!r}") from None
     _check_export_file(d, "tokenizer.json", config.get("tokenizer_sha256"), loaded.tokenizer.sha256)

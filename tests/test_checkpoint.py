@@ -65,6 +65,21 @@ def test_export_round_trip_gives_identical_logits(trained, tmp_path):
     assert load_checkpoint(out).gpt_config == a.gpt_config  # a directory is read as an export
 
 
+def test_the_model_is_made_on_the_device_its_weights_are_mapped_to(trained, tmp_path):
+    # load_state_dict copies into the parameters where they stand: a model built on the CPU stayed there
+    # whatever map_location said, so `--device cuda` sampled on the CPU. "meta" is a second device every machine has.
+    loaded = load_checkpoint(trained, map_location="meta")
+    assert {t.device.type for t in [*loaded.model.parameters(), *loaded.model.buffers()]} == {"meta"}
+    assert loaded.model.head.weight is loaded.model.wte.weight
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_both_formats_load_onto_cuda(trained, tmp_path):
+    for source in (trained, export(trained, tmp_path / "exported")):
+        model = load_checkpoint(source, map_location="cuda").model
+        assert {t.device.type for t in [*model.parameters(), *model.buffers()]} == {"cuda"}
+
+
 def test_export_command(trained, tmp_path, capsys):
     assert main(["export", str(trained), str(tmp_path / "e")]) == 0
     assert "exported" in capsys.readouterr().out and (tmp_path / "e" / "model.safetensors").exists()

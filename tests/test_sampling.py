@@ -207,3 +207,21 @@ def test_a_run_resumed_between_batches_samples_what_an_uninterrupted_one_does():
     assert stats.sequences == 4 and seen == [6, 7]
     with pytest.raises(GameGrammarError, match="cannot resume after 2 of 7"):
         generate(model, prompts, EOS, config, resume=SamplingProgress(whole[:2], points[0].generator_state))
+
+
+def test_a_resumed_run_that_had_finished_sampling_needs_no_cache(monkeypatch):
+    # A journal holding every sequence (killed while validating) must not be refused for a cache it will not use:
+    # 1000 sequences on a GPU's batch did not fit in the CPU's memory that read the journal back.
+    from gamegrammar.sampling import SamplingProgress
+
+    model, prompts = tiny_model(block_size=24), [[2]] * 4
+    config = SamplingConfig(max_length=30, batch_size=4, seed=3)
+    whole = generate(model, prompts, EOS, config)
+
+    def no_room(*_args):
+        raise GameGrammarError("no room for a cache")
+
+    monkeypatch.setattr(model, "new_cache", no_room)
+    stats = SamplingStats()
+    assert generate(model, prompts, EOS, config, stats, resume=SamplingProgress(whole, torch.Generator().get_state())) == whole
+    assert stats.sequences == 0
