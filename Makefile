@@ -233,7 +233,8 @@ reproduce-gg-cpu-2h-mix-%:
 # on one of the mixes above, without dropout, for GPU_STEPS steps (4060: what one H200 ran in 5 minutes; the
 # learning rate's cosine ends there), then the long rows' evaluation and tier 2 on the design's held-out corpus.
 # reproduce-gg-gpu-mix-careless-sense is the shipped model, models/snake (exported with --dtype bfloat16). GPU_ARGS adds training flags,
-# GPU_PREFIX names the run (e.g. GPU_PREFIX=gg-gpu-chance10 GPU_ARGS="--model.chance_weight 10")
+# GPU_PREFIX names the run (e.g. GPU_PREFIX=gg-gpu-chance10 GPU_ARGS="--model.chance_weight 10"). The spawn column's GPU run:
+# reproduce-gg-gpu-mix-careless-sense-column GPU_PREFIX=gg-gpu-chance3 GPU_ARGS="--model.chance_weight 3" GPU_STEPS=3708
 GPU_STEPS ?= 4060
 GPU_ARGS ?=
 GPU_PREFIX ?= gg-gpu
