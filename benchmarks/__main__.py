@@ -2,7 +2,7 @@
 
 Each prints its own table with ratios against a baseline measured in the same run:
 the scalar engine for generation, the reference replay for the evaluator, full
-recomputation for KV-cache sampling, and the original implementation's published
+recomputation for KV-cache sampling, whole prefixes for tier 2's probes, and the original implementation's published
 figures (DESIGN.md) for all of them but the environments (against the single Snake env).
 """
 
@@ -20,6 +20,7 @@ BENCHMARKS = [  # (module, its own arguments)
     ("bench_training", []),
     ("bench_envs", []),
     ("bench_play", []),
+    ("bench_probes", []),
 ]
 
 

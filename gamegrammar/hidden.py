@@ -224,8 +224,8 @@ def branch_sequences(
     def branch(src: KVCache, rows: list[int], length: int, which: list[int]) -> None:
         shape = list(src.k.shape)
         shape[1], shape[3] = k * len(rows), length + n
-        kk = torch.zeros(shape, device=device, dtype=src.k.dtype)
-        vv = torch.zeros(shape, device=device, dtype=src.v.dtype)
+        kk = torch.empty(shape, device=device, dtype=src.k.dtype)  # every slot is filled: the prefix copied, the branch written
+        vv = torch.empty(shape, device=device, dtype=src.v.dtype)
         r = torch.tensor(rows, device=device)
         kk[:, :, :, :length] = src.k[:, r, :, :length].repeat_interleave(k, dim=1)
         vv[:, :, :, :length] = src.v[:, r, :, :length].repeat_interleave(k, dim=1)

@@ -117,7 +117,7 @@ from gamegrammar.games.snake.rules import (
     resolve,
 )
 from gamegrammar.games.snake.trace import trace
-from gamegrammar.hidden import branch_logprobs, branch_sequences, iter_outputs, next_logprobs
+from gamegrammar.hidden import branch_sequences, iter_outputs, next_logprobs
 from gamegrammar.model import GameGPT
 from gamegrammar.rule_emergence import RuleTally, Scores, counted, fmt, mean, probe_section, teacher_forced, tier2_section, traced_ticks
 from gamegrammar.rule_emergence import plot as plot_emergence
@@ -551,34 +551,40 @@ def make_probes(tokens: Sequence[Sequence[str]], config: SnakeConfig, *, seed: i
     return probes
 
 
+_BRANCH_TAIL = 8  # longer tails than a tick's few words are run whole: a branch saves little there
+
+
 def _probe_logprobs(
     model: GameGPT, probes: Sequence[Probe], tokenizer: GameTokenizer, tokens: Sequence[Sequence[str]]
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """[N, V] next-token log-probs after each edited prefix and after its control.
 
-    A fatal-input probe and its control that differ only in the INPUT token of a real tick (grammar
-    v1, where both end with it) are branches of one cached forward of the real episode
-    (`branch_logprobs`), shared by every probe of that episode; any other probe (food-ahead
-    edits a keyframe; in the tail-events design a FREE cell may follow the input) is run on its own.
+    A fatal-input probe and its control are the real episode up to an edited tick's TICK, then a few
+    tokens each (INPUT, and the SENSE word or the head's cell where the design writes them). Where the
+    two tails are short and of one length they are branches of one cached forward of the real episode
+    (`branch_sequences`), shared by every probe of that episode: the same windows as a forward of each
+    whole prefix, at a fraction of the cost. Any other probe (food-ahead edits a keyframe; in the
+    tail-events design a FREE cell may be in one tail only) is run on its own.
     """
     n, v = len(probes), model.config.vocab_size
     edited, control = torch.empty(n, v), torch.empty(n, v)
-    branched = [p.kind != "food_ahead" and p.tokens[-1].startswith("INPUT_") and p.control[-1].startswith("INPUT_") for p in probes]
-    alone = [i for i in range(n) if not branched[i]]
+    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (episode, tail length) -> [(probe, where the tails start)]
+    alone = []
+    for i, p in enumerate(probes):
+        cut = next((j for j, (a, b) in enumerate(zip(p.tokens, p.control)) if a != b), min(len(p.tokens), len(p.control)))
+        tail = len(p.tokens) - cut
+        if cut > 0 and 0 < tail == len(p.control) - cut <= _BRANCH_TAIL and list(p.tokens[:cut]) == list(tokens[p.episode][:cut]):
+            groups.setdefault((p.episode, tail), []).append((i, cut))
+        else:
+            alone.append(i)
     if alone:
         edited[alone] = next_logprobs(model, [tokenizer.encode(probes[i].tokens) for i in alone])
         control[alone] = next_logprobs(model, [tokenizer.encode(probes[i].control) for i in alone])
-    by_episode: dict[int, list[int]] = {}
-    for i, p in enumerate(probes):
-        if branched[i]:
-            by_episode.setdefault(p.episode, []).append(i)
-    inputs = [tokenizer.ids[f"INPUT_{d.name}"] for d in Direction]  # indexed by Direction
-    for e, rows in by_episode.items():
-        points = [len(probes[i].tokens) - 1 for i in rows]  # where the INPUT token sits; ids[:point] ends with TICK
-        branches = branch_logprobs(model, tokenizer.encode(tokens[e]), points, inputs)
-        for i, branch in zip(rows, branches):
-            edited[i] = branch[Direction[probes[i].tokens[-1].removeprefix("INPUT_")]]
-            control[i] = branch[Direction[probes[i].control[-1].removeprefix("INPUT_")]]
+    for (e, _), rows in groups.items():
+        tails = [[tokenizer.encode(probes[i].tokens[cut:]), tokenizer.encode(probes[i].control[cut:])] for i, cut in rows]
+        branches = branch_sequences(model, tokenizer.encode(tokens[e]), [cut for _, cut in rows], tails)
+        for (i, _), branch in zip(rows, branches):
+            edited[i], control[i] = branch[0, -1], branch[1, -1]
     return edited, control
 
 

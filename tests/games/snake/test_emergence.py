@@ -603,3 +603,27 @@ def test_tier2_on_body_list_reports_its_rules_and_the_probes_still_hold(listed):
     for probe in em.make_probes([listed.episode_tokens(r) for r in range(20)], listed.game):
         if probe.kind != "food_ahead":
             assert validate([*probe.tokens, probe.mandated, "EOS"], listed.game, sense=True, body_list=True).valid
+
+
+# ---------------------------------------------------------------- probes scored as branches of one forward
+
+
+@pytest.mark.parametrize("design", ["corpus", "sensed", "head_first", "tails", "columns", "listed"])
+def test_probes_branched_from_the_episode_score_what_their_whole_prefixes_do(design, request, monkeypatch):
+    data: Corpus = request.getfixturevalue(design)
+    rows = data.split("train")[:4]
+    tokens = [data.episode_tokens(int(r)) for r in rows]
+    probes = em.make_probes(tokens, data.game, per_episode=3)
+    model = tiny_model(data, seed=5, block_size=64)  # episodes longer than the context: both of branch_sequences' paths
+    enc = data.tokenizer.encode
+    want_edited = next_logprobs(model, [enc(p.tokens) for p in probes])
+    want_control = next_logprobs(model, [enc(p.control) for p in probes])
+    whole: list[int] = []
+    monkeypatch.setattr(em, "next_logprobs", lambda m, prefixes: whole.append(len(prefixes)) or next_logprobs(m, prefixes))
+    edited, control = em._probe_logprobs(model, probes, data.tokenizer, tokens)
+    torch.testing.assert_close(edited, want_edited, atol=2e-5, rtol=1e-4)
+    torch.testing.assert_close(control, want_control, atol=2e-5, rtol=1e-4)
+    fatal = [p for p in probes if p.kind != "food_ahead"]
+    assert fatal and sum(whole) < 2 * len(probes)  # the fatal-input probes were branched, not run whole
+    if design not in ("tails", "head_first"):  # where one tail has a FREE cell or a head cell the other lacks, it is run whole
+        assert sum(whole) <= 2 * (len(probes) - len(fatal))
