@@ -254,3 +254,44 @@ def branch_sequences(
         model(torch.tensor([ids[p - width : p] for p in ps], device=device), cache=src)
         branch(src, list(range(len(ps))), width, which)
     return [out[i] for i in same]
+
+
+def edited_logprobs(
+    model: GameGPT, episodes: Sequence[Sequence[int]], prefixes: Sequence[tuple[int, Sequence[int]]], max_tail: int = 8
+) -> Tensor:
+    """[N, V] log P(next | prefix) for each (episode index, prefix), what `next_logprobs` gives for the prefixes.
+
+    A counterfactual probe is an episode's own tokens up to some point and then a few others (an edited input,
+    the words after it), and its control the same with the real ones. Such a prefix, at most `max_tail` tokens
+    past the start it shares with its episode, is a branch of one cached forward of the episode
+    (`branch_sequences`, the same windows): an episode is read once for all its prefixes of one tail length,
+    and a point's window once for all the tails there. Any other prefix is run whole.
+    """
+    out = torch.empty(len(prefixes), model.config.vocab_size)
+    shared = []
+    for e, ids in prefixes:
+        own = episodes[e]
+        shared.append(next((j for j, (a, b) in enumerate(zip(ids, own)) if int(a) != int(b)), min(len(ids), len(own))))
+    # A prefix wholly the episode's own (a control) may branch anywhere: where an edited prefix of the same
+    # episode and length does, so the two share a window.
+    edited_tails = {(e, len(ids)): len(ids) - cut for (e, ids), cut in zip(prefixes, shared) if cut < len(ids)}
+    at: dict[tuple[int, int], dict[int, list[int]]] = {}  # (episode, tail length) -> point -> the prefixes there
+    whole = []
+    for i, ((e, ids), cut) in enumerate(zip(prefixes, shared)):
+        if cut == len(ids):
+            cut = len(ids) - min(edited_tails.get((e, len(ids)), 1), len(ids) - 1)
+        if cut > 0 and len(ids) - cut <= max_tail:
+            at.setdefault((e, len(ids) - cut), {}).setdefault(cut, []).append(i)
+        else:
+            whole.append(i)
+    if whole:
+        out[whole] = next_logprobs(model, [prefixes[i][1] for i in whole])
+    for (e, _), by_point in at.items():
+        points = sorted(by_point)
+        k = max(len(rows) for rows in by_point.values())
+        asked = [by_point[p] + by_point[p][-1:] * (k - len(by_point[p])) for p in points]  # k at every point: repeat the last
+        tails = [[[int(t) for t in prefixes[i][1][p:]] for i in rows] for p, rows in zip(points, asked)]
+        for p, branch in zip(points, branch_sequences(model, episodes[e], points, tails)):
+            for j, i in enumerate(by_point[p]):
+                out[i] = branch[j, -1]
+    return out

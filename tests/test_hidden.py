@@ -9,7 +9,16 @@ from gamegrammar.games import tokenizer_for
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.gamespec import CodecConfig
-from gamegrammar.hidden import branch_logprobs, branch_sequences, capture, layer_names, next_logprobs, random_like, run_episodes
+from gamegrammar.hidden import (
+    branch_logprobs,
+    branch_sequences,
+    capture,
+    edited_logprobs,
+    layer_names,
+    next_logprobs,
+    random_like,
+    run_episodes,
+)
 from gamegrammar.model import GameGPT, preset
 
 BOARD = SnakeConfig()
@@ -98,6 +107,24 @@ def test_branches_of_several_tokens_agree_with_plain_forwards() -> None:
     assert branch_sequences(model, ids, [], []) == []
     with pytest.raises(ValueError, match="candidates must be"):
         branch_sequences(model, ids, [30], [[[c] * 24 for c in xs]])  # a branch as long as the context
+
+
+def test_edited_prefixes_score_what_their_whole_forwards_do(monkeypatch) -> None:
+    model = tiny_model(block_size=64)  # episodes of several windows: branches of the first window and of later ones
+    episodes = [episode_ids(), episode_ids(300)]
+    gen = torch.Generator().manual_seed(3)
+
+    def noise(n: int) -> list[int]:
+        return torch.randint(3, len(TOKENIZER), (n,), generator=gen).tolist()
+
+    asked = [(0, episodes[0][:p] + noise(t)) for p, t in ((10, 1), (40, 2), (40, 2), (150, 3), (230, 8))]
+    asked += [(1, episodes[1][:100]), (1, episodes[1][:250] + noise(2))]  # the episode's own prefix; a later window
+    asked += [(1, episodes[1][:20] + noise(12)), (0, noise(30))]  # a long tail and a foreign prefix: run whole
+    whole: list[int] = []
+    monkeypatch.setattr("gamegrammar.hidden.next_logprobs", lambda m, ps: whole.append(len(ps)) or next_logprobs(m, ps))
+    got = edited_logprobs(model, episodes, asked)
+    torch.testing.assert_close(got, next_logprobs(model, [ids for _, ids in asked]), atol=2e-5, rtol=1e-4)
+    assert whole == [2]  # the other seven were branches
 
 
 def test_random_like_is_an_untrained_twin() -> None:

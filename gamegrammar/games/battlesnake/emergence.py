@@ -66,7 +66,7 @@ from gamegrammar.games.battlesnake.rules import (
     tick_events,
 )
 from gamegrammar.games.battlesnake.trace import trace
-from gamegrammar.hidden import branch_logprobs, iter_outputs, next_logprobs
+from gamegrammar.hidden import branch_logprobs, edited_logprobs, iter_outputs
 from gamegrammar.model import GameGPT
 from gamegrammar.rule_emergence import RuleTally, Scores, counted, fmt, mean, probe_section, teacher_forced, tier2_section, traced_ticks
 from gamegrammar.rule_emergence import plot as plot_emergence
@@ -415,26 +415,36 @@ def make_probes(tokens: Sequence[Sequence[str]], config: BattlesnakeConfig, *, s
     return probes
 
 
-def score_probes(model: GameGPT, probes: Sequence[Probe], tokenizer: GameTokenizer) -> dict[str, Any]:
+def score_probes(model: GameGPT, probes: Sequence[Probe], tokenizer: GameTokenizer, tokens: Sequence[Sequence[str]]) -> dict[str, Any]:
     """Per kind: count, mean P(mandated continuation) and argmax accuracy on the edited prefixes; on the controls,
-    P(the mandated first token) (what the edit should raise) and the argmax accuracy against the real next token."""
+    P(the mandated first token) (what the edit should raise) and the argmax accuracy against the real next token.
+
+    `tokens` are the episodes the probes were made from (Probe.episode indexes them): a prefix that is its episode
+    up to a point and then a few edited tokens is a branch of one forward of the episode (`edited_logprobs`)."""
+    episodes = [tokenizer.encode(t) for t in tokens]
+    prefixes = [tokenizer.encode(p.tokens) for p in probes]
+    twos = [i for i, p in enumerate(probes) if len(p.mandated) > 1]  # the second token, given the first
+    asked = [(p.episode, ids) for p, ids in zip(probes, prefixes)] + [(p.episode, tokenizer.encode(p.control)) for p in probes]
+    asked += [(probes[i].episode, [*prefixes[i], tokenizer.ids[probes[i].mandated[0]]]) for i in twos]
+    found = edited_logprobs(model, episodes, asked)  # one call: each episode is read once for every probe
+    n = len(probes)
+    seconds = dict(zip(twos, found[2 * n :]))
     out: dict[str, Any] = {}
     for kind, word in PROBE_KINDS.items():
-        rows = [p for p in probes if p.kind == kind]
+        at = [i for i, p in enumerate(probes) if p.kind == kind]
+        rows = [probes[i] for i in at]
         if not rows:
             out[kind] = {"count": 0, "mandated": word}
             continue
-        prefixes = [tokenizer.encode(p.tokens) for p in rows]
-        logp = next_logprobs(model, prefixes)
+        logp, control = found[at], found[[n + i for i in at]]
         first = torch.tensor([tokenizer.ids[p.mandated[0]] for p in rows])
         prob = logp.gather(1, first[:, None])[:, 0]
         hit = logp.argmax(1) == first
-        if any(len(p.mandated) > 1 for p in rows):  # the second token, given the first
-            second = next_logprobs(model, [[*ids, tokenizer.ids[p.mandated[0]]] for ids, p in zip(prefixes, rows)])
+        if all(i in seconds for i in at):
+            second = torch.stack([seconds[i] for i in at])
             want = torch.tensor([tokenizer.ids[p.mandated[1]] for p in rows])
             prob = prob + second.gather(1, want[:, None])[:, 0]
             hit = hit & (second.argmax(1) == want)
-        control = next_logprobs(model, [tokenizer.encode(p.control) for p in rows])
         real = torch.tensor([tokenizer.ids[p.control_next] for p in rows])
         out[kind] = {
             "count": len(rows),
@@ -463,7 +473,7 @@ def counterfactuals(
         model,
         probes,
         len(tokens),
-        lambda m, ps: score_probes(m, ps, tokenizer),
+        lambda m, ps: score_probes(m, ps, tokenizer, tokens),
         lambda p: {"tick": p.tick, "edited_tail": " ".join(p.tokens[-16:]), "mandated": " ".join(p.mandated)},
         baseline=baseline,
         seed=seed,

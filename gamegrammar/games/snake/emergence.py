@@ -117,7 +117,7 @@ from gamegrammar.games.snake.rules import (
     resolve,
 )
 from gamegrammar.games.snake.trace import trace
-from gamegrammar.hidden import branch_sequences, iter_outputs, next_logprobs
+from gamegrammar.hidden import branch_sequences, edited_logprobs, iter_outputs
 from gamegrammar.model import GameGPT
 from gamegrammar.rule_emergence import RuleTally, Scores, counted, fmt, mean, probe_section, teacher_forced, tier2_section, traced_ticks
 from gamegrammar.rule_emergence import plot as plot_emergence
@@ -551,41 +551,15 @@ def make_probes(tokens: Sequence[Sequence[str]], config: SnakeConfig, *, seed: i
     return probes
 
 
-_BRANCH_TAIL = 8  # longer tails than a tick's few words are run whole: a branch saves little there
-
-
 def _probe_logprobs(
     model: GameGPT, probes: Sequence[Probe], tokenizer: GameTokenizer, tokens: Sequence[Sequence[str]]
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """[N, V] next-token log-probs after each edited prefix and after its control.
-
-    A fatal-input probe and its control are the real episode up to an edited tick's TICK, then a few
-    tokens each (INPUT, and the SENSE word or the head's cell where the design writes them). Where the
-    two tails are short and of one length they are branches of one cached forward of the real episode
-    (`branch_sequences`), shared by every probe of that episode: the same windows as a forward of each
-    whole prefix, at a fraction of the cost. Any other probe (food-ahead edits a keyframe; in the
-    tail-events design a FREE cell may be in one tail only) is run on its own.
-    """
-    n, v = len(probes), model.config.vocab_size
-    edited, control = torch.empty(n, v), torch.empty(n, v)
-    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (episode, tail length) -> [(probe, where the tails start)]
-    alone = []
-    for i, p in enumerate(probes):
-        cut = next((j for j, (a, b) in enumerate(zip(p.tokens, p.control)) if a != b), min(len(p.tokens), len(p.control)))
-        tail = len(p.tokens) - cut
-        if cut > 0 and 0 < tail == len(p.control) - cut <= _BRANCH_TAIL and list(p.tokens[:cut]) == list(tokens[p.episode][:cut]):
-            groups.setdefault((p.episode, tail), []).append((i, cut))
-        else:
-            alone.append(i)
-    if alone:
-        edited[alone] = next_logprobs(model, [tokenizer.encode(probes[i].tokens) for i in alone])
-        control[alone] = next_logprobs(model, [tokenizer.encode(probes[i].control) for i in alone])
-    for (e, _), rows in groups.items():
-        tails = [[tokenizer.encode(probes[i].tokens[cut:]), tokenizer.encode(probes[i].control[cut:])] for i, cut in rows]
-        branches = branch_sequences(model, tokenizer.encode(tokens[e]), [cut for _, cut in rows], tails)
-        for (i, _), branch in zip(rows, branches):
-            edited[i], control[i] = branch[0, -1], branch[1, -1]
-    return edited, control
+    """[N, V] next-token log-probs after each edited prefix and after its control (`edited_logprobs`: the few
+    tokens after a real tick's TICK are branches of one forward of the episode)."""
+    episodes = [tokenizer.encode(t) for t in tokens]
+    both = [(p.episode, tokenizer.encode(p.tokens)) for p in probes] + [(p.episode, tokenizer.encode(p.control)) for p in probes]
+    logp = edited_logprobs(model, episodes, both)  # one call: each episode's prefix is read once for both
+    return logp[: len(probes)], logp[len(probes) :]
 
 
 def score_probes(model: GameGPT, probes: Sequence[Probe], tokenizer: GameTokenizer, tokens: Sequence[Sequence[str]]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake import emergence as em
 from gamegrammar.games.battlesnake.grammar import CAUSE_OF
 from gamegrammar.games.battlesnake.validity import validate
+from gamegrammar.hidden import next_logprobs
 from gamegrammar.model import GameGPT, preset
 from gamegrammar.rule_emergence import bucket_label
 
@@ -76,6 +77,25 @@ def test_probes_mandate_what_the_rules_give(corpus):
         assert set(verdict.violations) <= allowed, (p.kind, verdict.violations)
         assert p.mandated[-1] == em.PROBE_KINDS[p.kind]
         assert p.control == tokens[p.episode][: len(p.control)] and p.control_next == tokens[p.episode][len(p.control)]
+
+
+def test_probes_branched_from_their_episodes_score_as_their_whole_prefixes(corpus):
+    tokens = [corpus.episode_tokens(r) for r in range(len(corpus))]
+    probes = em.make_probes(tokens, corpus.game, seed=1)
+    model, tok = tiny_model(corpus), corpus.tokenizer
+    scored = em.score_probes(model, probes, tok, tokens)
+    for kind in em.PROBE_KINDS:  # the oracle: every prefix run whole
+        rows = [p for p in probes if p.kind == kind]
+        edited = next_logprobs(model, [tok.encode(p.tokens) for p in rows])
+        control = next_logprobs(model, [tok.encode(p.control) for p in rows])
+        first = torch.tensor([tok.ids[p.mandated[0]] for p in rows])
+        logp = edited.gather(1, first[:, None])[:, 0]
+        if len(rows[0].mandated) > 1:
+            second = next_logprobs(model, [[*tok.encode(p.tokens), tok.ids[p.mandated[0]]] for p in rows])
+            logp = logp + second.gather(1, torch.tensor([[tok.ids[p.mandated[1]]] for p in rows]))[:, 0]
+        want = {"mean_prob": float(logp.exp().mean()), "control_mean_prob": float(control.gather(1, first[:, None]).exp().mean())}
+        assert scored[kind]["count"] == len(rows) > 0
+        assert {k: scored[kind][k] for k in want} == pytest.approx(want, rel=1e-4, abs=1e-6), kind
 
 
 def test_tier2_section_renders(corpus, tmp_path):

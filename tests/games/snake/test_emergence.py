@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from gamegrammar import hidden
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import emergence as em
@@ -619,7 +620,7 @@ def test_probes_branched_from_the_episode_score_what_their_whole_prefixes_do(des
     want_edited = next_logprobs(model, [enc(p.tokens) for p in probes])
     want_control = next_logprobs(model, [enc(p.control) for p in probes])
     whole: list[int] = []
-    monkeypatch.setattr(em, "next_logprobs", lambda m, prefixes: whole.append(len(prefixes)) or next_logprobs(m, prefixes))
+    monkeypatch.setattr(hidden, "next_logprobs", lambda m, prefixes: whole.append(len(prefixes)) or next_logprobs(m, prefixes))
     edited, control = em._probe_logprobs(model, probes, data.tokenizer, tokens)
     torch.testing.assert_close(edited, want_edited, atol=2e-5, rtol=1e-4)
     torch.testing.assert_close(control, want_control, atol=2e-5, rtol=1e-4)
