@@ -257,17 +257,18 @@ def branch_sequences(
 
 
 def edited_logprobs(
-    model: GameGPT, episodes: Sequence[Sequence[int]], prefixes: Sequence[tuple[int, Sequence[int]]], max_tail: int = 8
+    model: GameGPT, episodes: Sequence[Sequence[int]], prefixes: Sequence[tuple[int, Sequence[int]]], max_tail: int = 64
 ) -> Tensor:
     """[N, V] log P(next | prefix) for each (episode index, prefix), what `next_logprobs` gives for the prefixes.
 
     A counterfactual probe is an episode's own tokens up to some point and then a few others (an edited input,
-    the words after it), and its control the same with the real ones. Such a prefix, at most `max_tail` tokens
-    past the start it shares with its episode, is a branch of one cached forward of the episode
-    (`branch_sequences`, the same windows): an episode is read once for all its prefixes of one tail length,
-    and a point's window once for all the tails there. Any other prefix is run whole.
+    the words after it, a tick's other snakes), and its control the same with the real ones. Such a prefix, at
+    most `max_tail` tokens (and a quarter context) past the start it shares with its episode, is a branch of one
+    cached forward of the episode (`branch_sequences`, the same windows): an episode is read once for all its
+    prefixes of one tail length, and a point's window once for all the tails there. Any other prefix is run whole.
     """
     out = torch.empty(len(prefixes), model.config.vocab_size)
+    limit = min(max_tail, model.config.block_size // 4)  # longer tails: a branch saves little over a whole prefix
     shared = []
     for e, ids in prefixes:
         own = episodes[e]
@@ -280,7 +281,7 @@ def edited_logprobs(
     for i, ((e, ids), cut) in enumerate(zip(prefixes, shared)):
         if cut == len(ids):
             cut = len(ids) - min(edited_tails.get((e, len(ids)), 1), len(ids) - 1)
-        if cut > 0 and len(ids) - cut <= max_tail:
+        if cut > 0 and len(ids) - cut <= limit:
             at.setdefault((e, len(ids) - cut), {}).setdefault(cut, []).append(i)
         else:
             whole.append(i)

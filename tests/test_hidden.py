@@ -119,7 +119,7 @@ def test_edited_prefixes_score_what_their_whole_forwards_do(monkeypatch) -> None
 
     asked = [(0, episodes[0][:p] + noise(t)) for p, t in ((10, 1), (40, 2), (40, 2), (150, 3), (230, 8))]
     asked += [(1, episodes[1][:100]), (1, episodes[1][:250] + noise(2))]  # the episode's own prefix; a later window
-    asked += [(1, episodes[1][:20] + noise(12)), (0, noise(30))]  # a long tail and a foreign prefix: run whole
+    asked += [(1, episodes[1][:20] + noise(17)), (0, noise(30))]  # a tail over a quarter context, a foreign prefix: whole
     whole: list[int] = []
     monkeypatch.setattr("gamegrammar.hidden.next_logprobs", lambda m, ps: whole.append(len(ps)) or next_logprobs(m, ps))
     got = edited_logprobs(model, episodes, asked)
