@@ -19,6 +19,8 @@ Reusable API (a vectorized evaluator can drive it with inputs read from tokens):
   arrays without per-game Python.
 - `probe(batch) -> Probe`: for each game and each of the 4 directions, the next
   head and the outcome (MOVE, EAT, DIE_WALL, DIE_SELF) if the snake went there.
+- `body_neighbours(probe) -> mask`: for each game, the directions in which the
+  head's neighbour is deadly body (`rules.body_neighbours`), bit d for direction d.
 - `resolve(batch, actions, probe=None) -> Resolution`: what the rules make of one
   input per game (a reversing input is ignored), like `snake.resolve`.
 - `resolve_taken(batch, actions) -> Resolution`: the same, computing only the
@@ -60,6 +62,7 @@ DIRS = np.arange(4)
 DX = np.array([Direction(d).delta[0] for d in range(4)])
 DY = np.array([Direction(d).delta[1] for d in range(4)])
 OPPOSITE = np.array([Direction(d).opposite for d in range(4)])
+SENSE_BITS = 1 << DIRS  # a direction mask's bit for each direction (the sense words are named by these masks)
 
 
 @dataclass
@@ -197,6 +200,11 @@ def probe(batch: SnakeBatch) -> Probe:
     y = batch.head_y[:, None] + DY
     cell, outcome = outcomes_at(batch, x, y)
     return Probe(x, y, cell, outcome)
+
+
+def body_neighbours(pr: Probe) -> np.ndarray:
+    """`rules.body_neighbours` for every game, from its probe, as a mask: bit d where going d runs into the body."""
+    return (pr.outcome == DIE_SELF) @ SENSE_BITS
 
 
 @dataclass

@@ -18,41 +18,51 @@ compared; the reference's verdict for a cut-off sequence whose complete ticks
 all obey the rules is exactly "complete broken at len(tokens)" (its last,
 partial tick is not replayed), so that verdict is also given here.
 
+Designs covered (`FAST_DESIGNS`): grammar v1 and the sense design (a SENSE word
+after every input, compared with `batch.body_neighbours` of the state before the
+tick). A sequence is read as the sense design when the codec declares it or, as
+`validate` reads it, when it holds any SENSE word; so sequences of both designs
+may share a call. The other designs are the reference's alone, at its speed
+(about 370 default-corpus episodes/s in one process, against some 11k/s here):
+a declared tail-events, head-first, spawn-column or body-list codec sends every
+sequence there, and undeclared, a sequence with any FREE goes there, while the
+others (a cell right after an input, column words, listed cells) never match a
+tick shape here, so they are never VALID and go there too.
+
 Every sequence either matches (valid, or a valid prefix) or goes, unchanged, to
 the reference `validate`: tokens outside the board's vocabulary, any mismatch,
-anything unusual, and every sequence of the tail-events design (any FREE) or of
-the head-first design (a cell right after an input: never a tick shape here, so
-never VALID): the tick shapes here are grammar v1's, so those are the
-reference's alone, at its speed: about 370 default-corpus episodes/s in one
-process, against some 11k/s here. The fast path therefore only decides "obeys everything", never which
-rule broke, and its verdicts equal the reference's exactly
-(tests/games/snake/test_fast.py checks that on episodes, every prefix of some,
-and thousands of mutations).
+anything unusual, and every sequence of a design not covered. The fast path
+therefore only decides "obeys everything", never which rule broke, and its
+verdicts equal the reference's exactly (tests/games/snake/test_fast.py checks
+that on episodes, every prefix of some, and thousands of mutations, in both
+designs).
 
 The grammar is not restated here. The shapes of a tick (`_TickShapes`: which
-tokens each kind of tick holds, and in which columns its values go) and the
-layout of an episode's opening (`_Opening`) are read off the writers
+tokens each kind of tick holds, and in which columns its values go, per design)
+and the layout of an episode's opening (`_Opening`) are read off the writers
 themselves: the scalar engine's `rules.tick_events` and the grammar's
-`EpisodeEncoder`, run once on marker states, with one value changed at a time
-to see which column holds it. The value lookups come from the corpus writer's
+`EpisodeEncoder` with the design's codec, run once on marker states, with one
+value changed at a time to see which column holds it. The value lookups come from the corpus writer's
 `rollout.TokenTable`.
 
 Steps, per chunk of sequences: (1) one flat id array (token ids are
 concatenated; token strings are each mapped to one character, joined and read
 back by NumPy: per token only a dict lookup in C); (2) every tick's written facts at once (`_TickFacts`: a tick
-starts at its TICK token, so input, outcome, cell, LEN, spawn and SCORE are
+starts at its TICK token, so input, SENSE word, outcome, cell, LEN, spawn and SCORE are
 read for all ticks of all sequences with a few array operations, and any tick
 that is not the last of its sequence must be a plain move or an eat with a
 spawn, then nothing or a keyframe up to the next TICK); (3) the first
 keyframes, parsed as arrays into a `SnakeBatch`, checked to be possible states
 and re-encoded to compare; (4) sequences sorted by their number of ticks, so
 the ones still running at tick t are a prefix of the batch (views, no
-copying); each tick: `resolve_taken` + `advance` with the written inputs, the
-written food placed, and the rules' outcome, cell, length and score compared
-with the facts; keyframes after a tick are compared with the state;
+copying); each tick: `resolve_taken` + `advance` with the written inputs (in
+the sense design `probe` + `resolve`, the probe giving `body_neighbours` too), the
+written food placed, and the rules' outcome, cell, length and score (and sense)
+compared with the facts; keyframes after a tick are compared with the state;
 (5) each sequence's last tick (a death, WIN, TIMEOUT, EOS or a cut-off) is
 recorded in the loop and judged for all at once against the encoder's tick
-shapes, as far as the sequence goes.
+shapes, as far as the sequence goes. Steps (2) to (5) run once per design, over
+that design's sequences of the chunk.
 
 Where the time goes (10,000 default-corpus episodes as ids, one core, 0.3 s): the
 replay loop about 60%, the tick facts 20%, the rest encoding, keyframes and
@@ -71,7 +81,7 @@ from operator import itemgetter
 import numpy as np
 
 from gamegrammar.games.snake import batch as sb
-from gamegrammar.games.snake.grammar import FREE, EpisodeEncoder, vocabulary
+from gamegrammar.games.snake.grammar import FREE, EpisodeEncoder, SnakeCodec, vocabulary
 from gamegrammar.games.snake.rollout import TokenTable, keyframe_token_ids
 from gamegrammar.games.snake.rules import Cell, Direction, Outcome, SnakeConfig, SnakeState, tick_events
 from gamegrammar.games.snake.validity import RULES, validate
@@ -89,8 +99,16 @@ _NEVER = -2  # an expected id that matches no token
 
 # ---------------------------------------------------------------- the grammar, read off the writers
 
-# Marker values: each is changed alone to find the columns that hold it.
-_MARKS = {"head": ((1, 2), (3, 0)), "length": (3, 4), "food": ((4, 5), (0, 3)), "score": (6, 7), "input": (Direction.U, Direction.L)}
+# Marker values: each is changed alone to find the columns that hold it. "sense" is the length of the snake before
+# the tick, laid out below its head: at 3 its neck is deadly body beside the head, at 1 there is none.
+_MARKS = {
+    "head": ((1, 2), (3, 0)),
+    "length": (3, 4),
+    "food": ((4, 5), (0, 3)),
+    "score": (6, 7),
+    "input": (Direction.U, Direction.L),
+    "sense": (1, 3),
+}
 
 
 def _changed(a: Sequence[str], b: Sequence[str]) -> tuple[int, ...]:
@@ -99,8 +117,9 @@ def _changed(a: Sequence[str], b: Sequence[str]) -> tuple[int, ...]:
     return tuple(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
 
 
-def _written_tick(outcome: Outcome, full: bool, at_limit: bool, **change: object) -> tuple[list[str], bool]:
-    """One tick as the scalar engine's events and the encoder write it (marker values), and whether it ends the episode.
+def _written_tick(codec: SnakeCodec, outcome: Outcome, full: bool, at_limit: bool, **change: object) -> tuple[list[str], bool]:
+    """One tick as the scalar engine's events and the codec's encoder write it (marker values), and whether it ends
+    the episode.
 
     `full`: an eat fills the board (no food is left); `at_limit`: the tick reaches max_ticks.
     """
@@ -111,11 +130,14 @@ def _written_tick(outcome: Outcome, full: bool, at_limit: bool, **change: object
     length = value["length"] if outcome is Outcome.EAT else 1
     body: tuple[Cell, ...] = tuple((hx, hy + k) for k in range(length))
     after = SnakeState(body, Direction.U, None if full else value["food"], value["score"], tick)
-    before = SnakeState(body[:1], Direction.U, value["food"], 0, tick - 1)  # tick_events reads the state after
+    before_body = tuple((hx, hy + k) for k in range(value["sense"]))
+    before = SnakeState(before_body, Direction.U, value["food"], 0, tick - 1)  # tick_events reads the state after
     events, end = tick_events(before, after, value["input"], outcome, config)
-    encoder = EpisodeEncoder()
+    encoder = EpisodeEncoder(codec, config)
+    encoder.start(before)  # the encoder reads the state before the tick (the sense words)
+    opening = len(encoder.tokens)
     encoder.tick(events, after, end is not None)
-    return encoder.tokens, end is not None
+    return encoder.tokens[opening:], end is not None
 
 
 def _first_difference(a: Sequence[str], b: Sequence[str]) -> int:
@@ -133,6 +155,7 @@ class _Shape:
     length: tuple[int, ...]  # (LEN,) or ()
     spawn: tuple[int, ...]  # (x, y) of the spawned food, or ()
     score: tuple[int, ...]  # (V,) or ()
+    sense: tuple[int, ...]  # (SENSE_s,) in the sense design, else ()
 
     @property
     def size(self) -> int:
@@ -140,7 +163,7 @@ class _Shape:
 
     @property
     def values(self) -> frozenset[int]:
-        return frozenset((*self.input, *self.cell, *self.length, *self.spawn, *self.score))
+        return frozenset((*self.input, *self.cell, *self.length, *self.spawn, *self.score, *self.sense))
 
 
 @dataclass(frozen=True)
@@ -150,6 +173,7 @@ class _TickShapes:
     shapes: tuple[_Shape, ...]
     kind_of: np.ndarray  # [outcome code, full, at_limit] -> index into shapes
     input_col: int  # the input's column, the same in every shape
+    sense_col: int | None  # the sense word's column, the same in every shape (None: the design writes none)
     outcome_col: int  # the first column where ticks of different outcomes differ: the outcome's word
     win_col: int  # the column where an eat that fills the board departs from one that spawns food
 
@@ -157,29 +181,38 @@ class _TickShapes:
         return self.shapes[self.kind_of[outcome, int(full), int(at_limit)]]
 
 
+# The designs the fast path reads (`SnakeCodec` options), and the codec each is written with; every other design is
+# the reference's.
+FAST_DESIGNS = {"v1": SnakeCodec(), "sense": SnakeCodec(sense=True)}
+
+
 @cache
-def _tick_shapes() -> _TickShapes:
+def _tick_shapes(codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _TickShapes:
     index: dict[tuple[str, ...], int] = {}
     shapes: list[_Shape] = []
     kind_of = np.zeros((len(sb.OUTCOMES), 2, 2), np.int64)
     for code, outcome in enumerate(sb.OUTCOMES):
         for full in (False, True):
             for at_limit in (False, True):
-                tokens, done = _written_tick(outcome, full, at_limit)
+                tokens, done = _written_tick(codec, outcome, full, at_limit)
                 key = tuple(tokens)
                 if key not in index:
                     cols = {
-                        name: _changed(tokens, _written_tick(outcome, full, at_limit, **{name: pair[1]})[0])
+                        name: _changed(tokens, _written_tick(codec, outcome, full, at_limit, **{name: pair[1]})[0])
                         for name, pair in _MARKS.items()
                     }
                     index[key] = len(shapes)
-                    shapes.append(_Shape(key, done, cols["input"], cols["head"], cols["length"], cols["food"], cols["score"]))
+                    shapes.append(
+                        _Shape(key, done, cols["input"], cols["head"], cols["length"], cols["food"], cols["score"], cols["sense"])
+                    )
                 kind_of[code, int(full), int(at_limit)] = index[key]
     ((input_col,),) = {s.input for s in shapes}
+    (sense,) = {s.sense for s in shapes}
     first = [shapes[kind_of[code, 0, 0]].tokens for code in range(len(sb.OUTCOMES))]
     outcome_col = min(_first_difference(first[0], other) for other in first[1:])
     eat, win = shapes[kind_of[sb.EAT, 0, 0]], shapes[kind_of[sb.EAT, 1, 0]]
-    return _TickShapes(tuple(shapes), kind_of, input_col, outcome_col, _first_difference(eat.tokens, win.tokens))
+    sense_col = sense[0] if sense else None
+    return _TickShapes(tuple(shapes), kind_of, input_col, sense_col, outcome_col, _first_difference(eat.tokens, win.tokens))
 
 
 @dataclass(frozen=True)
@@ -247,6 +280,8 @@ class _Tables:
     len_of: np.ndarray
     v_of: np.ndarray
     outcome_of: np.ndarray  # id -> outcome code of MOVE, EAT, DIE_WALL, DIE_SELF
+    sense_of: np.ndarray  # id -> the directions a SENSE word names, as a mask (bit d for Direction d)
+    sense_id: np.ndarray  # mask -> id of its SENSE word
     x_cell: np.ndarray  # id -> x for X tokens; y_cell: id -> y * width for Y tokens; both hugely negative otherwise
     y_cell: np.ndarray
     x_id: np.ndarray  # x + 1 -> id of X<x>; off the board (-1, width) -> _NEVER
@@ -280,7 +315,8 @@ def _inverse(ids: np.ndarray, size: int, first: int = 0) -> np.ndarray:
 
 
 @lru_cache(maxsize=16)
-def _tables(config: SnakeConfig) -> _Tables:
+def _tables(config: SnakeConfig, codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _Tables:
+    """The lookups for one board, and the tick shapes of one of the designs of `FAST_DESIGNS`."""
     tok = GameTokenizer(vocabulary(config))
     ids = tok.ids
     vocab = len(tok)
@@ -302,7 +338,7 @@ def _tables(config: SnakeConfig) -> _Tables:
     outcome_of = np.full(size, -1, np.int64)
     outcome_of[[word[o.value] for o in sb.OUTCOMES]] = np.arange(len(sb.OUTCOMES))
 
-    ts = _tick_shapes()
+    ts = _tick_shapes(codec)
     width = max(s.size for s in ts.shapes)
     scratch = width  # two extra columns where values a kind does not have are written and ignored
 
@@ -335,6 +371,8 @@ def _tables(config: SnakeConfig) -> _Tables:
         len_of=_inverse(table.len, size, first=1),  # table.len[0] is no length
         v_of=_inverse(table.value, size),
         outcome_of=outcome_of,
+        sense_of=_inverse(table.sense, size),
+        sense_id=table.sense.astype(np.int64),
         x_cell=np.where(x_of >= 0, x_of, -(cells + 1) * 4),
         y_cell=np.where(y_of >= 0, y_of * w, -(cells + 1) * 4),
         x_id=x_id,
@@ -408,21 +446,22 @@ def validate_fast(
     A sequence is a list of tokens, a space-separated string, or token ids (a list
     of ints or an integer array, as the sampler and the corpus hold them: the
     quickest, no strings to look up). Calls with fewer than `min_batch`
-    sequences are answered by the reference alone (it is quicker there), and so is
-    the tail-events, head-first, sense, spawn-column and body-list designs (`tails`, `head_first`, `sense`,
-    `spawn_column`, `body_list`, as
-    `validate` takes them: the fast path reads grammar v1, and a sequence of another design is never VALID there, so
-    it goes to the reference too).
+    sequences are answered by the reference alone (it is quicker there). The design is
+    declared as `validate` takes it (`tails`, `head_first`, `sense`, `spawn_column`,
+    `body_list`; None reads it off each sequence): the fast path reads grammar v1 and
+    the sense design; a declared tail-events, head-first, spawn-column or body-list
+    design goes to the reference alone, and an undeclared sequence of one of those is
+    never VALID here, so it goes to the reference too.
     """
     tb = _tables(config)
     seqs = [s.split() if isinstance(s, str) else s for s in sequences]
     design = {"tails": tails, "head_first": head_first, "sense": sense, "spawn_column": spawn_column, "body_list": body_list}
-    if any(design.values()) or len(seqs) < min_batch:
+    if tails or head_first or spawn_column or body_list or len(seqs) < min_batch:
         return [validate(_as_tokens(s, tb), config, **design) for s in seqs]
     verdicts: list[Verdict] = []
     for a in range(0, len(seqs), CHUNK):
         part = seqs[a : a + CHUNK]
-        status = fast_status(part, config)
+        status = fast_status(part, config, sense)
         for seq, code in zip(part, status.tolist()):
             if code == VALID:
                 verdicts.append(_valid_verdict())
@@ -495,27 +534,49 @@ def _match(flat: np.ndarray, pos: np.ndarray, end: np.ndarray, ids: np.ndarray, 
 # ---------------------------------------------------------------- the replay
 
 
-def fast_status(seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray], config: SnakeConfig) -> np.ndarray:
-    """Per sequence (token lists or ids): VALID, CUT (a valid prefix, no EOS) or SLOW (ask the reference)."""
+def fast_status(seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray], config: SnakeConfig, sense: bool | None = None) -> np.ndarray:
+    """Per sequence (token lists or ids): VALID, CUT (a valid prefix, no EOS) or SLOW (ask the reference).
+
+    `sense`: True holds every sequence to the sense design; None or False (as `validate` takes it) reads the sense
+    design where a sequence holds any SENSE word (declared False, `validate` still checks the words written) and
+    grammar v1 elsewhere.
+    """
     tb = _tables(config)
     status = np.full(len(seqs), SLOW, np.int8)
     flat, start, end, rows = _encode(seqs, tb, pad=2 * (config.cells + 2 * tb.width))
     if not len(rows):
         return status
     tpos = np.flatnonzero(flat[: end[-1]] == tb.word["TICK"])  # where each tick starts, if the sequence is sound
+    row_of_tick = np.searchsorted(start, tpos, side="right") - 1
+    tails = _holds(flat, start, end, np.arange(len(tb.sense_of)) == tb.free_word)  # tail-events sequences: the reference's
+    sensed = np.ones(len(rows), bool) if sense else _holds(flat, start, end, tb.sense_of >= 0)
+    for codec, group in ((FAST_DESIGNS["v1"], ~sensed & ~tails), (FAST_DESIGNS["sense"], sensed & ~tails)):
+        if group.any():
+            g = np.flatnonzero(group)
+            status[rows[g]] = _design_status(flat, tpos[group[row_of_tick]], start[g], end[g], _tables(config, codec))
+    return status
+
+
+def _holds(flat: np.ndarray, start: np.ndarray, end: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """Per row: does it hold any token whose id `which` marks?"""
+    seen = np.concatenate([[0], np.cumsum(which[flat[: end[-1]]])])
+    return seen[end] > seen[start]
+
+
+def _design_status(flat: np.ndarray, tpos: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _Tables) -> np.ndarray:
+    """`fast_status` for the rows of one design (`tpos`: where their ticks start, if they are sound)."""
+    status = np.full(len(start), SLOW, np.int8)
     first = np.searchsorted(tpos, start)
     n_ticks = np.searchsorted(tpos, end) - first
     facts = _TickFacts.read(flat, tpos, first, n_ticks, end, tb)
-    frees = np.concatenate([[0], np.cumsum(flat[: end[-1]] == tb.free_word)])
-    tails = frees[end] > frees[start]  # tail-events sequences: the reference's
-    keep = np.flatnonzero((n_ticks >= 1) & (n_ticks <= config.max_ticks) & ~facts.row_bad & ~tails)
+    keep = np.flatnonzero((n_ticks >= 1) & (n_ticks <= tb.config.max_ticks) & ~facts.row_bad)
     keep = keep[np.argsort(-n_ticks[keep], kind="stable")]  # longest first: the running rows are a prefix
     if not len(keep):
         return status
-    start, end, n_ticks, first, rows = start[keep], end[keep], n_ticks[keep], first[keep], rows[keep]
+    start, end, n_ticks, first = start[keep], end[keep], n_ticks[keep], first[keep]
     batch, p, ok = _first_keyframes(flat, start, end, tb)
     ok &= p == tpos[first]  # the first tick follows the keyframe
-    status[rows] = _replay(flat, tpos, facts, keep, batch, first, ok, end, n_ticks, tb)
+    status[keep] = _replay(flat, tpos, facts, keep, batch, first, ok, end, n_ticks, tb)
     return status
 
 
@@ -523,14 +584,14 @@ def fast_status(seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray], conf
 class _TickFacts:
     """What every tick (every TICK token of the chunk) says, read once for all ticks with array operations.
 
-    A tick that is not its sequence's last must be a plain move (TICK INPUT_d MOVE Xx Yy) or an eat with a
-    spawn (TICK INPUT_d EAT MOVE Xx Yy GROW LENn FOOD_SPAWN Xx Yy SCORE Vs), the shapes `tb.plain` and
-    `tb.eat`, then nothing or a keyframe up to the next TICK; `row_bad` marks the sequences with one that is
-    not. The replay then only compares numbers: the outcome, the cell, LEN, SCORE and the spawn cell with
-    what the rules say.
+    A tick that is not its sequence's last must be a plain move or an eat with a spawn, the design's shapes
+    `tb.plain` and `tb.eat`, then nothing or a keyframe up to the next TICK; `row_bad` marks the sequences with
+    one that is not. The replay then only compares numbers: the outcome, the cell, LEN, SCORE, the spawn cell
+    (and the SENSE word's directions) with what the rules say.
     """
 
     act: np.ndarray  # the input's direction, -1 if not an input
+    sense: np.ndarray | None  # the SENSE word's mask, -1 if not one (None: the design writes none)
     outcome: np.ndarray  # the written outcome (MOVE, EAT, DIE_WALL, DIE_SELF codes), -1 if none
     cell: np.ndarray  # the MOVE cell, negative if not a cell
     length: np.ndarray  # LEN after an eat
@@ -548,6 +609,8 @@ class _TickFacts:
         n = len(tpos)
         q = tpos
         act = tb.input_of[flat[q + tb.shapes.input_col]]
+        sense_col = tb.shapes.sense_col
+        sense = None if sense_col is None else tb.sense_of[flat[q + sense_col]]
         outcome = tb.outcome_of[flat[q + tb.shapes.outcome_col]]
         (x, y) = plain.cell
         cell = tb.x_cell[flat[q + x]] + tb.y_cell[flat[q + y]]
@@ -555,7 +618,10 @@ class _TickFacts:
         score = np.zeros(n, np.int64)
         spawn = np.full(n, -1, np.int64)
         size = np.full(n, plain.size, np.int64)
-        shape_ok = (act >= 0) & (outcome == sb.MOVE)  # a plain move has no other word than its outcome
+        worded = act >= 0  # an input (and in the sense design a SENSE word) where the shapes have them
+        if sense is not None:
+            worded &= sense >= 0
+        shape_ok = worded & (outcome == sb.MOVE)  # a plain move has no other word than its outcome
         eats = np.flatnonzero(outcome == sb.EAT)
         if eats.size:
             w = flat[q[eats, None] + np.arange(eat.size)]
@@ -565,7 +631,7 @@ class _TickFacts:
             spawned = w[:, tb.shapes.win_col] == tb.spawn_word  # the word of the spawn (a last tick may be any shape)
             spawn[eats] = np.where(spawned, tb.x_cell[w[:, sx]] + tb.y_cell[w[:, sy]], -1)
             words = (w[:, tb.eat_words] == tb.eat_word_ids).all(axis=1)
-            shape_ok[eats] = (act[eats] >= 0) & words & (spawn[eats] >= 0) & (length[eats] > 0) & (score[eats] >= 0)
+            shape_ok[eats] = worded[eats] & words & (spawn[eats] >= 0) & (length[eats] > 0) & (score[eats] >= 0)
             size[eats] = eat.size
         # up to the next TICK: nothing, or a keyframe (matched against the state in the replay)
         span = np.diff(q, append=end[-1])
@@ -581,7 +647,7 @@ class _TickFacts:
         keyframe = np.flatnonzero(with_kf & shape_ok & ~last)
         row = np.searchsorted(first, keyframe, side="right") - 1  # rows without ticks share `first` with the next
         number = keyframe - first[row] + 1
-        return cls(act, outcome, cell, length, score, spawn, row, number, q[keyframe] + size[keyframe], gap[keyframe], row_bad)
+        return cls(act, sense, outcome, cell, length, score, spawn, row, number, q[keyframe] + size[keyframe], gap[keyframe], row_bad)
 
 
 def _first_keyframes(flat: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _Tables) -> tuple[sb.SnakeBatch, np.ndarray, np.ndarray]:
@@ -641,6 +707,7 @@ class _LastTicks:
 
     pos: np.ndarray
     outcome: np.ndarray
+    sense: np.ndarray  # the sense word's mask the rules give (the sense design; zeros otherwise)
     x: np.ndarray
     y: np.ndarray
     length: np.ndarray
@@ -654,7 +721,7 @@ class _LastTicks:
     def empty(cls, n: int) -> _LastTicks:
         z = np.zeros(n, np.int64)
         no = np.zeros(n, bool)
-        return cls(z, z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), no, no.copy(), no.copy(), z.copy())
+        return cls(z, z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), no, no.copy(), no.copy(), z.copy())
 
 
 def _replay(
@@ -696,7 +763,11 @@ def _replay(
         if m != view_m:
             view, view_m = batch.take(slice(0, m)), m
         ti = tick[:m]
-        res = sb.resolve_taken(view, facts.act[ti] & 3)
+        if facts.sense is None:
+            res, sensed = sb.resolve_taken(view, facts.act[ti] & 3), None
+        else:  # the sense word comes from the state before the tick: all four directions probed, one taken
+            pr = sb.probe(view)
+            res, sensed = sb.resolve(view, facts.act[ti] & 3, pr), sb.body_neighbours(pr)
         sb.advance(view, res)
         outcome = res.outcome
         # Eats, wherever they are: the food the sequence spawns, if it lands on an empty cell of a board not full.
@@ -711,6 +782,8 @@ def _replay(
         if mb:  # rows with ticks to come: what they wrote must be what the rules say
             tb_ = ti[:mb]
             good = (outcome[:mb] == facts.outcome[tb_]) & (res.cell[:mb] == facts.cell[tb_])
+            if sensed is not None:
+                good &= sensed[:mb] == facts.sense[tb_]
             k = int(np.searchsorted(eaters, mb))
             if k:
                 e = eaters[:k]
@@ -725,7 +798,7 @@ def _replay(
                     same, size = _match(flat, kf_pos[sel], end[rows], *keyframe_token_ids(tb.table, view, rows))
                     ok[rows] &= same & (size == kf_size[sel])
         if mb < m:
-            _record_last(last, flat, view, res, tpos[ti[mb:]], mb, m, t, eaters, spawn_ok, full, ok, end, tb)
+            _record_last(last, flat, view, res, sensed, tpos[ti[mb:]], mb, m, t, eaters, spawn_ok, full, ok, end, tb)
         ti += 1
     return _judge_last(flat, last, ok, end, n_ticks, tb)
 
@@ -735,6 +808,7 @@ def _record_last(
     flat: np.ndarray,
     view: sb.SnakeBatch,
     res: sb.Resolution,
+    sensed: np.ndarray | None,
     pos: np.ndarray,
     mb: int,
     m: int,
@@ -749,6 +823,8 @@ def _record_last(
     """Keep what rows [mb, m) (starting their last tick at `pos`) need to be judged; match a keyframe after it now."""
     last.pos[mb:m] = pos
     outcome = last.outcome[mb:m] = res.outcome[mb:m]
+    if sensed is not None:
+        last.sense[mb:m] = sensed[mb:m]
     last.x[mb:m], last.y[mb:m] = res.x[mb:m], res.y[mb:m]
     last.length[mb:m], last.score[mb:m] = view.length[mb:m], view.score[mb:m]
     if eaters.size:
@@ -782,6 +858,8 @@ def _judge_last(flat: np.ndarray, last: _LastTicks, ok: np.ndarray, end: np.ndar
     r = np.arange(n)
     i = shapes.input_col
     expect[:, i] = np.where(tb.input_of[g[:, i]] >= 0, g[:, i], _NEVER)
+    if shapes.sense_col is not None:
+        expect[:, shapes.sense_col] = tb.sense_id[last.sense]
     expect[r, tb.x_col[kind]] = tb.x_id[last.x + 1]
     expect[r, tb.y_col[kind]] = tb.y_id[last.y + 1]
     expect[r, tb.len_col[kind]] = tb.len_id[last.length]

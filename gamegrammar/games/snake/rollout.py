@@ -29,6 +29,7 @@ from gamegrammar.games.snake.batch import (
     Resolution,
     SnakeBatch,
     advance,
+    body_neighbours,
     end_codes,
     probe,
     resolve,
@@ -73,8 +74,6 @@ class TokenTable:
         self.sense = np.array([ids[token] for token in SENSE_TOKENS], dt)  # by mask: bit d for Direction d
         self.column = np.array([ids[token] for token in COLUMN_WORDS], dt)  # by "the snake is on the cell"
 
-
-SENSE_BITS = np.array([1 << d for d in Direction])  # a SENSE word's mask: bit d for Direction d
 
 # Columns of one tick, in grammar order, each with the event it belongs to (its salience decides whether the
 # codec keeps it; the EOS is structure, never dropped). The head-first design (`head_first_of(codec)`) writes the
@@ -225,7 +224,7 @@ def play_batch(
         actions = policy(batch, games, keyed_draw(tick_key, rng.Purpose.AGENT), pr)
         res = resolve(batch, actions, pr)
         freed = batch.tail() if tails else None  # the cell the tail leaves, read before the move (rules.freed_cell)
-        sensed = (pr.outcome == DIE_SELF) @ SENSE_BITS if sense else None  # rules.body_neighbours, as a mask
+        sensed = body_neighbours(pr) if sense else None  # rules.body_neighbours, as a mask
         advance(batch, res)
         tick_key = tick_keys(keys[games], t)  # serves this tick's food and the next tick's agents
         outcome = res.outcome

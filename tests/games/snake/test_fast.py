@@ -12,7 +12,7 @@ from gamegrammar.evaluation import validate_many
 from gamegrammar.games.snake import batch as sb
 from gamegrammar.games.snake import fast
 from gamegrammar.games.snake.fast import CUT, SLOW, VALID, fast_status, validate_fast
-from gamegrammar.games.snake.grammar import CodecConfig, vocabulary
+from gamegrammar.games.snake.grammar import SENSE_TOKENS, SnakeCodec, vocabulary
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.games.snake.validity import validate
 
@@ -21,9 +21,12 @@ SMALL = SnakeConfig(4, 4, 400)
 
 
 @cache
-def episodes(config: SnakeConfig, keyframe_interval: int, agents: tuple[tuple[str, float], ...], n: int, tmp: str) -> list[list[str]]:
-    out = f"{tmp}/corpus-{config.width}x{config.height}-{keyframe_interval}-{n}"
-    generate(CorpusSpec(game=config, codec=CodecConfig(keyframe_interval=keyframe_interval), agents=dict(agents), episodes=n, seed=5), out)
+def episodes(
+    config: SnakeConfig, keyframe_interval: int, agents: tuple[tuple[str, float], ...], n: int, tmp: str, sense: bool = False
+) -> list[list[str]]:
+    out = f"{tmp}/corpus-{config.width}x{config.height}-{keyframe_interval}-{n}-{'sense' if sense else 'v1'}"
+    codec = SnakeCodec(keyframe_interval=keyframe_interval, sense=sense)
+    generate(CorpusSpec(game=config, codec=codec, agents=dict(agents), episodes=n, seed=5), out)
     corpus = Corpus(out)
     return [corpus.episode_tokens(row) for row in range(len(corpus))]
 
@@ -195,20 +198,25 @@ def test_ids_lists_arrays_and_tokens_mix(corpora):
     assert [v.valid for v in validate_many(ids, config)] == [True] * 40
 
 
-def test_the_tick_shapes_are_read_off_the_writers():
-    """What the reader takes from the engine and the encoder: grammar v1's tick shapes, and the opening's layout."""
-    shapes = fast._tick_shapes()
-    written = {" ".join(s.tokens) for s in shapes.shapes}
-    eat = "TICK INPUT_U EAT MOVE X1 Y2 GROW LEN3"
-    assert written == {
-        "TICK INPUT_U MOVE X1 Y2",
-        "TICK INPUT_U MOVE X1 Y2 TIMEOUT EOS",
+def marker_ticks(sense: str = "") -> set[str]:
+    """The ticks the writers give on the marker values: grammar v1's, with the sense design's word after the input."""
+    tick = " ".join(["TICK INPUT_U", *sense.split()])
+    eat = f"{tick} EAT MOVE X1 Y2 GROW LEN3"
+    return {
+        f"{tick} MOVE X1 Y2",
+        f"{tick} MOVE X1 Y2 TIMEOUT EOS",
         f"{eat} FOOD_SPAWN X4 Y5 SCORE V6",
         f"{eat} FOOD_SPAWN X4 Y5 SCORE V6 TIMEOUT EOS",
         f"{eat} SCORE V6 WIN EOS",  # a win at the tick limit is a win
-        "TICK INPUT_U DIE_WALL EOS",
-        "TICK INPUT_U DIE_SELF EOS",
+        f"{tick} DIE_WALL EOS",
+        f"{tick} DIE_SELF EOS",
     }
+
+
+def test_the_tick_shapes_are_read_off_the_writers():
+    """What the reader takes from the engine and the encoder: grammar v1's tick shapes, and the opening's layout."""
+    shapes = fast._tick_shapes()
+    assert {" ".join(s.tokens) for s in shapes.shapes} == marker_ticks()
     assert (shapes.input_col, shapes.outcome_col, shapes.win_col) == (1, 2, 8)
     eat_shape = shapes.shape(sb.EAT)
     assert (eat_shape.cell, eat_shape.length, eat_shape.spawn, eat_shape.score) == ((4, 5), (7,), (9, 10), (12,))
@@ -230,15 +238,15 @@ def test_tail_events_sequences_go_to_the_reference(tails_corpus):
 # ---------------------------------------------------------------- the head-first design
 
 
-def assert_same_declared(sequences: list, config: SnakeConfig, head_first: bool | None) -> list:
+def assert_same_declared(sequences: list, config: SnakeConfig, **design: bool | None) -> list:
     """validate_fast with a declared design gives the reference's verdicts with that design, on tokens and on ids."""
     tables = fast._tables(config)
-    verdicts = validate_fast(sequences, config, min_batch=1, head_first=head_first)
-    from_ids = validate_fast([as_ids(s, config) for s in sequences], config, min_batch=1, head_first=head_first)
+    verdicts = validate_fast(sequences, config, min_batch=1, **design)
+    from_ids = validate_fast([as_ids(s, config) for s in sequences], config, min_batch=1, **design)
     for seq, got, got_ids in zip(sequences, verdicts, from_ids):
-        want = validate(seq, config, head_first=head_first)
+        want = validate(seq, config, **design)
         assert (got.to_json(), got.positions) == (want.to_json(), want.positions), " ".join(seq)
-        want_ids = validate(fast._as_tokens(as_ids(seq, config), tables), config, head_first=head_first)
+        want_ids = validate(fast._as_tokens(as_ids(seq, config), tables), config, **design)
         assert (got_ids.to_json(), got_ids.positions) == (want_ids.to_json(), want_ids.positions), " ".join(seq)
     return verdicts
 
@@ -256,10 +264,10 @@ def test_head_first_sequences_never_take_the_fast_path_and_get_the_references_ve
     status = fast_status([*seqs, *v1], config)
     assert (status[: len(seqs)] == SLOW).all() and (status[len(seqs) :] == VALID).all()
     assert all(v.valid for v in assert_same(seqs[:20], config))  # no codec: read off each sequence
-    assert all(v.valid for v in assert_same_declared(seqs[:20], config, True))
+    assert all(v.valid for v in assert_same_declared(seqs[:20], config, head_first=True))
     cut = [seq[:k] for seq in seqs[:2] for k in range(0, min(len(seq), 300) + 1, 2)]  # prefixes: a cut-off head-first tick too
     assert_same(cut, config)
-    assert all(v.violations == ["complete"] for v in assert_same_declared([c for c in cut if c], config, True))
+    assert all(v.violations == ["complete"] for v in assert_same_declared([c for c in cut if c], config, head_first=True))
 
 
 def test_head_first_mutations_get_the_references_verdicts(head_first, as_v1):
@@ -282,7 +290,7 @@ def test_head_first_mutations_get_the_references_verdicts(head_first, as_v1):
         assert verdicts == [validate(m, config, head_first=declared) for m in mutated]
         assert sum(not v.valid for v in verdicts) > len(mutated) // 2
     assert_same(mutated, config)  # no codec, on tokens and ids
-    assert_same_declared(mutated[::3], config, True)
+    assert_same_declared(mutated[::3], config, head_first=True)
 
 
 def test_a_head_first_self_death_written_elsewhere_gets_the_references_verdict(head_first):
@@ -300,7 +308,7 @@ def test_a_head_first_self_death_written_elsewhere_gets_the_references_verdict(h
         ]
     assert mutated
     for declared in (None, True):
-        assert_same_declared(mutated, config, declared)
+        assert_same_declared(mutated, config, head_first=declared)
     assert_same(mutated, config)
     assert any(v.violations[:1] == ["move_follows_input"] for v in validate_fast(mutated, config, min_batch=1))
 
@@ -308,4 +316,159 @@ def test_a_head_first_self_death_written_elsewhere_gets_the_references_verdict(h
 def test_a_declared_grammar_v1_holds_head_first_sequences_to_it_on_the_fast_path_too(head_first):
     config, seqs = head_first
     assert all(validate(seq, config, head_first=False).violations == ["grammar"] for seq in seqs[:5])
-    assert_same_declared(seqs[:5], config, False)
+    assert_same_declared(seqs[:5], config, head_first=False)
+
+
+# ---------------------------------------------------------------- the sense design
+
+SENSE = ["10x10", "10x10 keyframes 5", "4x4 greedy", "4x4 careless keyframes 5"]
+
+
+@pytest.fixture(scope="module")
+def sense_corpora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[SnakeConfig, list[list[str]]]]:
+    """Corpora written with the sense words: careless games die in their own body, greedy ones on 4x4 grow long."""
+    tmp = str(tmp_path_factory.mktemp("fast-sense"))
+    mix = (("random", 0.3), ("greedy", 0.3), ("careless", 0.4))
+    small = (("greedy", 0.5), ("careless", 0.5))
+    return {
+        "10x10": (BOARD, episodes(BOARD, 0, mix, 150, tmp, sense=True)),
+        "10x10 keyframes 5": (BOARD, episodes(BOARD, 5, mix, 60, tmp, sense=True)),
+        "4x4 greedy": (SMALL, episodes(SMALL, 0, (("greedy", 1.0),), 80, tmp, sense=True)),
+        "4x4 careless keyframes 5": (SMALL, episodes(SMALL, 5, small, 60, tmp, sense=True)),
+    }
+
+
+def assert_same_sense(sequences: list, config: SnakeConfig) -> list:
+    """The reference's verdicts with the design read off each sequence, and declared sense (and, on a third, not)."""
+    verdicts = assert_same(sequences, config)
+    assert_same_declared(sequences, config, sense=True)
+    assert_same_declared(sequences[::3], config, sense=False)
+    return verdicts
+
+
+def without_sense(seq: list[str]) -> list[str]:
+    return [t for t in seq if not t.startswith("SENSE_")]
+
+
+def test_the_sense_corpora_write_deadly_body_and_self_deaths(sense_corpora):
+    for name in SENSE:
+        _, seqs = sense_corpora[name]
+        words = {t for seq in seqs for t in seq if t.startswith("SENSE_")}
+        assert len(words) >= 6, (name, words)  # the neck alone (one direction) is not all they say
+    assert sum(seq[-2] == "DIE_SELF" for seq in sense_corpora["10x10"][1]) >= 10
+    assert any(seq[-2] == "WIN" for seq in sense_corpora["4x4 greedy"][1])
+
+
+@pytest.mark.parametrize("name", SENSE)
+def test_sense_episodes_are_valid_and_take_the_fast_path(sense_corpora, name):
+    config, seqs = sense_corpora[name]
+    for declared in (None, True, False):
+        assert (fast_status(seqs, config, declared) == VALID).all()
+    assert all(v.valid for v in assert_same_sense(seqs, config))
+
+
+def test_every_sense_prefix_is_judged_like_the_reference(sense_corpora):
+    for name in SENSE:
+        config, seqs = sense_corpora[name]
+        for seq in seqs[:3]:
+            prefixes = [seq[:k] for k in range(len(seq) + 1)]
+            for declared in (None, True):
+                status = fast_status(prefixes, config, declared)
+                assert status[-1] == VALID
+                assert (status[20:-1] == CUT).mean() > 0.9  # cut-offs are answered without the reference
+            assert_same_sense(prefixes, config)
+
+
+@pytest.mark.parametrize("name", SENSE)
+def test_random_single_token_mutations_of_sense_episodes(sense_corpora, name):
+    config, seqs = sense_corpora[name]
+    rng = np.random.default_rng(13)
+    vocab = vocabulary(config)  # the SENSE words included
+    mutated = [m for seq in seqs[:20] for m in mutations(seq, vocab, rng, 40)]
+    mutated += [m[: int(rng.integers(len(m) + 1))] for m in mutated[::4]]  # mutated and cut off
+    verdicts = assert_same_sense(mutated, config)
+    assert sum(not v.valid for v in verdicts) > len(mutated) // 2
+
+
+@pytest.mark.parametrize("name", ["10x10", "4x4 careless keyframes 5"])
+def test_sense_mutations_that_keep_the_grammar(sense_corpora, name):
+    """Values, SENSE words included, swapped for others of the same kind: only the replay can tell."""
+    config, seqs = sense_corpora[name]
+    rng = np.random.default_rng(17)
+    kinds = [[t for t in vocabulary(config) if t.startswith(p) and t[len(p) :].isdigit()] for p in ("X", "Y", "LEN", "V")]
+    kinds += [[f"{p}_{d}" for d in "UDLR"] for p in ("INPUT", "DIR", "B")]
+    kinds += [["DIE_WALL", "DIE_SELF", "MOVE"], SENSE_TOKENS]
+    kind_of = {t: k for k in kinds for t in k}
+    mutated = []
+    for seq in seqs[:50]:
+        places = [i for i, t in enumerate(seq) if t in kind_of]
+        senses = [i for i, t in enumerate(seq) if t in SENSE_TOKENS]
+        for i in [*rng.choice(places, 20), *rng.choice(senses, 10)]:
+            mutated.append([*seq[:i], str(rng.choice(kind_of[seq[i]])), *seq[i + 1 :]])
+    verdicts = assert_same_sense(mutated, config)
+    assert sum(v.violations[:1] == ["body_sensed"] for v in verdicts) > len(mutated) // 5
+
+
+def test_sense_words_left_out_moved_or_added(sense_corpora):
+    """Grammar v1 written where the design is sense, and sense sequences with one word dropped, doubled or swapped."""
+    config, seqs = sense_corpora["10x10"]
+    v1 = [without_sense(seq) for seq in seqs]
+    status = fast_status([*seqs, *v1], config)
+    assert (status == VALID).all()  # both designs in one call, each read off its sequence
+    assert (fast_status(v1, config, sense=True) == SLOW).all()
+    assert all(v.violations == ["body_sensed"] for v in assert_same_declared(v1[:20], config, sense=True))
+    mutated = []
+    for seq in seqs[:30]:
+        senses = [i for i, t in enumerate(seq) if t in SENSE_TOKENS]
+        i, j = senses[len(senses) // 2], senses[-1]
+        mutated += [
+            [*seq[:i], *seq[i + 1 :]],  # one word left out
+            [*seq[:i], seq[i], *seq[i:]],  # one word twice
+            [*seq[:j], *seq[j + 1 :]],  # the last tick's word left out
+            [*seq[:i], seq[j], *seq[i + 1 : j], seq[i], *seq[j + 1 :]],  # two ticks' words swapped
+            [*seq[: i + 1], *without_sense(seq[i + 1 :])],  # grammar v1 from the middle on
+        ]
+    assert_same_sense(mutated, config)
+    assert_same_sense([m[: len(m) // 2] for m in mutated], config)
+
+
+def test_sense_self_collisions_written_otherwise(sense_corpora):
+    """A self-death the rules dictate written as a move, or its SENSE word changed; a move written as a death."""
+    config, seqs = sense_corpora["10x10"]
+    mutated = []
+    for seq in [seq for seq in seqs if seq[-2] == "DIE_SELF"][:8]:
+        mutated.append(seq)
+        for cell in ("X0 Y0", "X5 Y5"):
+            mutated.append([*seq[:-2], "MOVE", *cell.split(), "TIMEOUT", "EOS"])
+        for word in ("SENSE_NONE", "SENSE_UDLR"):
+            mutated.append([*seq[:-3], word, *seq[-2:]])
+        moves = [i for i, t in enumerate(seq) if t == "MOVE"]
+        for i in moves[-4:]:  # every recent head is a body cell now
+            mutated.append([*seq[:-2], "MOVE", seq[i + 1], seq[i + 2], *seq[-2:]])
+            mutated.append([*seq[:-2], "MOVE", seq[i + 1], seq[i + 2], "TICK", *seq[-4:]])
+        i = moves[len(moves) // 2]
+        mutated.append([*seq[:i], "DIE_SELF", "EOS"])
+    assert len(mutated) > 40
+    verdicts = assert_same_sense(mutated, config)
+    assert any(v.violations[:1] == ["self_death"] for v in verdicts)
+
+
+def test_the_sense_tick_shapes_are_read_off_the_writers():
+    shapes = fast._tick_shapes(fast.FAST_DESIGNS["sense"])
+    assert {" ".join(s.tokens) for s in shapes.shapes} == marker_ticks("SENSE_NONE")
+    assert (shapes.input_col, shapes.sense_col, shapes.outcome_col, shapes.win_col) == (1, 2, 3, 9)
+    assert fast._tick_shapes().sense_col is None
+
+
+def test_validate_many_routes_sense_sequences_through_the_fast_path(sense_corpora, monkeypatch):
+    config, seqs = sense_corpora["10x10"]
+    broken = [*seqs[3][:-3], "SENSE_NONE", "DIE_SELF", "EOS"] if seqs[3][-2] == "DIE_SELF" else [*seqs[3][:-2], "EOS"]
+    mixed = [seqs[0], seqs[1][:40], " ".join(seqs[2]), broken, []] * 8
+    calls = []
+    monkeypatch.setattr(fast, "validate", lambda seq, cfg, **design: calls.append(design) or validate(seq, cfg, **design))
+    for codec in (None, SnakeCodec(sense=True)):
+        design = {} if codec is None else {"sense": True}
+        want = [(v.to_json(), v.positions) for v in (validate(s, config, **design) for s in mixed)]
+        calls.clear()
+        assert [(v.to_json(), v.positions) for v in validate_many(iter(mixed), config, codec)] == want
+        assert len(calls) == 16  # only the two broken ones of each five went to the reference
