@@ -18,37 +18,41 @@ compared; the reference's verdict for a cut-off sequence whose complete ticks
 all obey the rules is exactly "complete broken at len(tokens)" (its last,
 partial tick is not replayed), so that verdict is also given here.
 
-Designs covered (`FAST_DESIGNS`): grammar v1 and the sense design (a SENSE word
+Designs covered (`FAST_DESIGNS`): grammar v1, the sense design (a SENSE word
 after every input, compared with `batch.body_neighbours` of the state before the
-tick). A sequence is read as the sense design when the codec declares it or, as
-`validate` reads it, when it holds any SENSE word; so sequences of both designs
-may share a call. The other designs are the reference's alone, at its speed
-(about 370 default-corpus episodes/s in one process, against some 11k/s here):
-a declared tail-events, head-first, spawn-column or body-list codec sends every
-sequence there, and undeclared, a sequence with any FREE goes there, while the
-others (a cell right after an input, column words, listed cells) never match a
-tick shape here, so they are never VALID and go there too.
+tick), and the sense design with the spawn column (`--sense --spawn-column`: a
+spawn's column words compared with the grown body's cells in that column, read
+off the batch's occupancy grid). A sequence is read as a design's when the codec
+declares it or, as `validate` reads it, when it holds any of its words (a SENSE
+word; VAC or OCC); so sequences of several designs may share a call. The other
+designs are the reference's alone, at its speed (about 370 default-corpus
+episodes/s in one process, against some 11k/s here): a declared tail-events,
+head-first or body-list codec sends every sequence there; undeclared, a sequence
+with any FREE, or with column words but no SENSE word (the spawn column alone),
+goes there, while the others (a cell right after an input, listed cells) never
+match a tick shape here, so they are never VALID and go there too.
 
 Every sequence either matches (valid, or a valid prefix) or goes, unchanged, to
 the reference `validate`: tokens outside the board's vocabulary, any mismatch,
 anything unusual, and every sequence of a design not covered. The fast path
 therefore only decides "obeys everything", never which rule broke, and its
 verdicts equal the reference's exactly (tests/games/snake/test_fast.py checks
-that on episodes, every prefix of some, and thousands of mutations, in both
-designs).
+that on episodes, every prefix of some, and thousands of mutations, in each
+design).
 
 The grammar is not restated here. The shapes of a tick (`_TickShapes`: which
 tokens each kind of tick holds, and in which columns its values go, per design)
 and the layout of an episode's opening (`_Opening`) are read off the writers
 themselves: the scalar engine's `rules.tick_events` and the grammar's
 `EpisodeEncoder` with the design's codec, run once on marker states, with one
-value changed at a time to see which column holds it. The value lookups come from the corpus writer's
+value changed at a time to see which column holds it (for the spawn column, a
+body cell moved to each row of the spawn's column in turn). The value lookups come from the corpus writer's
 `rollout.TokenTable`.
 
 Steps, per chunk of sequences: (1) one flat id array (token ids are
 concatenated; token strings are each mapped to one character, joined and read
 back by NumPy: per token only a dict lookup in C); (2) every tick's written facts at once (`_TickFacts`: a tick
-starts at its TICK token, so input, SENSE word, outcome, cell, LEN, spawn and SCORE are
+starts at its TICK token, so input, SENSE word, outcome, cell, LEN, spawn (and its column words) and SCORE are
 read for all ticks of all sequences with a few array operations, and any tick
 that is not the last of its sequence must be a plain move or an eat with a
 spawn, then nothing or a keyframe up to the next TICK); (3) the first
@@ -57,8 +61,8 @@ and re-encoded to compare; (4) sequences sorted by their number of ticks, so
 the ones still running at tick t are a prefix of the batch (views, no
 copying); each tick: `resolve_taken` + `advance` with the written inputs (in
 the sense design `probe` + `resolve`, the probe giving `body_neighbours` too), the
-written food placed, and the rules' outcome, cell, length and score (and sense)
-compared with the facts; keyframes after a tick are compared with the state;
+written food placed, and the rules' outcome, cell, length and score (and sense,
+and the spawn's column) compared with the facts; keyframes after a tick are compared with the state;
 (5) each sequence's last tick (a death, WIN, TIMEOUT, EOS or a cut-off) is
 recorded in the loop and judged for all at once against the encoder's tick
 shapes, as far as the sequence goes. Steps (2) to (5) run once per design, over
@@ -117,18 +121,23 @@ def _changed(a: Sequence[str], b: Sequence[str]) -> tuple[int, ...]:
     return tuple(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
 
 
-def _written_tick(codec: SnakeCodec, outcome: Outcome, full: bool, at_limit: bool, **change: object) -> tuple[list[str], bool]:
-    """One tick as the scalar engine's events and the codec's encoder write it (marker values), and whether it ends
-    the episode.
+def _written_tick(
+    codec: SnakeCodec, height: int, outcome: Outcome, full: bool, at_limit: bool, tail_row: int | None = None, **change: object
+) -> tuple[list[str], bool]:
+    """One tick as the scalar engine's events and the codec's encoder write it (marker values) on a board `height`
+    rows high, and whether it ends the episode.
 
-    `full`: an eat fills the board (no food is left); `at_limit`: the tick reaches max_ticks.
+    `full`: an eat fills the board (no food is left); `at_limit`: the tick reaches max_ticks; `tail_row`: the grown
+    snake's tail moved into the food's column, at that row (which column word a body cell there changes).
     """
     value = {name: change.get(name, pair[0]) for name, pair in _MARKS.items()}
-    config = SnakeConfig(max_ticks=2)
+    config = SnakeConfig(height=height, max_ticks=2)
     tick = config.max_ticks if at_limit else 1
     hx, hy = value["head"]
     length = value["length"] if outcome is Outcome.EAT else 1
     body: tuple[Cell, ...] = tuple((hx, hy + k) for k in range(length))
+    if tail_row is not None and length > 1:
+        body = (*body[:-1], (value["food"][0], tail_row))  # type: ignore[index]
     after = SnakeState(body, Direction.U, None if full else value["food"], value["score"], tick)
     before_body = tuple((hx, hy + k) for k in range(value["sense"]))
     before = SnakeState(before_body, Direction.U, value["food"], 0, tick - 1)  # tick_events reads the state after
@@ -156,6 +165,7 @@ class _Shape:
     spawn: tuple[int, ...]  # (x, y) of the spawned food, or ()
     score: tuple[int, ...]  # (V,) or ()
     sense: tuple[int, ...]  # (SENSE_s,) in the sense design, else ()
+    column: tuple[int, ...]  # the spawn's column words, top row first, in the spawn-column design, else ()
 
     @property
     def size(self) -> int:
@@ -163,7 +173,7 @@ class _Shape:
 
     @property
     def values(self) -> frozenset[int]:
-        return frozenset((*self.input, *self.cell, *self.length, *self.spawn, *self.score, *self.sense))
+        return frozenset((*self.input, *self.cell, *self.length, *self.spawn, *self.score, *self.sense, *self.column))
 
 
 @dataclass(frozen=True)
@@ -183,27 +193,31 @@ class _TickShapes:
 
 # The designs the fast path reads (`SnakeCodec` options), and the codec each is written with; every other design is
 # the reference's.
-FAST_DESIGNS = {"v1": SnakeCodec(), "sense": SnakeCodec(sense=True)}
+FAST_DESIGNS = {"v1": SnakeCodec(), "sense": SnakeCodec(sense=True), "sense + spawn column": SnakeCodec(sense=True, spawn_column=True)}
 
 
 @cache
-def _tick_shapes(codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _TickShapes:
+def _tick_shapes(codec: SnakeCodec = FAST_DESIGNS["v1"], height: int = SnakeConfig.height) -> _TickShapes:
+    """The design's tick shapes on a board `height` rows high (the spawn column has a word per row)."""
     index: dict[tuple[str, ...], int] = {}
     shapes: list[_Shape] = []
     kind_of = np.zeros((len(sb.OUTCOMES), 2, 2), np.int64)
     for code, outcome in enumerate(sb.OUTCOMES):
         for full in (False, True):
             for at_limit in (False, True):
-                tokens, done = _written_tick(codec, outcome, full, at_limit)
+                tokens, done = _written_tick(codec, height, outcome, full, at_limit)
                 key = tuple(tokens)
                 if key not in index:
                     cols = {
-                        name: _changed(tokens, _written_tick(codec, outcome, full, at_limit, **{name: pair[1]})[0])
+                        name: _changed(tokens, _written_tick(codec, height, outcome, full, at_limit, **{name: pair[1]})[0])
                         for name, pair in _MARKS.items()
                     }
+                    rows = [_changed(tokens, _written_tick(codec, height, outcome, full, at_limit, row)[0]) for row in range(height)]
+                    column = tuple(c for row in rows for c in row)  # one column word per row, top first, or none
+                    assert not column or len(column) == height, rows
                     index[key] = len(shapes)
                     shapes.append(
-                        _Shape(key, done, cols["input"], cols["head"], cols["length"], cols["food"], cols["score"], cols["sense"])
+                        _Shape(key, done, cols["input"], cols["head"], cols["length"], cols["food"], cols["score"], cols["sense"], column)
                     )
                 kind_of[code, int(full), int(at_limit)] = index[key]
     ((input_col,),) = {s.input for s in shapes}
@@ -282,6 +296,8 @@ class _Tables:
     outcome_of: np.ndarray  # id -> outcome code of MOVE, EAT, DIE_WALL, DIE_SELF
     sense_of: np.ndarray  # id -> the directions a SENSE word names, as a mask (bit d for Direction d)
     sense_id: np.ndarray  # mask -> id of its SENSE word
+    column_of: np.ndarray  # id -> 1 for OCC, 0 for VAC (the spawn column's words)
+    column_id: np.ndarray  # occupied (0 or 1) -> id of its word
     x_cell: np.ndarray  # id -> x for X tokens; y_cell: id -> y * width for Y tokens; both hugely negative otherwise
     y_cell: np.ndarray
     x_id: np.ndarray  # x + 1 -> id of X<x>; off the board (-1, width) -> _NEVER
@@ -298,6 +314,8 @@ class _Tables:
     v_col: np.ndarray
     spawn_x_col: np.ndarray
     spawn_y_col: np.ndarray
+    column_cols: np.ndarray  # (kinds, column_rows) the columns of the spawn column's words (scratch if none)
+    column_rows: int  # words in a spawn's column: the board's height in the spawn-column design, else 0
     full_col: np.ndarray  # the column that shows a full board (the eat that wins), scratch elsewhere
     plain: _Shape  # the shapes a tick that is not its sequence's last may have: a plain move,
     eat: _Shape  # and an eat that spawns food
@@ -338,7 +356,7 @@ def _tables(config: SnakeConfig, codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _Tab
     outcome_of = np.full(size, -1, np.int64)
     outcome_of[[word[o.value] for o in sb.OUTCOMES]] = np.arange(len(sb.OUTCOMES))
 
-    ts = _tick_shapes(codec)
+    ts = _tick_shapes(codec, config.height)
     width = max(s.size for s in ts.shapes)
     scratch = width  # two extra columns where values a kind does not have are written and ignored
 
@@ -373,6 +391,8 @@ def _tables(config: SnakeConfig, codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _Tab
         outcome_of=outcome_of,
         sense_of=_inverse(table.sense, size),
         sense_id=table.sense.astype(np.int64),
+        column_of=_inverse(table.column, size),
+        column_id=table.column.astype(np.int64),
         x_cell=np.where(x_of >= 0, x_of, -(cells + 1) * 4),
         y_cell=np.where(y_of >= 0, y_of * w, -(cells + 1) * 4),
         x_id=x_id,
@@ -389,6 +409,8 @@ def _tables(config: SnakeConfig, codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _Tab
         v_col=np.array([col(s.score, 0) for s in shapes]),
         spawn_x_col=np.array([col(s.spawn, 0) for s in shapes]),
         spawn_y_col=np.array([col(s.spawn, 1) for s in shapes]),
+        column_cols=np.array([s.column or (scratch,) * len(eat.column) for s in shapes], np.int64).reshape(len(shapes), -1),
+        column_rows=len(eat.column),
         full_col=np.array([ts.win_col if k == win else scratch for k in range(len(shapes))]),
         plain=plain,
         eat=eat,
@@ -448,20 +470,21 @@ def validate_fast(
     quickest, no strings to look up). Calls with fewer than `min_batch`
     sequences are answered by the reference alone (it is quicker there). The design is
     declared as `validate` takes it (`tails`, `head_first`, `sense`, `spawn_column`,
-    `body_list`; None reads it off each sequence): the fast path reads grammar v1 and
-    the sense design; a declared tail-events, head-first, spawn-column or body-list
-    design goes to the reference alone, and an undeclared sequence of one of those is
-    never VALID here, so it goes to the reference too.
+    `body_list`; None reads it off each sequence): the fast path reads grammar v1, the
+    sense design, and the sense design with the spawn column (`FAST_DESIGNS`); a
+    declared tail-events, head-first or body-list design goes to the reference alone,
+    and a sequence of any design not covered is never VALID here, so it goes to the
+    reference too.
     """
     tb = _tables(config)
     seqs = [s.split() if isinstance(s, str) else s for s in sequences]
     design = {"tails": tails, "head_first": head_first, "sense": sense, "spawn_column": spawn_column, "body_list": body_list}
-    if tails or head_first or spawn_column or body_list or len(seqs) < min_batch:
+    if tails or head_first or body_list or len(seqs) < min_batch:
         return [validate(_as_tokens(s, tb), config, **design) for s in seqs]
     verdicts: list[Verdict] = []
     for a in range(0, len(seqs), CHUNK):
         part = seqs[a : a + CHUNK]
-        status = fast_status(part, config, sense)
+        status = fast_status(part, config, sense, spawn_column)
         for seq, code in zip(part, status.tolist()):
             if code == VALID:
                 verdicts.append(_valid_verdict())
@@ -534,12 +557,18 @@ def _match(flat: np.ndarray, pos: np.ndarray, end: np.ndarray, ids: np.ndarray, 
 # ---------------------------------------------------------------- the replay
 
 
-def fast_status(seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray], config: SnakeConfig, sense: bool | None = None) -> np.ndarray:
+def fast_status(
+    seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray],
+    config: SnakeConfig,
+    sense: bool | None = None,
+    spawn_column: bool | None = None,
+) -> np.ndarray:
     """Per sequence (token lists or ids): VALID, CUT (a valid prefix, no EOS) or SLOW (ask the reference).
 
     `sense`: True holds every sequence to the sense design; None or False (as `validate` takes it) reads the sense
     design where a sequence holds any SENSE word (declared False, `validate` still checks the words written) and
-    grammar v1 elsewhere.
+    grammar v1 elsewhere. `spawn_column` likewise, with the column words (VAC, OCC). Each sequence is replayed in
+    the design of `FAST_DESIGNS` it is read as; the spawn column without the sense words is the reference's.
     """
     tb = _tables(config)
     status = np.full(len(seqs), SLOW, np.int8)
@@ -550,7 +579,9 @@ def fast_status(seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray], conf
     row_of_tick = np.searchsorted(start, tpos, side="right") - 1
     tails = _holds(flat, start, end, np.arange(len(tb.sense_of)) == tb.free_word)  # tail-events sequences: the reference's
     sensed = np.ones(len(rows), bool) if sense else _holds(flat, start, end, tb.sense_of >= 0)
-    for codec, group in ((FAST_DESIGNS["v1"], ~sensed & ~tails), (FAST_DESIGNS["sense"], sensed & ~tails)):
+    columned = np.ones(len(rows), bool) if spawn_column else _holds(flat, start, end, tb.column_of >= 0)
+    for codec in FAST_DESIGNS.values():
+        group = (sensed == codec.sense) & (columned == codec.spawn_column) & ~tails
         if group.any():
             g = np.flatnonzero(group)
             status[rows[g]] = _design_status(flat, tpos[group[row_of_tick]], start[g], end[g], _tables(config, codec))
@@ -597,6 +628,7 @@ class _TickFacts:
     length: np.ndarray  # LEN after an eat
     score: np.ndarray  # SCORE after an eat
     spawn: np.ndarray  # the FOOD_SPAWN cell after an eat, negative if none
+    column: np.ndarray | None  # (ticks, column_rows) an eat's column words (1 OCC, 0 VAC, -1 neither); None: no words
     keyframe_row: np.ndarray  # for each keyframe after a tick (not a last one): its row (chunk order),
     keyframe_tick: np.ndarray  # the tick's number in its sequence (1 = first),
     keyframe_pos: np.ndarray  # where it starts and how many tokens it has up to the next TICK
@@ -617,6 +649,7 @@ class _TickFacts:
         length = np.zeros(n, np.int64)
         score = np.zeros(n, np.int64)
         spawn = np.full(n, -1, np.int64)
+        column = np.full((n, tb.column_rows), -1, np.int8) if tb.column_rows else None
         size = np.full(n, plain.size, np.int64)
         worded = act >= 0  # an input (and in the sense design a SENSE word) where the shapes have them
         if sense is not None:
@@ -631,6 +664,9 @@ class _TickFacts:
             spawned = w[:, tb.shapes.win_col] == tb.spawn_word  # the word of the spawn (a last tick may be any shape)
             spawn[eats] = np.where(spawned, tb.x_cell[w[:, sx]] + tb.y_cell[w[:, sy]], -1)
             words = (w[:, tb.eat_words] == tb.eat_word_ids).all(axis=1)
+            if column is not None:
+                column[eats] = tb.column_of[w[:, eat.column]]
+                words &= (column[eats] >= 0).all(axis=1)
             shape_ok[eats] = worded[eats] & words & (spawn[eats] >= 0) & (length[eats] > 0) & (score[eats] >= 0)
             size[eats] = eat.size
         # up to the next TICK: nothing, or a keyframe (matched against the state in the replay)
@@ -647,7 +683,9 @@ class _TickFacts:
         keyframe = np.flatnonzero(with_kf & shape_ok & ~last)
         row = np.searchsorted(first, keyframe, side="right") - 1  # rows without ticks share `first` with the next
         number = keyframe - first[row] + 1
-        return cls(act, sense, outcome, cell, length, score, spawn, row, number, q[keyframe] + size[keyframe], gap[keyframe], row_bad)
+        return cls(
+            act, sense, outcome, cell, length, score, spawn, column, row, number, q[keyframe] + size[keyframe], gap[keyframe], row_bad
+        )
 
 
 def _first_keyframes(flat: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _Tables) -> tuple[sb.SnakeBatch, np.ndarray, np.ndarray]:
@@ -714,14 +752,16 @@ class _LastTicks:
     score: np.ndarray
     spawn_ok: np.ndarray
     full: np.ndarray
+    column: np.ndarray  # (n, column_rows) the ids of the column words the rules give for the spawn written
     kf_same: np.ndarray  # a keyframe follows the tick and matches the state (only as far as the sequence goes)
     kf_size: np.ndarray  # its tokens, 0 when none follows
 
     @classmethod
-    def empty(cls, n: int) -> _LastTicks:
+    def empty(cls, n: int, column_rows: int) -> _LastTicks:
         z = np.zeros(n, np.int64)
         no = np.zeros(n, bool)
-        return cls(z, z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), no, no.copy(), no.copy(), z.copy())
+        column = np.zeros((n, column_rows), np.int64)
+        return cls(z, z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), no, no.copy(), column, no.copy(), z.copy())
 
 
 def _replay(
@@ -744,7 +784,8 @@ def _replay(
     """
     cells = tb.config.cells
     n = len(ok)
-    last = _LastTicks.empty(n)
+    last = _LastTicks.empty(n, tb.column_rows)
+    column_at = tb.config.width * np.arange(tb.column_rows)  # a column's cells, top row first, from its x
     # running[t] = rows with at least t ticks: rows [0, running[t]) are still going at tick t
     last_tick = int(n_ticks[0])
     running = np.searchsorted(-n_ticks, -np.arange(last_tick + 2), side="right")
@@ -772,13 +813,15 @@ def _replay(
         outcome = res.outcome
         # Eats, wherever they are: the food the sequence spawns, if it lands on an empty cell of a board not full.
         eaters = np.flatnonzero(outcome == sb.EAT)
-        spawn_ok = full = None
+        spawn_ok = full = column = None
         if eaters.size:
             cell = facts.spawn[ti[eaters]]
             full = view.length[eaters] == cells
             spawn_ok = (cell >= 0) & ~full
             spawn_ok &= ~view.occ.reshape(-1)[eaters * cells + np.maximum(cell, 0)]
             view.food[eaters] = np.where(spawn_ok, cell, -1)
+            if tb.column_rows:  # rules.column_occupancy: the grown body in the written spawn's column
+                column = view.occ[eaters[:, None], np.maximum(cell, 0)[:, None] % tb.config.width + column_at]
         if mb:  # rows with ticks to come: what they wrote must be what the rules say
             tb_ = ti[:mb]
             good = (outcome[:mb] == facts.outcome[tb_]) & (res.cell[:mb] == facts.cell[tb_])
@@ -789,6 +832,8 @@ def _replay(
                 e = eaters[:k]
                 te = tb_[e]
                 good[e] &= spawn_ok[:k] & (facts.length[te] == view.length[e]) & (facts.score[te] == view.score[e])
+                if column is not None:
+                    good[e] &= (facts.column[te] == column[:k]).all(axis=1)
             ok[:mb] &= good
             a, b = kf_at[t], kf_at[t + 1]
             if a < b:  # keyframes after this tick: the state, exactly, filling the gap to the next TICK
@@ -798,7 +843,7 @@ def _replay(
                     same, size = _match(flat, kf_pos[sel], end[rows], *keyframe_token_ids(tb.table, view, rows))
                     ok[rows] &= same & (size == kf_size[sel])
         if mb < m:
-            _record_last(last, flat, view, res, sensed, tpos[ti[mb:]], mb, m, t, eaters, spawn_ok, full, ok, end, tb)
+            _record_last(last, flat, view, res, sensed, tpos[ti[mb:]], mb, m, t, eaters, spawn_ok, full, column, ok, end, tb)
         ti += 1
     return _judge_last(flat, last, ok, end, n_ticks, tb)
 
@@ -816,6 +861,7 @@ def _record_last(
     eaters: np.ndarray,
     spawn_ok: np.ndarray | None,
     full: np.ndarray | None,
+    column: np.ndarray | None,
     ok: np.ndarray,
     end: np.ndarray,
     tb: _Tables,
@@ -831,6 +877,8 @@ def _record_last(
         k = int(np.searchsorted(eaters, mb))
         e = eaters[k:]
         last.spawn_ok[e], last.full[e] = spawn_ok[k:], full[k:]
+        if column is not None:
+            last.column[e] = tb.column_id[column[k:].view(np.uint8)]
     if t < tb.config.max_ticks:  # a tick that does not end the episode may be followed by a keyframe
         after = pos + np.where(outcome == sb.EAT, tb.eat.size, tb.plain.size)
         stop = end[mb:m]
@@ -866,6 +914,8 @@ def _judge_last(flat: np.ndarray, last: _LastTicks, ok: np.ndarray, end: np.ndar
     expect[r, tb.v_col[kind]] = tb.v_id[last.score]
     expect[r, tb.spawn_x_col[kind]] = np.where(last.spawn_ok, g[:, eat.spawn[0]], _NEVER)
     expect[r, tb.spawn_y_col[kind]] = g[:, eat.spawn[1]]
+    if tb.column_rows:
+        expect[r[:, None], tb.column_cols[kind]] = last.column
     full_col = tb.full_col[kind]
     expect[r, full_col] = np.where(last.full, expect[r, full_col], _NEVER)  # the winning shape only on a full board
     shown = np.minimum(end - pos, tb.klen[kind])  # a cut-off sequence shows only part of its last tick

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 
 import numpy as np
@@ -12,7 +13,7 @@ from gamegrammar.evaluation import validate_many
 from gamegrammar.games.snake import batch as sb
 from gamegrammar.games.snake import fast
 from gamegrammar.games.snake.fast import CUT, SLOW, VALID, fast_status, validate_fast
-from gamegrammar.games.snake.grammar import SENSE_TOKENS, SnakeCodec, vocabulary
+from gamegrammar.games.snake.grammar import COLUMN_WORDS, SENSE_TOKENS, SnakeCodec, vocabulary
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.games.snake.validity import validate
 
@@ -22,10 +23,11 @@ SMALL = SnakeConfig(4, 4, 400)
 
 @cache
 def episodes(
-    config: SnakeConfig, keyframe_interval: int, agents: tuple[tuple[str, float], ...], n: int, tmp: str, sense: bool = False
+    config: SnakeConfig, keyframe_interval: int, agents: tuple[tuple[str, float], ...], n: int, tmp: str, design: tuple[str, ...] = ()
 ) -> list[list[str]]:
-    out = f"{tmp}/corpus-{config.width}x{config.height}-{keyframe_interval}-{n}-{'sense' if sense else 'v1'}"
-    codec = SnakeCodec(keyframe_interval=keyframe_interval, sense=sense)
+    """Episodes of a corpus written in grammar v1 or with the codec options `design` on."""
+    out = f"{tmp}/corpus-{config.width}x{config.height}-{keyframe_interval}-{n}-{'-'.join(design) or 'v1'}"
+    codec = SnakeCodec(keyframe_interval=keyframe_interval, **dict.fromkeys(design, True))
     generate(CorpusSpec(game=config, codec=codec, agents=dict(agents), episodes=n, seed=5), out)
     corpus = Corpus(out)
     return [corpus.episode_tokens(row) for row in range(len(corpus))]
@@ -198,15 +200,17 @@ def test_ids_lists_arrays_and_tokens_mix(corpora):
     assert [v.valid for v in validate_many(ids, config)] == [True] * 40
 
 
-def marker_ticks(sense: str = "") -> set[str]:
-    """The ticks the writers give on the marker values: grammar v1's, with the sense design's word after the input."""
+def marker_ticks(sense: str = "", column: str = "") -> set[str]:
+    """The ticks the writers give on the marker values: grammar v1's, with the sense design's word after the input
+    and the spawn column's words between the spawn's X and Y."""
     tick = " ".join(["TICK INPUT_U", *sense.split()])
     eat = f"{tick} EAT MOVE X1 Y2 GROW LEN3"
+    spawn = " ".join(["FOOD_SPAWN X4", *column.split(), "Y5"])
     return {
         f"{tick} MOVE X1 Y2",
         f"{tick} MOVE X1 Y2 TIMEOUT EOS",
-        f"{eat} FOOD_SPAWN X4 Y5 SCORE V6",
-        f"{eat} FOOD_SPAWN X4 Y5 SCORE V6 TIMEOUT EOS",
+        f"{eat} {spawn} SCORE V6",
+        f"{eat} {spawn} SCORE V6 TIMEOUT EOS",
         f"{eat} SCORE V6 WIN EOS",  # a win at the tick limit is a win
         f"{tick} DIE_WALL EOS",
         f"{tick} DIE_SELF EOS",
@@ -319,104 +323,128 @@ def test_a_declared_grammar_v1_holds_head_first_sequences_to_it_on_the_fast_path
     assert_same_declared(seqs[:5], config, head_first=False)
 
 
-# ---------------------------------------------------------------- the sense design
+# ---------------------------------------------------------------- the sense design, with and without the spawn column
 
-SENSE = ["10x10", "10x10 keyframes 5", "4x4 greedy", "4x4 careless keyframes 5"]
+DESIGNS = {"sense": ("sense",), "sense + spawn column": ("sense", "spawn_column")}  # the codec options of each
+NAMES = ["10x10", "10x10 keyframes 5", "4x4 greedy", "4x4 careless keyframes 5"]
 
 
 @pytest.fixture(scope="module")
-def sense_corpora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[SnakeConfig, list[list[str]]]]:
-    """Corpora written with the sense words: careless games die in their own body, greedy ones on 4x4 grow long."""
-    tmp = str(tmp_path_factory.mktemp("fast-sense"))
+def design_corpora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, tuple[SnakeConfig, list[list[str]]]]]:
+    """Corpora in each design: careless games die in their own body, greedy ones on 4x4 grow long and eat often."""
+    tmp = str(tmp_path_factory.mktemp("fast-designs"))
     mix = (("random", 0.3), ("greedy", 0.3), ("careless", 0.4))
     small = (("greedy", 0.5), ("careless", 0.5))
     return {
-        "10x10": (BOARD, episodes(BOARD, 0, mix, 150, tmp, sense=True)),
-        "10x10 keyframes 5": (BOARD, episodes(BOARD, 5, mix, 60, tmp, sense=True)),
-        "4x4 greedy": (SMALL, episodes(SMALL, 0, (("greedy", 1.0),), 80, tmp, sense=True)),
-        "4x4 careless keyframes 5": (SMALL, episodes(SMALL, 5, small, 60, tmp, sense=True)),
+        design: {
+            "10x10": (BOARD, episodes(BOARD, 0, mix, 150, tmp, options)),
+            "10x10 keyframes 5": (BOARD, episodes(BOARD, 5, mix, 60, tmp, options)),
+            "4x4 greedy": (SMALL, episodes(SMALL, 0, (("greedy", 1.0),), 80, tmp, options)),
+            "4x4 careless keyframes 5": (SMALL, episodes(SMALL, 5, small, 60, tmp, options)),
+        }
+        for design, options in DESIGNS.items()
     }
 
 
-def assert_same_sense(sequences: list, config: SnakeConfig) -> list:
-    """The reference's verdicts with the design read off each sequence, and declared sense (and, on a third, not)."""
+def declared(design: str, on: bool | None = True) -> dict[str, bool | None]:
+    return dict.fromkeys(DESIGNS[design], on)
+
+
+def assert_same_design(sequences: list, config: SnakeConfig, design: str) -> list:
+    """The reference's verdicts with the design read off each sequence, declared on, and (on a third) declared off."""
     verdicts = assert_same(sequences, config)
-    assert_same_declared(sequences, config, sense=True)
-    assert_same_declared(sequences[::3], config, sense=False)
+    assert_same_declared(sequences, config, **declared(design))
+    assert_same_declared(sequences[::3], config, **declared(design, False))
     return verdicts
 
 
-def without_sense(seq: list[str]) -> list[str]:
-    return [t for t in seq if not t.startswith("SENSE_")]
+def without(seq: list[str], words: Iterable[str]) -> list[str]:
+    words = set(words)
+    return [t for t in seq if t not in words]
 
 
-def test_the_sense_corpora_write_deadly_body_and_self_deaths(sense_corpora):
-    for name in SENSE:
-        _, seqs = sense_corpora[name]
-        words = {t for seq in seqs for t in seq if t.startswith("SENSE_")}
+@pytest.mark.parametrize("design", DESIGNS)
+def test_the_design_corpora_write_deadly_body_columns_and_self_deaths(design_corpora, design):
+    corpora = design_corpora[design]
+    for name in NAMES:
+        _, seqs = corpora[name]
+        words = {t for seq in seqs for t in seq if t in SENSE_TOKENS}
         assert len(words) >= 6, (name, words)  # the neck alone (one direction) is not all they say
-    assert sum(seq[-2] == "DIE_SELF" for seq in sense_corpora["10x10"][1]) >= 10
-    assert any(seq[-2] == "WIN" for seq in sense_corpora["4x4 greedy"][1])
+        if "spawn_column" in DESIGNS[design]:
+            assert sum(seq.count("OCC") for seq in seqs) > 20, name
+    assert sum(seq[-2] == "DIE_SELF" for seq in corpora["10x10"][1]) >= 10
+    assert any(seq[-2] == "WIN" for seq in corpora["4x4 greedy"][1])
 
 
-@pytest.mark.parametrize("name", SENSE)
-def test_sense_episodes_are_valid_and_take_the_fast_path(sense_corpora, name):
-    config, seqs = sense_corpora[name]
-    for declared in (None, True, False):
-        assert (fast_status(seqs, config, declared) == VALID).all()
-    assert all(v.valid for v in assert_same_sense(seqs, config))
+@pytest.mark.parametrize("design", DESIGNS)
+@pytest.mark.parametrize("name", NAMES)
+def test_design_episodes_are_valid_and_take_the_fast_path(design_corpora, design, name):
+    config, seqs = design_corpora[design][name]
+    for on in (None, True, False):
+        assert (fast_status(seqs, config, **declared(design, on)) == VALID).all()
+    assert all(v.valid for v in assert_same_design(seqs, config, design))
 
 
-def test_every_sense_prefix_is_judged_like_the_reference(sense_corpora):
-    for name in SENSE:
-        config, seqs = sense_corpora[name]
+@pytest.mark.parametrize("design", DESIGNS)
+def test_every_prefix_in_a_design_is_judged_like_the_reference(design_corpora, design):
+    for name in NAMES:
+        config, seqs = design_corpora[design][name]
         for seq in seqs[:3]:
             prefixes = [seq[:k] for k in range(len(seq) + 1)]
-            for declared in (None, True):
-                status = fast_status(prefixes, config, declared)
+            for on in (None, True):
+                status = fast_status(prefixes, config, **declared(design, on))
                 assert status[-1] == VALID
-                assert (status[20:-1] == CUT).mean() > 0.9  # cut-offs are answered without the reference
-            assert_same_sense(prefixes, config)
+                # cut-offs are answered without the reference (not inside a spawn: its cell is not known yet)
+                assert (status[20:-1] == CUT).mean() > 0.8
+            assert_same_design(prefixes, config, design)
 
 
-@pytest.mark.parametrize("name", SENSE)
-def test_random_single_token_mutations_of_sense_episodes(sense_corpora, name):
-    config, seqs = sense_corpora[name]
+@pytest.mark.parametrize("design", DESIGNS)
+@pytest.mark.parametrize("name", NAMES)
+def test_random_single_token_mutations_in_a_design(design_corpora, design, name):
+    config, seqs = design_corpora[design][name]
     rng = np.random.default_rng(13)
-    vocab = vocabulary(config)  # the SENSE words included
+    vocab = vocabulary(config)  # the SENSE and column words included
     mutated = [m for seq in seqs[:20] for m in mutations(seq, vocab, rng, 40)]
     mutated += [m[: int(rng.integers(len(m) + 1))] for m in mutated[::4]]  # mutated and cut off
-    verdicts = assert_same_sense(mutated, config)
+    verdicts = assert_same_design(mutated, config, design)
     assert sum(not v.valid for v in verdicts) > len(mutated) // 2
 
 
+@pytest.mark.parametrize("design", DESIGNS)
 @pytest.mark.parametrize("name", ["10x10", "4x4 careless keyframes 5"])
-def test_sense_mutations_that_keep_the_grammar(sense_corpora, name):
-    """Values, SENSE words included, swapped for others of the same kind: only the replay can tell."""
-    config, seqs = sense_corpora[name]
+def test_mutations_that_keep_the_grammar_in_a_design(design_corpora, design, name):
+    """Values, SENSE and column words included, swapped for others of the same kind: only the replay can tell."""
+    config, seqs = design_corpora[design][name]
     rng = np.random.default_rng(17)
     kinds = [[t for t in vocabulary(config) if t.startswith(p) and t[len(p) :].isdigit()] for p in ("X", "Y", "LEN", "V")]
     kinds += [[f"{p}_{d}" for d in "UDLR"] for p in ("INPUT", "DIR", "B")]
-    kinds += [["DIE_WALL", "DIE_SELF", "MOVE"], SENSE_TOKENS]
+    kinds += [["DIE_WALL", "DIE_SELF", "MOVE"], SENSE_TOKENS, list(COLUMN_WORDS)]
     kind_of = {t: k for k in kinds for t in k}
     mutated = []
     for seq in seqs[:50]:
         places = [i for i, t in enumerate(seq) if t in kind_of]
-        senses = [i for i, t in enumerate(seq) if t in SENSE_TOKENS]
-        for i in [*rng.choice(places, 20), *rng.choice(senses, 10)]:
+        words = [i for i, t in enumerate(seq) if t in SENSE_TOKENS or t in COLUMN_WORDS]
+        for i in [*rng.choice(places, 20), *rng.choice(words, 10)]:
             mutated.append([*seq[:i], str(rng.choice(kind_of[seq[i]])), *seq[i + 1 :]])
-    verdicts = assert_same_sense(mutated, config)
-    assert sum(v.violations[:1] == ["body_sensed"] for v in verdicts) > len(mutated) // 5
+    verdicts = assert_same_design(mutated, config, design)
+    first = [v.violations[:1] for v in verdicts]
+    assert first.count(["body_sensed"]) > len(mutated) // 10
+    if "spawn_column" in DESIGNS[design]:
+        assert first.count(["column_sensed"]) > len(mutated) // 50
 
 
-def test_sense_words_left_out_moved_or_added(sense_corpora):
-    """Grammar v1 written where the design is sense, and sense sequences with one word dropped, doubled or swapped."""
-    config, seqs = sense_corpora["10x10"]
-    v1 = [without_sense(seq) for seq in seqs]
-    status = fast_status([*seqs, *v1], config)
-    assert (status == VALID).all()  # both designs in one call, each read off its sequence
-    assert (fast_status(v1, config, sense=True) == SLOW).all()
-    assert all(v.violations == ["body_sensed"] for v in assert_same_declared(v1[:20], config, sense=True))
+@pytest.mark.parametrize("design", DESIGNS)
+def test_sense_words_left_out_moved_or_added(design_corpora, design):
+    """The design without its SENSE words, and sequences with one word dropped, doubled or swapped."""
+    config, seqs = design_corpora[design]["10x10"]
+    bare = [without(seq, SENSE_TOKENS) for seq in seqs]
+    status = fast_status([*seqs, *bare], config)
+    assert (status[: len(seqs)] == VALID).all()  # each read off its sequence
+    columns = [any(t in COLUMN_WORDS for t in seq) for seq in bare]  # the spawn column alone is the reference's
+    assert (status[len(seqs) :] == np.where(columns, SLOW, VALID)).all()
+    assert (fast_status(bare, config, sense=True) == SLOW).all()
+    assert all(v.violations == ["body_sensed"] for v in assert_same_declared(bare[:20], config, **declared(design)))
     mutated = []
     for seq in seqs[:30]:
         senses = [i for i, t in enumerate(seq) if t in SENSE_TOKENS]
@@ -426,15 +454,43 @@ def test_sense_words_left_out_moved_or_added(sense_corpora):
             [*seq[:i], seq[i], *seq[i:]],  # one word twice
             [*seq[:j], *seq[j + 1 :]],  # the last tick's word left out
             [*seq[:i], seq[j], *seq[i + 1 : j], seq[i], *seq[j + 1 :]],  # two ticks' words swapped
-            [*seq[: i + 1], *without_sense(seq[i + 1 :])],  # grammar v1 from the middle on
+            [*seq[: i + 1], *without(seq[i + 1 :], SENSE_TOKENS)],  # no words from the middle on
         ]
-    assert_same_sense(mutated, config)
-    assert_same_sense([m[: len(m) // 2] for m in mutated], config)
+    assert_same_design(mutated, config, design)
+    assert_same_design([m[: len(m) // 2] for m in mutated], config, design)
 
 
-def test_sense_self_collisions_written_otherwise(sense_corpora):
+def test_column_words_left_out_moved_or_added(design_corpora):
+    """The sense design written where the spawn column is declared, and spawns with a word dropped, added or flipped."""
+    design = "sense + spawn column"
+    config, seqs = design_corpora[design]["4x4 careless keyframes 5"]
+    sense_only = [without(seq, COLUMN_WORDS) for seq in seqs]
+    assert (fast_status(sense_only, config) == VALID).all()
+    assert (fast_status(sense_only, config, spawn_column=True) == SLOW).all()
+    spawning = [s for s in sense_only if "FOOD_SPAWN" in s][:20]
+    assert all(v.violations == ["column_sensed"] for v in assert_same_declared(spawning, config, **declared(design)))
+    mutated = []
+    for seq in seqs[:30]:
+        spawns = [i for i, t in enumerate(seq) if t == "FOOD_SPAWN"]
+        for i in spawns[:: max(1, len(spawns) // 3)]:
+            k = i + 2 + int(np.argmax([t == "OCC" for t in seq[i + 2 : i + 6]]))  # an OCC word if there is one
+            flipped = "VAC" if seq[k] == "OCC" else "OCC"
+            mutated += [
+                [*seq[:k], *seq[k + 1 :]],  # one word left out
+                [*seq[:k], seq[k], *seq[k:]],  # one word more
+                [*seq[:k], flipped, *seq[k + 1 :]],  # one word wrong
+                [*seq[: i + 2], *seq[i + 6 :]],  # none
+            ]
+    assert len(mutated) > 40
+    assert_same_design(mutated, config, design)
+    assert not any(v.valid for v in validate_fast(mutated, config, **declared(design)))  # read off, a spawn alone's "none" is valid
+    assert_same_design([m[: len(m) // 2] for m in mutated], config, design)
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_self_collisions_written_otherwise_in_a_design(design_corpora, design):
     """A self-death the rules dictate written as a move, or its SENSE word changed; a move written as a death."""
-    config, seqs = sense_corpora["10x10"]
+    config, seqs = design_corpora[design]["10x10"]
     mutated = []
     for seq in [seq for seq in seqs if seq[-2] == "DIE_SELF"][:8]:
         mutated.append(seq)
@@ -449,26 +505,32 @@ def test_sense_self_collisions_written_otherwise(sense_corpora):
         i = moves[len(moves) // 2]
         mutated.append([*seq[:i], "DIE_SELF", "EOS"])
     assert len(mutated) > 40
-    verdicts = assert_same_sense(mutated, config)
+    verdicts = assert_same_design(mutated, config, design)
     assert any(v.violations[:1] == ["self_death"] for v in verdicts)
 
 
-def test_the_sense_tick_shapes_are_read_off_the_writers():
-    shapes = fast._tick_shapes(fast.FAST_DESIGNS["sense"])
-    assert {" ".join(s.tokens) for s in shapes.shapes} == marker_ticks("SENSE_NONE")
-    assert (shapes.input_col, shapes.sense_col, shapes.outcome_col, shapes.win_col) == (1, 2, 3, 9)
+def test_the_design_tick_shapes_are_read_off_the_writers():
+    sense = fast._tick_shapes(fast.FAST_DESIGNS["sense"])
+    assert {" ".join(s.tokens) for s in sense.shapes} == marker_ticks("SENSE_NONE")
+    assert (sense.input_col, sense.sense_col, sense.outcome_col, sense.win_col) == (1, 2, 3, 9)
     assert fast._tick_shapes().sense_col is None
+    for height in (4, 10):
+        column = fast._tick_shapes(fast.FAST_DESIGNS["sense + spawn column"], height)
+        assert {" ".join(s.tokens) for s in column.shapes} == marker_ticks("SENSE_NONE", "VAC " * height)
+        eat = column.shape(sb.EAT)
+        assert (eat.spawn, eat.column) == ((10, 11 + height), tuple(range(11, 11 + height)))
 
 
-def test_validate_many_routes_sense_sequences_through_the_fast_path(sense_corpora, monkeypatch):
-    config, seqs = sense_corpora["10x10"]
+@pytest.mark.parametrize("design", DESIGNS)
+def test_validate_many_routes_design_sequences_through_the_fast_path(design_corpora, design, monkeypatch):
+    config, seqs = design_corpora[design]["10x10"]
     broken = [*seqs[3][:-3], "SENSE_NONE", "DIE_SELF", "EOS"] if seqs[3][-2] == "DIE_SELF" else [*seqs[3][:-2], "EOS"]
     mixed = [seqs[0], seqs[1][:40], " ".join(seqs[2]), broken, []] * 8
     calls = []
     monkeypatch.setattr(fast, "validate", lambda seq, cfg, **design: calls.append(design) or validate(seq, cfg, **design))
-    for codec in (None, SnakeCodec(sense=True)):
-        design = {} if codec is None else {"sense": True}
-        want = [(v.to_json(), v.positions) for v in (validate(s, config, **design) for s in mixed)]
+    for codec in (None, SnakeCodec(**declared(design))):
+        options = {} if codec is None else declared(design)
+        want = [(v.to_json(), v.positions) for v in (validate(s, config, **options) for s in mixed)]
         calls.clear()
         assert [(v.to_json(), v.positions) for v in validate_many(iter(mixed), config, codec)] == want
         assert len(calls) == 16  # only the two broken ones of each five went to the reference
