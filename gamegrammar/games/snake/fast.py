@@ -99,6 +99,7 @@ CHUNK = 16_384  # sequences replayed together: large enough to amortize NumPy's 
 MIN_BATCH = 32
 
 _NEVER = -2  # an expected id that matches no token
+_FREE, _SENSE, _COLUMN = 1, 2, 4  # `_Tables.design_word`: the design a token's presence says a sequence is written in
 
 
 # ---------------------------------------------------------------- the grammar, read off the writers
@@ -298,6 +299,7 @@ class _Tables:
     sense_id: np.ndarray  # mask -> id of its SENSE word
     column_of: np.ndarray  # id -> 1 for OCC, 0 for VAC (the spawn column's words)
     column_id: np.ndarray  # occupied (0 or 1) -> id of its word
+    design_word: np.ndarray  # id -> _FREE, _SENSE or _COLUMN for the words that mark a design, else 0
     x_cell: np.ndarray  # id -> x for X tokens; y_cell: id -> y * width for Y tokens; both hugely negative otherwise
     y_cell: np.ndarray
     x_id: np.ndarray  # x + 1 -> id of X<x>; off the board (-1, width) -> _NEVER
@@ -322,7 +324,6 @@ class _Tables:
     eat_words: np.ndarray  # the eat shape's constant columns after its outcome, and their ids
     eat_word_ids: np.ndarray
     spawn_word: int  # the id of the eat shape's token at `shapes.win_col`: the spawn's word (a win writes another)
-    free_word: int  # the id of FREE: a sequence that holds one is of the tail-events design, the reference's
 
 
 def _inverse(ids: np.ndarray, size: int, first: int = 0) -> np.ndarray:
@@ -357,6 +358,8 @@ def _tables(config: SnakeConfig, codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _Tab
     outcome_of[[word[o.value] for o in sb.OUTCOMES]] = np.arange(len(sb.OUTCOMES))
 
     ts = _tick_shapes(codec, config.height)
+    design_word = np.zeros(size, np.uint8)
+    design_word[ids[FREE]], design_word[table.sense], design_word[table.column] = _FREE, _SENSE, _COLUMN
     width = max(s.size for s in ts.shapes)
     scratch = width  # two extra columns where values a kind does not have are written and ignored
 
@@ -393,6 +396,7 @@ def _tables(config: SnakeConfig, codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _Tab
         sense_id=table.sense.astype(np.int64),
         column_of=_inverse(table.column, size),
         column_id=table.column.astype(np.int64),
+        design_word=design_word,
         x_cell=np.where(x_of >= 0, x_of, -(cells + 1) * 4),
         y_cell=np.where(y_of >= 0, y_of * w, -(cells + 1) * 4),
         x_id=x_id,
@@ -417,7 +421,6 @@ def _tables(config: SnakeConfig, codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _Tab
         eat_words=eat_words,
         eat_word_ids=np.array([ids[eat.tokens[i]] for i in eat_words], np.int64),
         spawn_word=ids[eat.tokens[ts.win_col]],
-        free_word=ids[FREE],
     )
 
 
@@ -576,22 +579,19 @@ def fast_status(
     if not len(rows):
         return status
     tpos = np.flatnonzero(flat[: end[-1]] == tb.word["TICK"])  # where each tick starts, if the sequence is sound
-    row_of_tick = np.searchsorted(start, tpos, side="right") - 1
-    tails = _holds(flat, start, end, np.arange(len(tb.sense_of)) == tb.free_word)  # tail-events sequences: the reference's
-    sensed = np.ones(len(rows), bool) if sense else _holds(flat, start, end, tb.sense_of >= 0)
-    columned = np.ones(len(rows), bool) if spawn_column else _holds(flat, start, end, tb.column_of >= 0)
+    held = np.bitwise_or.reduceat(tb.design_word[flat[: end[-1]]], start)  # rows are back to back, none empty
+    tails = (held & _FREE) > 0  # tail-events sequences: the reference's
+    sensed = np.ones(len(rows), bool) if sense else (held & _SENSE) > 0
+    columned = np.ones(len(rows), bool) if spawn_column else (held & _COLUMN) > 0
     for codec in FAST_DESIGNS.values():
         group = (sensed == codec.sense) & (columned == codec.spawn_column) & ~tails
-        if group.any():
+        if group.all():  # the common case: one design
+            status[rows] = _design_status(flat, tpos, start, end, _tables(config, codec))
+        elif group.any():
             g = np.flatnonzero(group)
-            status[rows[g]] = _design_status(flat, tpos[group[row_of_tick]], start[g], end[g], _tables(config, codec))
+            ticks = tpos[group[np.searchsorted(start, tpos, side="right") - 1]]  # the group's ticks
+            status[rows[g]] = _design_status(flat, ticks, start[g], end[g], _tables(config, codec))
     return status
-
-
-def _holds(flat: np.ndarray, start: np.ndarray, end: np.ndarray, which: np.ndarray) -> np.ndarray:
-    """Per row: does it hold any token whose id `which` marks?"""
-    seen = np.concatenate([[0], np.cumsum(which[flat[: end[-1]]])])
-    return seen[end] > seen[start]
 
 
 def _design_status(flat: np.ndarray, tpos: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _Tables) -> np.ndarray:
@@ -618,7 +618,7 @@ class _TickFacts:
     A tick that is not its sequence's last must be a plain move or an eat with a spawn, the design's shapes
     `tb.plain` and `tb.eat`, then nothing or a keyframe up to the next TICK; `row_bad` marks the sequences with
     one that is not. The replay then only compares numbers: the outcome, the cell, LEN, SCORE, the spawn cell
-    (and the SENSE word's directions) with what the rules say.
+    (and the SENSE word's directions, the spawn's column words) with what the rules say.
     """
 
     act: np.ndarray  # the input's direction, -1 if not an input

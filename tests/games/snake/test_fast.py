@@ -389,7 +389,7 @@ def test_design_episodes_are_valid_and_take_the_fast_path(design_corpora, design
 def test_every_prefix_in_a_design_is_judged_like_the_reference(design_corpora, design):
     for name in NAMES:
         config, seqs = design_corpora[design][name]
-        for seq in seqs[:3]:
+        for seq in seqs[:2]:
             prefixes = [seq[:k] for k in range(len(seq) + 1)]
             for on in (None, True):
                 status = fast_status(prefixes, config, **declared(design, on))
