@@ -70,7 +70,9 @@ that design's sequences of the chunk.
 
 Where the time goes (10,000 default-corpus episodes as ids, one core, 0.3 s): the
 replay loop about 60%, the tick facts 20%, the rest encoding, keyframes and
-verdicts; from token strings the lookup doubles the time. Calls with few
+verdicts; from token strings the lookup doubles the time. The sense design costs
+more per tick (the replay probes all four directions for the SENSE word), the
+spawn column more per eat. Calls with few
 sequences go to the reference (`MIN_BATCH`): the replay's cost per tick does
 not shrink with the batch.
 """
