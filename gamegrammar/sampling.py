@@ -210,10 +210,10 @@ def generate(
         out = [list(seq) for seq in resume.sequences]
         generator.set_state(resume.generator_state)
     mask = GrammarMask(*grammar, device) if config.constrained and grammar is not None else None
-    # One cache for every batch: allocating (and page-faulting) hundreds of MB per batch or per slide costs
-    # more than many decode steps on a small CPU.
     if len(out) == len(prompts):
         return out  # a resumed run that had finished sampling: no cache to allocate
+    # One cache for every batch: allocating (and page-faulting) hundreds of MB per batch or per slide costs
+    # more than many decode steps on a small CPU.
     store = model.new_cache(min(config.batch_size, len(prompts)), min(model.config.block_size, config.max_length))
     for first in range(len(out), len(prompts), config.batch_size):
         start = time.perf_counter()
