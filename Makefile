@@ -252,16 +252,25 @@ reproduce-gg-cpu-long-careless: reproduce-gg-cpu-long-mix-careless
 # finetune-snake-chance (issue 20): the shipped model (models/snake) fine-tuned on this CPU on its own corpus with each
 # spawn's cell weighted FT_WEIGHT times (1: the control), 240 steps of 4 packed windows (1.5M tokens; about 45 minutes
 # on one thread, two at once), the GPU run's final learning rates, then tier 2 on corpus60k's held-out games.
+# FT_TARGETS=exact trains each spawn on the distribution it was drawn from instead of the cell drawn
+# (--data.chance_targets exact; run ft-snake-chance$(FT_WEIGHT)-exact). FT_INIT (a checkpoint) and FT_STEPS continue
+# such a run: make finetune-snake-chance FT_WEIGHT=1 FT_TARGETS=exact FT_STEPS=480
+# FT_INIT=runs/ft-snake-chance1-exact/checkpoints/last.ckpt FT_SEED=8 FT_NAME=ft-snake-chance1-exact-720 (a new seed: new windows).
 FT_WEIGHT ?= 3
+FT_TARGETS ?= drawn
+FT_INIT ?= models/snake
+FT_STEPS ?= 240
+FT_SEED ?= 7
+FT_NAME ?= ft-snake-chance$(FT_WEIGHT)$(if $(filter exact,$(FT_TARGETS)),-exact)
 finetune-snake-chance: setup $(CORPUS)-careless-sense/manifest.json $(SENSE_CORPUS)/manifest.json
-	rm -rf runs/ft-snake-chance$(FT_WEIGHT)
-	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(CORPUS)-careless-sense --run_dir runs/ft-snake-chance$(FT_WEIGHT) \
-	  --trainer.enable_progress_bar false --seed_everything 7 --trainer.accelerator cpu --trainer.precision 32-true \
-	  --model.dropout 0.0 --data.batch_size 4 --data.num_workers 1 --trainer.max_steps 240 --trainer.max_time null \
-	  --trainer.val_check_interval 240 --trainer.log_every_n_steps 20 --model.init_from models/snake --model.lr 6.0e-5 \
-	  --model.muon_lr 0.002 --model.warmup_steps 20 --model.chance_weight $(FT_WEIGHT)
-	$(GG) analyze --ckpt runs/ft-snake-chance$(FT_WEIGHT)/checkpoints/last.ckpt --corpus $(SENSE_CORPUS) --tiers 2 \
-	  --out reports/ft-snake-chance$(FT_WEIGHT)-analysis-$(notdir $(SENSE_CORPUS))
+	rm -rf runs/$(FT_NAME)
+	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(CORPUS)-careless-sense --run_dir runs/$(FT_NAME) \
+	  --trainer.enable_progress_bar false --seed_everything $(FT_SEED) --trainer.accelerator cpu --trainer.precision 32-true \
+	  --model.dropout 0.0 --data.batch_size 4 --data.num_workers 1 --trainer.max_steps $(FT_STEPS) --trainer.max_time null \
+	  --trainer.val_check_interval $(FT_STEPS) --trainer.log_every_n_steps 20 --model.init_from $(FT_INIT) --model.lr 6.0e-5 \
+	  --model.muon_lr 0.002 --model.warmup_steps 20 --model.chance_weight $(FT_WEIGHT) --data.chance_targets $(FT_TARGETS)
+	$(GG) analyze --ckpt runs/$(FT_NAME)/checkpoints/last.ckpt --corpus $(SENSE_CORPUS) --tiers 2 \
+	  --out reports/$(FT_NAME)-analysis-$(notdir $(SENSE_CORPUS))
 
 
 test: setup

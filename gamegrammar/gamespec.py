@@ -282,6 +282,12 @@ class GameSpec:
         has none."""
         return []
 
+    def chance_targets(self, tokens: Sequence[str], config: Any) -> list[tuple[int, dict[str, float]]]:
+        """The exact distribution behind each token the game's chance wrote in one episode (`tokens` from its BOS,
+        possibly cut off anywhere): pairs (index in `tokens`, {token: probability}). Training can show the model these
+        instead of the one draw written (`--data.chance_targets exact`)."""
+        raise GameGrammarError(f"{self.name} does not declare the distributions its chance draws from")
+
     def automaton(self, config: Any, codec: CodecConfig | None = None) -> Automaton:
         """The grammar's automaton on this board: of the design `codec` writes, or (None) of any of the game's designs."""
         raise GameGrammarError(f"{self.name} has no grammar automaton for constrained sampling")

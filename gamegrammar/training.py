@@ -40,6 +40,9 @@ from gamegrammar.model import preset as preset_config
 from gamegrammar.optim import OptimizerName, build_optimizer
 
 Windows = Literal["episode", "packed", "keyframe", "random"]
+ChanceTargets = Literal["drawn", "exact"]
+# The exact chance targets of a batch: (row, target index, candidate token ids [N, K], their probabilities [N, K]).
+SoftTargets = tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]
 
 
 # ---------------------------------------------------------------- data
@@ -51,10 +54,19 @@ class EpisodeWindows(Dataset):
     `packed` windows start at episode rows[i]'s BOS and run on into the following episodes of
     the same split, so no window is padded. `augment` maps each window through one of the game's
     symmetries (`GameSpec.symmetries`: for Snake the 8 of the square board), drawn at random.
+    `chance_targets="exact"` also gives, for each token of the window that the game's chance wrote, the distribution
+    it was drawn from (`GameSpec.chance_targets`, read off each episode of the window that starts at its BOS, after
+    the symmetry): an item is then (ids, (positions, candidate ids, probabilities)).
     """
 
     def __init__(
-        self, corpus: Corpus | CorpusMix, rows: np.ndarray, block_size: int, windows: Windows = "episode", augment: bool = False
+        self,
+        corpus: Corpus | CorpusMix,
+        rows: np.ndarray,
+        block_size: int,
+        windows: Windows = "episode",
+        augment: bool = False,
+        chance_targets: ChanceTargets = "drawn",
     ) -> None:
         self.corpus, self.rows, self.block_size, self.windows = corpus, rows, block_size, windows
         game = corpus.game_spec
@@ -64,16 +76,33 @@ class EpisodeWindows(Dataset):
                 raise GameGrammarError(f"--data.windows keyframe: the game {game.name} has no keyframe token")
             self.keyframe_id = corpus.tokenizer.ids[game.keyframe_token]
         self.symmetry = game.symmetries(corpus.tokenizer, corpus.game) if augment else None
+        self.exact = chance_targets == "exact"
 
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __getitem__(self, i: int) -> np.ndarray:
+    def __getitem__(self, i: int) -> np.ndarray | tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         window = self._window(i)
         if self.symmetry is not None:
             names = self.symmetry.names
             window = self.symmetry.apply(window, names[int(torch.randint(0, len(names), ()))])
-        return window
+        return (window, self._chance_targets(window)) if self.exact else window
+
+    def _chance_targets(self, window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(positions [N], candidate ids [N, K], probabilities [N, K], zero-padded) of the window's chance tokens."""
+        tokenizer, game = self.corpus.tokenizer, self.corpus.game_spec
+        starts = np.flatnonzero(window == tokenizer.bos_id)
+        found: list[tuple[int, dict[str, float]]] = []
+        for start, stop in zip(starts, [*starts[1:], len(window)]):
+            tokens = tokenizer.decode(window[start:stop].tolist())
+            found += [(int(start) + at, dist) for at, dist in game.chance_targets(tokens, self.corpus.game)]
+        k = max((len(dist) for _, dist in found), default=1)
+        positions = np.array([at for at, _ in found], dtype=np.int64)
+        ids, probs = np.zeros((len(found), k), dtype=np.int64), np.zeros((len(found), k), dtype=np.float32)
+        for row, (_, dist) in enumerate(found):
+            ids[row, : len(dist)] = tokenizer.encode(dist)
+            probs[row, : len(dist)] = list(dist.values())
+        return positions, ids, probs
 
     def _window(self, i: int) -> np.ndarray:
         n = self.block_size + 1
@@ -96,16 +125,29 @@ class EpisodeWindows(Dataset):
         return np.asarray(ids[start : start + n], dtype=np.int64)
 
 
-def collate_windows(batch: list[np.ndarray], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(inputs, targets) padded to the batch's longest window; targets are IGNORE_INDEX at padding."""
-    width = max(len(w) for w in batch) - 1
+def collate_windows(batch: list[Any], pad_id: int) -> tuple[torch.Tensor, ...]:
+    """(inputs, targets) padded to the batch's longest window; targets are IGNORE_INDEX at padding. Items with exact
+    chance targets add a third element, `SoftTargets` (the token at window position i is the target at i - 1)."""
+    windows = [item[0] for item in batch] if isinstance(batch[0], tuple) else batch
+    width = max(len(w) for w in windows) - 1
     x = torch.full((len(batch), width), pad_id, dtype=torch.long)
     y = torch.full((len(batch), width), IGNORE_INDEX, dtype=torch.long)
-    for row, w in enumerate(batch):
+    for row, w in enumerate(windows):
         t = torch.from_numpy(w)
         x[row, : len(w) - 1] = t[:-1]
         y[row, : len(w) - 1] = t[1:]
-    return x, y
+    if windows is batch:
+        return x, y
+    k = max(item[1][1].shape[1] for item in batch)
+    rows, cols, ids, probs = [], [], [], []
+    for row, (_, (positions, cand, p)) in enumerate(batch):
+        keep = positions >= 1  # a window's first token is no target
+        rows.append(np.full(int(keep.sum()), row, dtype=np.int64))
+        cols.append(positions[keep] - 1)
+        ids.append(np.pad(cand[keep], ((0, 0), (0, k - cand.shape[1]))))
+        probs.append(np.pad(p[keep], ((0, 0), (0, k - p.shape[1]))))
+    soft = tuple(torch.from_numpy(np.concatenate(part)) for part in (rows, cols, ids, probs))
+    return x, y, soft
 
 
 def targets_after(x: torch.Tensor, words: torch.Tensor, offsets: tuple[int, ...]) -> torch.Tensor:
@@ -128,10 +170,12 @@ def window_loader(
     augment: bool = False,
     shuffle: bool = True,
     num_workers: int = 0,
+    chance_targets: ChanceTargets = "drawn",
 ) -> DataLoader:
-    """(inputs, targets) batches of these corpus rows' windows, as training and the benchmarks read them."""
+    """(inputs, targets) batches of these corpus rows' windows, as training and the benchmarks read them (with
+    `chance_targets="exact"`: (inputs, targets, SoftTargets))."""
     return DataLoader(
-        EpisodeWindows(corpus, rows, block_size, windows, augment),
+        EpisodeWindows(corpus, rows, block_size, windows, augment, chance_targets),
         batch_size=batch_size,
         shuffle=shuffle,
         drop_last=False,
@@ -149,6 +193,9 @@ class CorpusDataModule(L.LightningDataModule):
     weights: one per corpus, each corpus's share of an epoch's training windows (its episodes drawn over and over,
     or some of them, to fill it); validation reads every corpus's val split as it is.
     block_size: tokens per window; default the model's context. Longer than the model's -> error.
+    chance_targets: "drawn" trains each token the game's chance wrote on the draw written; "exact" on the
+    distribution it was drawn from (GameSpec.chance_targets: Snake's spawn, uniform over the empty cells), which
+    carries the same learnable part without the draw's noise. Training windows only: val/loss stays the plain one.
     """
 
     def __init__(
@@ -160,6 +207,7 @@ class CorpusDataModule(L.LightningDataModule):
         augment: bool = False,
         num_workers: int = 0,
         weights: list[float] | None = None,
+        chance_targets: ChanceTargets = "drawn",
     ) -> None:
         super().__init__()
         # block_size is left out: the model's hparams have their own (its context), and Lightning refuses to log
@@ -173,10 +221,12 @@ class CorpusDataModule(L.LightningDataModule):
             raise GameGrammarError(f"--data.num_workers must be at least 0 (0: load in the training process), got {num_workers}")
         if windows not in get_args(Windows):
             raise GameGrammarError(f"--data.windows must be one of {', '.join(get_args(Windows))}, got {windows!r}")
+        if chance_targets not in get_args(ChanceTargets):
+            raise GameGrammarError(f"--data.chance_targets must be one of {', '.join(get_args(ChanceTargets))}, got {chance_targets!r}")
         self.corpus = open_corpus(path)  # opened now: a bad path fails before any model is built
         self.path = path if isinstance(path, str) else ", ".join(map(str, path))
         self.batch_size, self.block_size, self.windows, self.num_workers = batch_size, block_size, windows, num_workers
-        self.augment = augment
+        self.augment, self.chance_targets = augment, chance_targets
         self.weights = None if weights is None else _check_weights(weights, len(path) if isinstance(path, list) else 1)
         self.tokenizer = self.corpus.tokenizer
         if not len(self.corpus.split("train")):
@@ -219,6 +269,11 @@ class CorpusDataModule(L.LightningDataModule):
                 self.corpus.game_spec.symmetries(self.tokenizer, self.corpus.game)
             except GameGrammarError as err:
                 raise GameGrammarError(f"--data.augment: {err} (corpus {self.path})") from None
+        if self.chance_targets == "exact":  # refused now if the game does not declare its chance
+            try:
+                self.corpus.game_spec.chance_targets([], self.corpus.game)
+            except GameGrammarError as err:
+                raise GameGrammarError(f"--data.chance_targets exact: {err} (corpus {self.path})") from None
         if cut and self.windows == "episode":
             rank_zero_info(
                 f"{cut} of {len(lengths)} episodes are longer than the context ({self.block_size} tokens): windows hold their "
@@ -241,9 +296,12 @@ class CorpusDataModule(L.LightningDataModule):
         return np.concatenate(parts)
 
     def _loader(self, split: str, shuffle: bool) -> DataLoader:
-        augment = self.augment and split == "train"
-        rows = self.train_rows() if split == "train" else self.corpus.split(split)
-        return window_loader(self.corpus, rows, self.block_size, self.windows, self.batch_size, augment, shuffle, self.num_workers)
+        train = split == "train"
+        rows = self.train_rows() if train else self.corpus.split(split)
+        chance = self.chance_targets if train else "drawn"
+        return window_loader(
+            self.corpus, rows, self.block_size, self.windows, self.batch_size, self.augment and train, shuffle, self.num_workers, chance
+        )
 
     def train_dataloader(self) -> DataLoader:
         return self._loader("train", shuffle=True)
@@ -466,16 +524,22 @@ class GameGPTModule(L.LightningModule):
 
     # -- steps
 
-    def training_loss(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    def training_loss(self, x: torch.Tensor, y: torch.Tensor, soft: SoftTargets | None = None) -> torch.Tensor:
         """The mean cross-entropy, with each outcome token weighted by `outcome_weight` and each chance token by
-        `chance_weight`."""
+        `chance_weight`; at the targets `soft` names (exact chance targets), the cross-entropy against their
+        distribution instead of the one token drawn."""
         outcome, chance = self.hparams.outcome_weight, self.hparams.chance_weight
-        if outcome == 1.0 and chance == 1.0:
+        if outcome == 1.0 and chance == 1.0 and soft is None:
             return self(x, y)[1]
         if (outcome != 1.0 and self._input_ids is None) or (chance != 1.0 and self._chance is None):
             raise GameGrammarError("outcome_weight and chance_weight need the corpus's tokenizer: train with CorpusDataModule")
         logits, _ = self(x)
         ce = F.cross_entropy(logits.float().view(-1, logits.size(-1)), y.reshape(-1), ignore_index=IGNORE_INDEX, reduction="none")
+        if soft is not None and len(soft[0]):
+            rows, cols, ids, probs = soft
+            logp = F.log_softmax(logits[rows, cols].float(), dim=-1)
+            exact = -(probs * logp.gather(1, ids)).sum(1)
+            ce = ce.view(x.shape).index_put((rows, cols), exact).reshape(-1)
         w = torch.ones(x.shape, device=x.device)
         if outcome != 1.0:
             w[torch.isin(x, self._input_ids.to(x.device))] = outcome
@@ -485,9 +549,9 @@ class GameGPTModule(L.LightningModule):
         w = w.reshape(-1) * (y.reshape(-1) != IGNORE_INDEX)
         return (ce * w).sum() / w.sum().clamp(min=1.0)
 
-    def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> torch.Tensor:
-        x, y = batch
-        loss = self.training_loss(x, y)
+    def training_step(self, batch: tuple[Any, ...], batch_idx: int) -> torch.Tensor:
+        x, y = batch[:2]
+        loss = self.training_loss(x, y, batch[2] if len(batch) > 2 else None)
         self.log("train/loss", loss, prog_bar=True)
         return loss
 

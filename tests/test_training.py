@@ -376,6 +376,65 @@ def test_chance_weight_weights_the_spawn_cells(tiny_corpus):
     assert torch.allclose(weighted.training_loss(x, y), (ce * w).sum() / w.sum())
 
 
+def test_exact_chance_targets_come_with_each_window_in_its_own_frame(tiny_corpus):
+    """Every spawn token of a packed, augmented batch gets the distribution it was drawn from, after the symmetry."""
+    corpus = Corpus(tiny_corpus)
+    rows = corpus.split("train")[:24]
+    windows = EpisodeWindows(corpus, rows, 256, "packed", augment=True, chance_targets="exact")
+    batch = [windows[i] for i in range(len(rows))]
+    x, y, (row, col, ids, probs) = collate_windows(batch, pad_id=corpus.tokenizer.pad_id)
+    spawn = torch.tensor([corpus.tokenizer.ids["FOOD_SPAWN"]])
+    marked = torch.zeros(x.shape, dtype=torch.bool)
+    marked[row, col] = True
+    cells = targets_after(x, spawn, (1, 2))
+    # every spawn cell whose tick the window holds whole is marked; the last episode may be cut inside one
+    assert marked.sum() >= cells.sum() - 2 * len(rows) and (marked <= cells).all() and marked.sum() > 50
+    assert torch.allclose(probs.sum(1), torch.ones(len(row)))
+    drawn = y[row, col]
+    assert ((ids == drawn[:, None]) & (probs > 0)).any(1).all()  # the token written is one the distribution can draw
+    assert (probs < 1).any()
+
+
+def test_exact_chance_targets_replace_the_drawn_cells_cross_entropy(tiny_corpus):
+    corpus = Corpus(tiny_corpus)
+    windows = EpisodeWindows(corpus, corpus.split("train")[:4], 64, "episode", chance_targets="exact")
+    x, y, soft = collate_windows([windows[i] for i in range(4)], pad_id=corpus.tokenizer.pad_id)
+    module = GameGPTModule("gg31k", vocab_size=len(corpus.tokenizer))
+    logits, mean = module(x, y)
+    ce = torch.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1), ignore_index=IGNORE_INDEX, reduction="none")
+    ce = ce.view(x.shape).clone()
+    row, col, ids, probs = soft
+    assert len(row)
+    logp = torch.log_softmax(logits, -1)
+    for r, c, i, p in zip(row, col, ids, probs):
+        ce[r, c] = -(p * logp[r, c, i]).sum()
+    expected = ce[y != IGNORE_INDEX].mean()
+    assert torch.allclose(module.training_loss(x, y, soft), expected)
+    assert not torch.allclose(expected, mean)
+    assert torch.allclose(module.training_loss(x, y), mean)
+
+
+def test_chance_targets_exact_trains_and_validates_on_the_plain_loss(tmp_path, tiny_corpus):
+    config = tiny_config(tmp_path, tiny_corpus, max_steps=3)
+    assert main(["train", "fit", "--config", str(config), "--data.chance_targets", "exact", "--data.augment", "true"]) == 0
+    rows = metrics(tmp_path / "run")
+    assert any(r.get("train/loss") for r in rows) and any(r.get("val/loss") for r in rows)
+
+
+def test_chance_targets_need_a_game_that_declares_its_chance(tmp_path, capsys):
+    from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
+
+    corpus = tmp_path / "bs"
+    generate(CorpusSpec(game=BattlesnakeConfig(7, 7, 2, max_ticks=40), episodes=12, seed=1), corpus)
+    config = tiny_config(tmp_path, corpus)
+    assert main(["train", "fit", "--config", str(config), "--data.chance_targets", "exact", "--trainer.logger", "false"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (
+        "gamegrammar: error: --data.chance_targets exact: battlesnake does not declare the distributions its chance draws "
+        f"from (corpus {corpus})"
+    )
+
+
 def test_model_fields_override_the_preset(tiny_corpus):
     tokenizer = Corpus(tiny_corpus).tokenizer
     module = GameGPTModule("gg-cpu", vocab_size=len(tokenizer), tick_id=tokenizer.ids["TICK"], rope=False, n_embd=64, n_head=2)

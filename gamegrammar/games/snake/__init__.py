@@ -11,6 +11,7 @@ Modules, lowest layer first (an import-linter contract keeps the order):
   trace, planes  the states a sequence describes; what probes read of a state
   symmetry       the 8 board symmetries on token ids (augmentation)
   emergence, statistics, replay   tier 2, tier 3's play-style statistics, replays
+  chance         the distribution each spawn was drawn from, read off an episode (exact training targets)
 
 `GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("snake")`).
 """
@@ -63,6 +64,11 @@ class SnakeSpec(GameSpec):
 
     def chance_tokens(self, config: SnakeConfig, codec: CodecConfig) -> list[tuple[str, tuple[int, ...]]]:
         return _grammar.chance_tokens(config, codec)
+
+    def chance_targets(self, tokens: Sequence[str], config: SnakeConfig) -> list[tuple[int, dict[str, float]]]:
+        from gamegrammar.games.snake.chance import spawn_distributions
+
+        return spawn_distributions(tokens, config)
 
     def automaton(self, config: SnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
         if codec is None:  # any design, one per sequence
