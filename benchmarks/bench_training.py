@@ -7,7 +7,8 @@ Times the real training pieces (CorpusDataModule's windows and collate, GameGPT,
 the config's optimizer, gradient clipping) in a plain loop: it measures the model and
 data path, not Lightning's small per-step bookkeeping. Each preset runs with the batch
 size, window mode, augmentation and optimizer of its config in configs/
-(`--optimizer adamw,muon` and `--windows episode,packed` time each of those instead). Tokens are target tokens
+(`--optimizer adamw,muon`, `--windows episode,packed` and `--chance-targets drawn,exact` time each of those
+instead; exact chance targets read each window's spawns in the loader and score them in the loss). Tokens are target tokens
 (padding excluded). For the default CPU preset it also splits a step into
 data-loader time and model time.
 """
@@ -19,6 +20,7 @@ import inspect
 import tempfile
 import time
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import get_args
 
@@ -28,7 +30,7 @@ import yaml
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.model import IGNORE_INDEX, GameGPT, preset
 from gamegrammar.optim import build_optimizer
-from gamegrammar.training import GameGPTModule, Windows, window_loader
+from gamegrammar.training import ChanceTargets, GameGPTModule, Windows, window_loader
 
 ORIGINAL_TOKENS_PER_S = 3.0  # DESIGN.md: about 21 s per 64-token step on 2 cores
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -59,13 +61,16 @@ class Result:
     model_s: float  # per step
 
 
-def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict, optim: dict) -> Result:
+def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict, optim: dict, chance: str = "drawn") -> Result:
     torch.manual_seed(0)
     config = preset(name, vocab_size=len(corpus.tokenizer), tick_id=corpus.tokenizer.ids[corpus.game_spec.tick_token])
-    model = GameGPT(config).to(device).train()
+    module = GameGPTModule(config).to(device)  # its training_loss scores exact chance targets
+    model: GameGPT = module.model.train()
     opt_name = optim["name"]
     opt = build_optimizer(model, opt_name, **{k: v for k, v in optim.items() if k != "name"})
-    loader = window_loader(corpus, corpus.split("train"), config.block_size, data["windows"], data["batch_size"], data["augment"])
+    loader = window_loader(
+        corpus, corpus.split("train"), config.block_size, data["windows"], data["batch_size"], data["augment"], chance_targets=chance
+    )
     use_bf16 = device == "cuda" and torch.cuda.is_bf16_supported()
     data_s = model_s = 0.0
     tokens = 0
@@ -73,14 +78,15 @@ def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict, optim:
     for step in range(steps + 2):  # the first two steps warm up and are not counted
         t0 = time.perf_counter()
         try:
-            x, y = next(it)
+            batch = next(it)
         except StopIteration:
             it = iter(loader)
-            x, y = next(it)
-        x, y = x.to(device), y.to(device)
+            batch = next(it)
+        x, y = batch[0].to(device), batch[1].to(device)
+        soft = tuple(t.to(device) for t in batch[2]) if len(batch) > 2 else None
         t1 = time.perf_counter()
         with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=use_bf16):
-            _, loss = model(x, y)
+            loss = module.training_loss(x, y, soft)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -105,10 +111,14 @@ def main() -> None:
     parser.add_argument(
         "--windows", default=None, help="comma-separated window modes to time, e.g. episode,packed (default: each config's)"
     )
+    parser.add_argument("--chance-targets", default="drawn", help="comma-separated, e.g. drawn,exact (default: drawn)")
     args = parser.parse_args()
     unknown = set(args.windows.split(",") if args.windows else ()) - set(get_args(Windows))
     if unknown:
         parser.error(f"unknown window mode {', '.join(sorted(unknown))}; choose from {', '.join(get_args(Windows))}")
+    chances = args.chance_targets.split(",")
+    if set(chances) - set(get_args(ChanceTargets)):
+        parser.error(f"--chance-targets: choose from {', '.join(get_args(ChanceTargets))}, got {args.chance_targets}")
     if args.threads:
         torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
@@ -120,7 +130,7 @@ def main() -> None:
         devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
         print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads; corpus {path}: {len(corpus)} episodes")
         print(
-            f"{'preset':<8}{'device':>7}{'optimizer':>10}{'params':>12}{'batch':>7}{'windows':>9}{'tokens/s':>11}{'vs original':>13}"
+            f"{'preset':<8}{'device':>7}{'optimizer':>10}{'params':>12}{'batch':>7}{'windows':>9}{'chance':>8}{'tokens/s':>11}{'vs original':>13}"
             f"{'data ms/step':>14}{'model ms/step':>15}"
         )
         results = []
@@ -131,11 +141,11 @@ def main() -> None:
                 data = data_settings(name)
                 optim = optimizer_settings(name)
                 for windows in args.windows.split(",") if args.windows else [data["windows"]]:
-                    for opt_name in args.optimizer.split(",") if args.optimizer else [optim["name"]]:
-                        r = bench(corpus, name, device, steps, {**data, "windows": windows}, {**optim, "name": opt_name})
+                    for opt_name, chance in product(args.optimizer.split(",") if args.optimizer else [optim["name"]], chances):
+                        r = bench(corpus, name, device, steps, {**data, "windows": windows}, {**optim, "name": opt_name}, chance)
                         results.append(r)
                         print(
-                            f"{r.preset:<8}{r.device:>7}{r.optimizer:>10}{r.params:>12,}{data['batch_size']:>7}{windows:>9}"
+                            f"{r.preset:<8}{r.device:>7}{r.optimizer:>10}{r.params:>12,}{data['batch_size']:>7}{windows:>9}{chance:>8}"
                             f"{r.tokens_per_s:>11,.0f}{r.tokens_per_s / ORIGINAL_TOKENS_PER_S:>12,.0f}x{1e3 * r.data_s:>14.1f}{1e3 * r.model_s:>15.1f}"
                         )
         cpu = next((r for r in results if r.preset == "gg-cpu" and r.device == "cpu"), None)
