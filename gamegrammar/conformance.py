@@ -8,8 +8,8 @@ promise by name (`CHECKS`). tests/test_conformance.py runs it for every register
 game, so a game is tested by being registered.
 
 A broken promise raises `ConformanceError`, naming the check, the config, the codec
-and the episode. A part the contract calls optional (`play_batch` None; `symmetries`
-or `automaton` raising `GameGrammarError`) raises `Skipped` instead; a required part
+and the episode. A part the contract calls optional (`play_batch` None; `symmetries`,
+`chance_targets` or `automaton` raising `GameGrammarError`) raises `Skipped` instead; a required part
 that is missing (NotImplementedError) is a failure like any other.
 """
 
@@ -247,6 +247,26 @@ def check_symmetries(p: Played) -> None:
             _require(verdict.valid, f"{p.where(i)}: symmetry {name} breaks {verdict.violations} at {verdict.positions}")
 
 
+def check_chance_targets(p: Played) -> None:
+    """Each chance token gets one distribution, the one the token written could be drawn from: at exactly the positions
+    `chance_tokens` names, summing to 1, with positive probability on the token written."""
+    try:
+        p.spec.chance_targets([], p.config)
+    except GameGrammarError as err:
+        raise Skipped(f"no chance targets: {err}") from None
+    marks = p.spec.chance_tokens(p.config, p.codec)
+    for i, record in enumerate(p.records):
+        tokens = record.tokens
+        with _about(f"{p.where(i)}: chance_targets"):
+            found = p.spec.chance_targets(tokens, p.config)
+        want = sorted(at + k for at, t in enumerate(tokens) for word, offsets in marks if t == word for k in offsets)
+        got = [at for at, _ in found]
+        _require(got == want, f"{p.where(i)}: chance targets at {got}, but its chance tokens are at {want}")
+        for at, dist in found:
+            _require(abs(sum(dist.values()) - 1) < 1e-6, f"{p.where(i)}: the distribution at {at} sums to {sum(dist.values())}")
+            _require(dist.get(tokens[at], 0) > 0, f"{p.where(i)}: {tokens[at]} at {at} has no probability in {dist}")
+
+
 def check_trace(p: Played) -> None:
     """`trace` reads from the tokens exactly the states the engine went through."""
     for i, record in enumerate(p.records):
@@ -300,6 +320,7 @@ CHECKS: dict[str, Callable[[Played], None]] = {
     "strict_evaluator": check_strict_evaluator,
     "fast_evaluator": check_fast_evaluator,
     "symmetries": check_symmetries,
+    "chance_targets": check_chance_targets,
     "trace": check_trace,
     "automaton": check_automaton,
     "rule_determined": check_rule_determined,

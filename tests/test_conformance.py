@@ -72,6 +72,11 @@ class _MiscountedScore(SnakeSpec):
         return dataclasses.replace(super().summarize_episode(tokens), score=-1)
 
 
+class _SpawnXOnly(SnakeSpec):
+    def chance_targets(self, tokens, config):
+        return [(at, dist) for at, dist in super().chance_targets(tokens, config) if tokens[at][0] == "X"]
+
+
 @pytest.mark.parametrize(
     ("spec", "check", "message"),
     [
@@ -79,8 +84,9 @@ class _MiscountedScore(SnakeSpec):
         (_LenientFast(), "fast_evaluator", "validate_many .* differs from validate"),
         (_NoTrace(), "trace", "trace: NotImplementedError"),
         (_MiscountedScore(), "endings", "summarize_episode gives"),
+        (_SpawnXOnly(), "chance_targets", "chance targets at .*, but its chance tokens are at"),
     ],
-    ids=["short-trace", "lenient-fast", "no-trace", "miscounted-score"],
+    ids=["short-trace", "lenient-fast", "no-trace", "miscounted-score", "spawn-x-only"],
 )
 def test_the_kit_fails_loudly_naming_check_and_episode(small, spec, check, message):
     with pytest.raises(ConformanceError, match=message):
