@@ -421,18 +421,29 @@ def test_chance_targets_exact_trains_and_validates_on_the_plain_loss(tmp_path, t
     assert any(r.get("train/loss") for r in rows) and any(r.get("val/loss") for r in rows)
 
 
-def test_chance_targets_need_a_game_that_declares_its_chance(tmp_path, capsys):
+def test_chance_targets_need_a_game_that_declares_its_chance(tmp_path, tiny_corpus, capsys, monkeypatch):
+    from gamegrammar.gamespec import GameSpec
+
+    monkeypatch.setattr(type(load_game("snake")), "chance_targets", GameSpec.chance_targets)  # as a game without it
+    config = tiny_config(tmp_path, tiny_corpus)
+    assert main(["train", "fit", "--config", str(config), "--data.chance_targets", "exact", "--trainer.logger", "false"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (
+        f"gamegrammar: error: --data.chance_targets exact: snake does not declare the distributions its chance draws from "
+        f"(corpus {tiny_corpus})"
+    )
+
+
+def test_exact_chance_targets_on_battlesnake(tmp_path):
     from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
 
     corpus = tmp_path / "bs"
     generate(CorpusSpec(game=BattlesnakeConfig(7, 7, 2, max_ticks=40), episodes=12, seed=1), corpus)
-    config = tiny_config(tmp_path, corpus)
-    assert main(["train", "fit", "--config", str(config), "--data.chance_targets", "exact", "--trainer.logger", "false"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err == (
-        "gamegrammar: error: --data.chance_targets exact: battlesnake does not declare the distributions its chance draws "
-        f"from (corpus {corpus})"
-    )
+    opened = Corpus(corpus)
+    windows = EpisodeWindows(opened, opened.split("train"), 512, "episode", chance_targets="exact")
+    _, y, (row, col, ids, probs) = collate_windows([windows[i] for i in range(len(windows))], pad_id=opened.tokenizer.pad_id)
+    assert len(row) and torch.allclose(probs.sum(1), torch.ones(len(row)))
+    assert ((ids == y[row, col][:, None]) & (probs > 0)).any(1).all()
 
 
 def test_model_fields_override_the_preset(tiny_corpus):

@@ -12,6 +12,7 @@ Modules, lowest layer first:
   trace, planes  the states a sequence describes; the feature planes and probe targets of a state
   replay         frames of any sequence as ASCII, GIF or an HTML player (the renderer)
   emergence      tier 2: teacher-forced probabilities of what the rules mandate
+  chance         the distribution each food spawn was drawn from, read off an episode (exact training targets)
 
 `GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("battlesnake")`).
 """
@@ -61,6 +62,11 @@ class BattlesnakeSpec(GameSpec):
 
     def chance_tokens(self, config: BattlesnakeConfig, codec: CodecConfig) -> list[tuple[str, tuple[int, ...]]]:
         return [("SPAWN", (1, 2))]  # each spawned food's X and Y
+
+    def chance_targets(self, tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[int, dict[str, float]]]:
+        from gamegrammar.games.battlesnake.chance import spawn_distributions
+
+        return spawn_distributions(tokens, config)
 
     def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
         return _grammar.GrammarAutomaton(config)  # one automaton reads both designs (the tails option's words too)

@@ -76,11 +76,11 @@ def test_a_sequence_the_rules_cannot_follow_gives_no_target_past_that_point():
     assert spawn_distributions([], BOARD) == []
 
 
-def test_the_game_declares_it_and_battlesnake_refuses_in_one_line():
+def test_the_game_declares_it_and_a_game_without_it_refuses_in_one_line():
     from gamegrammar.errors import GameGrammarError
-    from gamegrammar.games import load_game
+    from gamegrammar.gamespec import GameSpec
 
     record = GAME.play_episode(BOARD, SnakeCodec(), "greedy", 3, 0)
     assert GAME.chance_targets(record.tokens, BOARD) == spawn_distributions(record.tokens, BOARD)
-    with pytest.raises(GameGrammarError, match="battlesnake does not declare the distributions its chance draws from"):
-        load_game("battlesnake").chance_targets([], None)
+    with pytest.raises(GameGrammarError, match="snake does not declare the distributions its chance draws from"):
+        GameSpec.chance_targets(GAME, [], BOARD)  # the contract's default

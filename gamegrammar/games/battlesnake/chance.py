@@ -1,0 +1,41 @@
+"""The distributions Battlesnake's food spawns are drawn from, read off a written episode: exact training targets.
+
+The standard map spawns food one cell at a time, each uniform over the cells still open to it (`rules.spawn_cells`:
+not food, not a live snake, not beside a live head, nor a cell spawned on earlier in the tick), and writes the cells
+in that order. So each SPAWN's X is drawn with probability (open cells in column x) / (open cells), and its Y,
+given the column written, uniformly among that column's open rows. Whether food spawns at all is chance too
+(`food_spawn_chance`); that choice is not a spawn's cell and keeps its drawn target.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, parse
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, spawn_cells
+from gamegrammar.games.battlesnake.trace import trace
+
+
+def spawn_distributions(tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[int, dict[str, float]]]:
+    """(index in `tokens`, {token: probability}) for each spawn's X and Y token, as far as the episode's ticks can be
+    followed: `tokens` start at BOS and may stop anywhere (a training window's last episode is cut off)."""
+    states = trace(tokens, config)
+    out: list[tuple[int, dict[str, float]]] = []
+    try:
+        for item in parse(tokens):
+            if isinstance(item, Keyframe):
+                continue
+            if item.number >= len(states):  # past what the rules could follow
+                break
+            open_cells = [*spawn_cells(states[item.number], config), *item.spawns]  # before this tick's spawns
+            for cell, at in zip(item.spawns, item.spawn_at):
+                columns = Counter(x for x, _ in open_cells)
+                out.append((at, {f"X{x}": n / len(open_cells) for x, n in sorted(columns.items())}))
+                rows = sorted(y for x, y in open_cells if x == cell[0])
+                if at + 1 < len(tokens):
+                    out.append((at + 1, {f"Y{y}": 1 / len(rows) for y in rows}))
+                open_cells.remove(cell)
+    except GrammarError:  # the cut-off tick at a window's end
+        pass
+    return out
