@@ -297,6 +297,16 @@ def test_resume_on_a_corpus_with_another_vocabulary_is_one_line(tmp_path, tiny_c
         (["--model.chance_weight", "-1"], "--model.chance_weight must be a positive number, got -1.0"),
         (["--model.decay_fraction", "1.5"], "--model.decay_fraction must be in (0, 1], got 1.5"),
         (["--model.muon_lr", "0"], "--model.muon_lr must be a positive number, got 0.0"),
+        (
+            ["--data.chance_targets", "true"],
+            "Parser key \"data.chance_targets\": Expected a typing.Literal['drawn', 'exact']. Got value: true",
+        ),
+        (
+            ["--data.windows", "bogus"],
+            "Parser key \"data.windows\": Expected a typing.Literal['episode', 'packed', 'keyframe', 'random']. Got value: bogus",
+        ),
+        (["--trainer.max_steps", "x"], "Parser key \"trainer.max_steps\": Expected a <class 'int'>. Got value: x"),
+        (["--no_such_flag", "1"], "unrecognized arguments: --no_such_flag 1"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, tiny_corpus, capsys, args, message):

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jsonargparse import ArgumentError
 from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.cli import LightningCLI
 
@@ -40,11 +41,13 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
+SUBCOMMANDS = ("fit", "validate")  # a corpus has train and val splits only, and sampling is `gamegrammar sample`
+
+
 class GameGrammarCLI(LightningCLI):
     @staticmethod
     def subcommands() -> dict[str, set[str]]:
-        """fit and validate: a corpus has train and val splits only, and sampling is `gamegrammar sample`."""
-        return {k: v for k, v in LightningCLI.subcommands().items() if k in ("fit", "validate")}
+        return {k: v for k, v in LightningCLI.subcommands().items() if k in SUBCOMMANDS}
 
     def add_arguments_to_parser(self, parser: Any) -> None:
         parser.link_arguments("data.vocab_size", "model.vocab_size", apply_on="instantiate")
@@ -147,10 +150,13 @@ def main(argv: Sequence[str]) -> int:
             CorpusDataModule,
             args=list(argv),
             save_config_kwargs={"overwrite": True},
-            parser_kwargs={"prog": "gamegrammar train"},
+            # Bad values raise instead of printing the whole usage: they reach cli.py's one-line handler.
+            parser_kwargs={"prog": "gamegrammar train", "exit_on_error": False, **{sub: {"exit_on_error": False} for sub in SUBCOMMANDS}},
         )
     except GameGrammarError:
         raise
+    except ArgumentError as err:
+        raise GameGrammarError(" ".join(str(err).split())) from None
     except Exception as err:
         # jsonargparse may wrap errors raised while instantiating classes; unwrap ours.
         cause = _our_cause(err)
