@@ -36,6 +36,7 @@ makes everything the pipeline needs around them):
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -187,6 +188,17 @@ class InputPolicy(Protocol):
     def reset(self, seed: int, episode: int) -> None: ...
 
     def inputs(self, state: Any) -> list[str]: ...
+
+
+def uniform_cell_targets(cells: Sequence[tuple[int, int]], x_at: int, column: int, y_at: int) -> list[tuple[int, dict[str, float]]]:
+    """`GameSpec.chance_targets` of one cell drawn uniformly from `cells` and written `Xx` (at x_at) then `Yy` (at y_at):
+    X with probability (cells in column x) / (cells); Y, given the column written (`column`), uniform over its rows."""
+    if not cells:
+        return []
+    columns = Counter(x for x, _ in cells)
+    rows = sorted(y for x, y in cells if x == column)
+    out = [(x_at, {f"X{x}": n / len(cells) for x, n in sorted(columns.items())})]
+    return [*out, (y_at, {f"Y{y}": 1 / len(rows) for y in rows})] if rows else out
 
 
 class Symmetries(Protocol):

@@ -9,12 +9,13 @@ given the column written, uniformly among that column's open rows. Whether food 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
-from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, parse
+from gamegrammar.games.battlesnake.grammar import GrammarError, parse
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, spawn_cells
 from gamegrammar.games.battlesnake.trace import trace
+from gamegrammar.gamespec import uniform_cell_targets
+from gamegrammar.rule_emergence import traced_ticks
 
 
 def spawn_distributions(tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[int, dict[str, float]]]:
@@ -23,18 +24,10 @@ def spawn_distributions(tokens: Sequence[str], config: BattlesnakeConfig) -> lis
     states = trace(tokens, config)
     out: list[tuple[int, dict[str, float]]] = []
     try:
-        for item in parse(tokens):
-            if isinstance(item, Keyframe):
-                continue
-            if item.number >= len(states):  # past what the rules could follow
-                break
+        for item, _ in traced_ticks(parse(tokens), len(states)):
             open_cells = [*spawn_cells(states[item.number], config), *item.spawns]  # before this tick's spawns
             for cell, at in zip(item.spawns, item.spawn_at):
-                columns = Counter(x for x, _ in open_cells)
-                out.append((at, {f"X{x}": n / len(open_cells) for x, n in sorted(columns.items())}))
-                rows = sorted(y for x, y in open_cells if x == cell[0])
-                if at + 1 < len(tokens):
-                    out.append((at + 1, {f"Y{y}": 1 / len(rows) for y in rows}))
+                out += [(i, dist) for i, dist in uniform_cell_targets(open_cells, at, cell[0], at + 1) if i < len(tokens)]
                 open_cells.remove(cell)
     except GrammarError:  # the cut-off tick at a window's end
         pass

@@ -10,12 +10,13 @@ column's empty rows (in the spawn-column design after the column's words, which 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
-from gamegrammar.games.snake.grammar import GrammarError, Keyframe, parse
+from gamegrammar.games.snake.grammar import GrammarError, parse
 from gamegrammar.games.snake.rules import SnakeConfig, empty_cells
 from gamegrammar.games.snake.trace import trace
+from gamegrammar.gamespec import uniform_cell_targets
+from gamegrammar.rule_emergence import traced_ticks
 
 
 def spawn_distributions(tokens: Sequence[str], config: SnakeConfig) -> list[tuple[int, dict[str, float]]]:
@@ -24,24 +25,12 @@ def spawn_distributions(tokens: Sequence[str], config: SnakeConfig) -> list[tupl
     states = trace(tokens, config)
     out: list[tuple[int, dict[str, float]]] = []
     try:
-        for item in parse(tokens):
-            if isinstance(item, Keyframe):
-                continue
-            if item.number >= len(states):  # past what the rules could follow
-                break
+        for item, _ in traced_ticks(parse(tokens), len(states)):
             at = item.positions.get("spawn")
-            if at is None or item.spawn is None:
-                continue
-            cells = empty_cells(states[item.number].body, config)
-            if not cells:
-                continue
-            columns = Counter(x for x, _ in cells)
-            out.append((at, {f"X{x}": n / len(cells) for x, n in sorted(columns.items())}))
-            x = item.spawn[0]
-            rows = [y for cx, y in cells if cx == x]
-            at_y = item.positions.get("spawn_y", at + 1)
-            if rows and at_y < len(tokens):
-                out.append((at_y, {f"Y{y}": 1 / len(rows) for y in rows}))
+            if at is not None and item.spawn is not None:
+                y_at = item.positions.get("spawn_y", at + 1)  # after the column's words in the spawn-column design
+                found = uniform_cell_targets(empty_cells(states[item.number].body, config), at, item.spawn[0], y_at)
+                out += [(i, dist) for i, dist in found if i < len(tokens)]
     except GrammarError:  # the cut-off tick at a window's end
         pass
     return out
