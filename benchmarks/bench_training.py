@@ -59,6 +59,7 @@ class Result:
     tokens_per_s: float
     data_s: float  # per step
     model_s: float  # per step
+    chance: str = "drawn"  # the chance targets the loader gave
 
 
 def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict, optim: dict, chance: str = "drawn") -> Result:
@@ -98,7 +99,7 @@ def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict, optim:
             data_s += t1 - t0
             model_s += t2 - t1
             tokens += int((y != IGNORE_INDEX).sum())
-    return Result(name, device, opt_name, model.num_params(), tokens / (data_s + model_s), data_s / steps, model_s / steps)
+    return Result(name, device, opt_name, model.num_params(), tokens / (data_s + model_s), data_s / steps, model_s / steps, chance)
 
 
 def main() -> None:
@@ -148,11 +149,12 @@ def main() -> None:
                             f"{r.preset:<8}{r.device:>7}{r.optimizer:>10}{r.params:>12,}{data['batch_size']:>7}{windows:>9}{chance:>8}"
                             f"{r.tokens_per_s:>11,.0f}{r.tokens_per_s / ORIGINAL_TOKENS_PER_S:>12,.0f}x{1e3 * r.data_s:>14.1f}{1e3 * r.model_s:>15.1f}"
                         )
-        cpu = next((r for r in results if r.preset == "gg-cpu" and r.device == "cpu"), None)
+        cpu = next((r for r in results if r.preset == "gg-cpu" and r.device == "cpu" and r.chance == chances[0]), None)
         if cpu:
             share = cpu.data_s / (cpu.data_s + cpu.model_s)
             print(
-                f"gg-cpu on CPU: data loading {1e3 * cpu.data_s:.1f} ms vs model {1e3 * cpu.model_s:.1f} ms per step ({share:.1%} in data)"
+                f"gg-cpu on CPU ({cpu.chance} chance targets): data loading {1e3 * cpu.data_s:.1f} ms vs model "
+                f"{1e3 * cpu.model_s:.1f} ms per step ({share:.1%} in data)"
             )
         print(f"original implementation: {ORIGINAL_TOKENS_PER_S:g} tokens/s (2 layers, 32 wide, context 64, pure Python)")
 
