@@ -256,18 +256,20 @@ reproduce-gg-cpu-long-careless: reproduce-gg-cpu-long-mix-careless
 # (--data.chance_targets exact; run ft-snake-chance$(FT_WEIGHT)-exact). FT_INIT (a checkpoint) and FT_STEPS continue
 # such a run: make finetune-snake-chance FT_WEIGHT=1 FT_TARGETS=exact FT_STEPS=480
 # FT_INIT=runs/ft-snake-chance1-exact/checkpoints/last.ckpt FT_SEED=8 FT_NAME=ft-snake-chance1-exact-720 (a new seed: new windows).
+# FT_ACCUM=N adds N batches into each step (4 windows x N a step, as the GPU run's 32 at N=8), at N times the time a step.
 FT_WEIGHT ?= 3
 FT_TARGETS ?= drawn
 FT_INIT ?= models/snake
 FT_STEPS ?= 240
 FT_SEED ?= 7
+FT_ACCUM ?= 1
 FT_NAME ?= ft-snake-chance$(FT_WEIGHT)$(if $(filter exact,$(FT_TARGETS)),-exact)
 finetune-snake-chance: setup $(CORPUS)-careless-sense/manifest.json $(SENSE_CORPUS)/manifest.json
 	rm -rf runs/$(FT_NAME)
 	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(CORPUS)-careless-sense --run_dir runs/$(FT_NAME) \
 	  --trainer.enable_progress_bar false --seed_everything $(FT_SEED) --trainer.accelerator cpu --trainer.precision 32-true \
 	  --model.dropout 0.0 --data.batch_size 4 --data.num_workers 1 --trainer.max_steps $(FT_STEPS) --trainer.max_time null \
-	  --trainer.val_check_interval $(FT_STEPS) --trainer.log_every_n_steps 20 --model.init_from $(FT_INIT) --model.lr 6.0e-5 \
+	  --trainer.accumulate_grad_batches $(FT_ACCUM) --trainer.val_check_interval $$(( $(FT_STEPS) * $(FT_ACCUM) )) --trainer.log_every_n_steps 20 --model.init_from $(FT_INIT) --model.lr 6.0e-5 \
 	  --model.muon_lr 0.002 --model.warmup_steps 20 --model.chance_weight $(FT_WEIGHT) --data.chance_targets $(FT_TARGETS)
 	$(GG) analyze --ckpt runs/$(FT_NAME)/checkpoints/last.ckpt --corpus $(SENSE_CORPUS) --tiers 2 \
 	  --out reports/$(FT_NAME)-analysis-$(notdir $(SENSE_CORPUS))

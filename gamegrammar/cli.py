@@ -10,6 +10,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from gamegrammar import __version__
 from gamegrammar.errors import GameGrammarError
@@ -20,8 +21,29 @@ COMMANDS = ["games", "generate", "corpus", "sample", "evaluate", "export", "repl
 PASSTHROUGH = {"train": "train GameGPT with the Lightning CLI (fit, validate, ...; --help for its options)"}
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose usage mistakes reach main's one-line handler instead of printing the whole usage."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("gamegrammar").strip()
+        raise GameGrammarError(f"{command + ': ' if command else ''}{message} (see `{self.prog} --help`)")
+
+
+def _innermost_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub)command parser the parsed arguments ended in."""
+    while True:
+        chosen = [
+            action.choices[getattr(args, action.dest)]
+            for action in parser._actions
+            if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) in action.choices
+        ]
+        if not chosen:
+            return parser
+        parser = chosen[0]
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gamegrammar", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="gamegrammar", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"gamegrammar {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
@@ -36,7 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in PASSTHROUGH:
             return importlib.import_module(f"gamegrammar.commands.{argv[0]}").main(argv[1:]) or 0
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # name the subcommand that does not know them, not the top-level parser
+            _innermost_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
         return args.run(args) or 0
     except GameGrammarError as err:
         return _fail(str(err))

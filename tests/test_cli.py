@@ -56,6 +56,29 @@ def test_bad_input_is_one_clear_line(tmp_path, args, message):
     assert result.stderr.count("\n") == 1 and message in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "the following arguments are required: COMMAND (see `gamegrammar --help`)"),
+        (["fly"], "argument COMMAND: invalid choice: 'fly'"),
+        (["generate", "--episodes", "5"], "generate: the following arguments are required: --out (see `gamegrammar generate --help`)"),
+        (["evaluate", "--num", "many"], "evaluate: argument --num: invalid int value: 'many'"),
+        (["export", "--ckpt", "a", "b"], "export: unrecognized arguments: --ckpt (see `gamegrammar export --help`)"),
+        (["corpus", "stats", "c", "--bogus"], "corpus stats: unrecognized arguments: --bogus (see `gamegrammar corpus stats --help`)"),
+    ],
+)
+def test_usage_mistakes_are_one_line_naming_the_command(capsys, args, message):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gamegrammar: error: ") and err.count("\n") == 1 and message in err and "usage:" not in err
+
+
+def test_help_still_prints_the_usage(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["generate", "--help"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.startswith("usage: gamegrammar generate")
+
+
 def test_running_out_of_device_memory_is_one_line(monkeypatch, capsys):
     from types import SimpleNamespace
 
@@ -66,6 +89,6 @@ def test_running_out_of_device_memory_is_one_line(monkeypatch, capsys):
     def run(args):
         raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
 
-    monkeypatch.setattr(cli.argparse.ArgumentParser, "parse_args", lambda self, argv: SimpleNamespace(run=run))
+    monkeypatch.setattr(cli.argparse.ArgumentParser, "parse_known_args", lambda self, argv: (SimpleNamespace(run=run), []))
     assert cli.main(["sample"]) == 2
     assert capsys.readouterr().err == "gamegrammar: error: out of GPU memory: lower the batch size (--batch-size)\n"
