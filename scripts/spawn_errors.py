@@ -87,14 +87,17 @@ def spawn_errors(tokens: list[str], config: SnakeConfig) -> list[tuple[str, int 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("samples", type=Path, help="a samples.txt (one sample per line)")
+    parser.add_argument("samples", type=Path, help="a samples.txt (one sample per line), or the report directory holding it")
     parser.add_argument("--width", type=int, default=10)
     parser.add_argument("--height", type=int, default=10)
     parser.add_argument("--max-ticks", type=int, default=200)
     args = parser.parse_args()
+    samples = args.samples / "samples.txt" if args.samples.is_dir() else args.samples
+    if not samples.is_file():
+        parser.error(f"{samples} does not exist (give a samples.txt, or the report directory `gamegrammar evaluate` wrote it to)")
     config = SnakeConfig(args.width, args.height, args.max_ticks)
     counts: Counter[tuple[str, int | str | None]] = Counter()
-    for line in args.samples.read_text().splitlines():
+    for line in samples.read_text().splitlines():
         counts.update(spawn_errors(line.split(), config))
 
     def of(kind: str) -> dict[int | str | None, int]:
