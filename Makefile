@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-sense reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix finetune-snake-chance clean \
+.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-sense reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix finetune-snake-chance reproduce-snake clean \
 	$(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
@@ -249,7 +249,7 @@ reproduce-gg-gpu-mix-%: setup
 
 reproduce-gg-cpu-long-careless: reproduce-gg-cpu-long-mix-careless
 
-# finetune-snake-chance (issue 20): the shipped model (models/snake) fine-tuned on this CPU on its own corpus with each
+# finetune-snake-chance (issue 20): the GPU run's model (models/snake until this fine-tune replaced it) fine-tuned on this CPU on its own corpus with each
 # spawn's cell weighted FT_WEIGHT times (1: the control), 240 steps of 4 packed windows (1.5M tokens; about 45 minutes
 # on one thread, two at once), the GPU run's final learning rates, then tier 2 on corpus60k's held-out games.
 # FT_TARGETS=exact trains each spawn on the distribution it was drawn from instead of the cell drawn
@@ -257,14 +257,16 @@ reproduce-gg-cpu-long-careless: reproduce-gg-cpu-long-mix-careless
 # such a run: make finetune-snake-chance FT_WEIGHT=1 FT_TARGETS=exact FT_STEPS=480
 # FT_INIT=runs/ft-snake-chance1-exact/checkpoints/last.ckpt FT_SEED=8 FT_NAME=ft-snake-chance1-exact-720 (a new seed: new windows).
 # FT_ACCUM=N adds N batches into each step (4 windows x N a step, as the GPU run's 32 at N=8), at N times the time a step.
+# FT_INIT defaults to the GPU run's bfloat16 weights, which the repository's history keeps (commit 8130978).
 FT_WEIGHT ?= 3
 FT_TARGETS ?= drawn
-FT_INIT ?= models/snake
+GPU_SNAKE ?= runs/gg-gpu-careless-sense-bf16
+FT_INIT ?= $(GPU_SNAKE)
 FT_STEPS ?= 240
 FT_SEED ?= 7
 FT_ACCUM ?= 1
 FT_NAME ?= ft-snake-chance$(FT_WEIGHT)$(if $(filter exact,$(FT_TARGETS)),-exact)
-finetune-snake-chance: setup $(CORPUS)-careless-sense/manifest.json $(SENSE_CORPUS)/manifest.json
+finetune-snake-chance: setup $(CORPUS)-careless-sense/manifest.json $(SENSE_CORPUS)/manifest.json $(if $(filter $(GPU_SNAKE),$(FT_INIT)),$(GPU_SNAKE)/config.json)
 	rm -rf runs/$(FT_NAME)
 	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(CORPUS)-careless-sense --run_dir runs/$(FT_NAME) \
 	  --trainer.enable_progress_bar false --seed_everything $(FT_SEED) --trainer.accelerator cpu --trainer.precision 32-true \
@@ -274,6 +276,18 @@ finetune-snake-chance: setup $(CORPUS)-careless-sense/manifest.json $(SENSE_CORP
 	$(GG) analyze --ckpt runs/$(FT_NAME)/checkpoints/last.ckpt --corpus $(SENSE_CORPUS) --tiers 2 \
 	  --out reports/$(FT_NAME)-analysis-$(notdir $(SENSE_CORPUS))
 
+
+$(GPU_SNAKE)/config.json:
+	mkdir -p $(GPU_SNAKE) && git archive 8130978 models/snake | tar -x -C $(GPU_SNAKE) --strip-components 2
+
+# reproduce-snake: the shipped model, models/snake: the GPU run's weights fine-tuned here with exact spawn targets in
+# 180 steps of 16 windows (57 minutes on 2 cores), exported as bfloat16 and read with 1000 samples.
+SNAKE_FT = ft-snake-chance1-exact-acc4
+reproduce-snake:
+	$(MAKE) finetune-snake-chance FT_WEIGHT=1 FT_TARGETS=exact FT_STEPS=180 FT_ACCUM=4 FT_NAME=$(SNAKE_FT)
+	$(GG) export runs/$(SNAKE_FT)/checkpoints/last.ckpt runs/$(SNAKE_FT)/export-bf16 --dtype bfloat16 --overwrite
+	$(GG) evaluate --ckpt runs/$(SNAKE_FT)/export-bf16 --corpus $(CORPUS)-careless-sense --num 1000 --temperature 1.0 \
+	  --out reports/$(SNAKE_FT)-bf16
 
 test: setup
 	$(PY) -m pytest

@@ -25,8 +25,8 @@ spawn's column words compared with the grown body's cells in that column, read
 off the batch's occupancy grid). A sequence is read as a design's when the codec
 declares it or, as `validate` reads it, when it holds any of its words (a SENSE
 word; VAC or OCC); so sequences of several designs may share a call. The other
-designs are the reference's alone, at its speed (about 370 default-corpus
-episodes/s in one process, against some 11k/s here): a declared tail-events,
+designs are the reference's alone, at its speed (`python -m benchmarks.bench_evaluator`
+prints both: about a thirtieth of this path's on full episodes): a declared tail-events,
 head-first or body-list codec sends every sequence there; undeclared, a sequence
 with any FREE, or with column words but no SENSE word (the spawn column alone),
 goes there, while the others (a cell right after an input, listed cells) never
