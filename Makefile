@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-sense reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix finetune-snake-chance reproduce-snake clean \
+.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-sense reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix finetune-snake-chance reproduce-snake reproduce-snake-gpu clean \
 	$(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
@@ -280,14 +280,38 @@ finetune-snake-chance: setup $(CORPUS)-careless-sense/manifest.json $(SENSE_CORP
 $(GPU_SNAKE)/config.json:
 	mkdir -p $(GPU_SNAKE) && git archive 8130978 models/snake | tar -x -C $(GPU_SNAKE) --strip-components 2
 
-# reproduce-snake: the shipped model, models/snake: the GPU run's weights fine-tuned here with exact spawn targets in
-# 180 steps of 16 windows (57 minutes on 2 cores), exported as bfloat16 and read with 1000 samples.
+# reproduce-snake: models/snake's second stage (models/snake at commit 45bd48c): the GPU run's weights fine-tuned here
+# with exact spawn targets in 180 steps of 16 windows (57 minutes on 2 cores), exported as bfloat16 and read with 1000 samples.
 SNAKE_FT = ft-snake-chance1-exact-acc4
 reproduce-snake:
 	$(MAKE) finetune-snake-chance FT_WEIGHT=1 FT_TARGETS=exact FT_STEPS=180 FT_ACCUM=4 FT_NAME=$(SNAKE_FT)
 	$(GG) export runs/$(SNAKE_FT)/checkpoints/last.ckpt runs/$(SNAKE_FT)/export-bf16 --dtype bfloat16 --overwrite
 	$(GG) evaluate --ckpt runs/$(SNAKE_FT)/export-bf16 --corpus $(CORPUS)-careless-sense --num 1000 --temperature 1.0 \
 	  --out reports/$(SNAKE_FT)-bf16
+
+# reproduce-snake-gpu (issue 20; needs a CUDA GPU): the shipped model, models/snake: the second stage's bfloat16 weights
+# (SNAKE_CPU, kept in the repository's history; or runs/$(SNAKE_FT)/export-bf16 from make reproduce-snake) trained on for
+# 4000 steps of 32 windows with exact spawn targets on 200,000 new games of the same mix and grammar (seed 1; 5.3 minutes
+# on one H200), exported as bfloat16 and read with 1000 samples on the GPU.
+SNAKE_CPU ?= runs/ft-snake-chance1-exact-acc4-bf16
+SNAKE_GPU_FT = ft-snake-gpu-exact
+SNAKE_GPU_CORPUS := data/corpus200k-careless-sense-seed1
+SNAKE_GPU_WORKERS ?= 12
+$(SNAKE_GPU_CORPUS)/manifest.json: | setup
+	$(GG) generate --episodes 200000 --seed 1 --workers 2 --agents $(SNAKE_MIX_AGENTS_careless-sense) $(SNAKE_MIX_FLAGS_careless-sense) \
+	  --out $(SNAKE_GPU_CORPUS) --quiet
+
+reproduce-snake-gpu: setup $(SNAKE_GPU_CORPUS)/manifest.json $(CORPUS)-careless-sense/manifest.json $(SNAKE_CPU)/config.json
+	rm -rf runs/$(SNAKE_GPU_FT)
+	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(SNAKE_GPU_CORPUS) --run_dir runs/$(SNAKE_GPU_FT) --trainer.enable_progress_bar false \
+	  --seed_everything 11 --model.dropout 0.0 --data.num_workers $(SNAKE_GPU_WORKERS) --trainer.max_steps 4000 --trainer.val_check_interval 500 \
+	  --model.init_from $(SNAKE_CPU) --model.lr 2.0e-4 --model.muon_lr 0.006 --model.warmup_steps 100 --data.chance_targets exact
+	$(GG) export runs/$(SNAKE_GPU_FT)/checkpoints/last.ckpt runs/$(SNAKE_GPU_FT)/export-bf16 --dtype bfloat16 --overwrite
+	$(GG) evaluate --ckpt runs/$(SNAKE_GPU_FT)/export-bf16 --corpus $(CORPUS)-careless-sense --num 1000 --temperature 1.0 \
+	  --out reports/$(SNAKE_GPU_FT)-bf16
+
+$(SNAKE_CPU)/config.json:
+	mkdir -p $(SNAKE_CPU) && git archive 45bd48c models/snake | tar -x -C $(SNAKE_CPU) --strip-components 2
 
 test: setup
 	$(PY) -m pytest
