@@ -13,7 +13,6 @@ the same run; timings depend on what else the machine is doing: compare figures 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from gymnasium.vector import SyncVectorEnv
 
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.envs import SnakeEnv, SnakeVectorEnv
 from gamegrammar.games.snake.batch_agents import AGENT_NAMES, scripted_policy
 from gamegrammar.games.snake.rollout import play_batch
@@ -62,7 +62,7 @@ def corpus_engine(episodes: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m benchmarks.bench_envs", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args()
@@ -93,4 +93,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_guarded(main, "bench_envs"))

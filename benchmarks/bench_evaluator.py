@@ -32,7 +32,6 @@ because other work on a shared machine slows every figure.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import tempfile
@@ -43,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.corpus import Corpus, CorpusSpec, engines, generate
 from gamegrammar.evaluation import validate, validate_many
 from gamegrammar.evaluation.report import describe_game
@@ -80,7 +80,7 @@ def load_sequences(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m benchmarks.bench_evaluator", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default=DEFAULT_GAME, help="the game of the generated corpus (default snake)")
     parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
     parser.add_argument("--episodes", type=int, default=None, help="sequences to validate (default 10000, Battlesnake 2000; quick 300)")
@@ -164,4 +164,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_guarded(main, "bench_evaluator"))

@@ -12,7 +12,6 @@ compare figures from one run.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import tempfile
@@ -20,6 +19,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.corpus import CorpusSpec, batch_shard, generate
 from gamegrammar.evaluation.report import describe_game
 from gamegrammar.games import DEFAULT_GAME, load_game
@@ -48,7 +48,7 @@ def rates(run: dict[str, float]) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m benchmarks.bench_generate", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default=DEFAULT_GAME, help="the game whose default corpus is generated (default snake)")
     parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
     parser.add_argument("--scalar-episodes", type=int, default=None, help="episodes per scalar run (default 600, quick 100)")
@@ -100,4 +100,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_guarded(main, "bench_generate"))

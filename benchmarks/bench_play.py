@@ -13,13 +13,13 @@ doing: compare figures from one run.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 
 import numpy as np
 import torch
 
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.games import load_game, tokenizer_for
 from gamegrammar.games.snake.batch_agents import AGENT_NAMES, agent_actions
 from gamegrammar.games.snake.control import LEGAL
@@ -69,7 +69,7 @@ def run(name: str, games: int, batch: int, recompute: bool | None) -> dict[str, 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m benchmarks.bench_play", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few games only")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the agent's steps are small)")
     parser.add_argument("--json", default=None)
@@ -97,4 +97,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_guarded(main, "bench_play"))

@@ -14,7 +14,6 @@ design), and Battlesnake. Timings depend on what else the machine is doing: comp
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 import time
@@ -23,6 +22,7 @@ from typing import Any
 
 import torch
 
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games import load_game
 from gamegrammar.games.battlesnake import emergence as battlesnake_emergence
@@ -84,7 +84,7 @@ def run(name: str, episodes: int, model_name: str, root: Path) -> dict[str, floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m benchmarks.bench_probes", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke test: 4 episodes on a small model")
     parser.add_argument("--episodes", type=int, default=None, help="generated episodes per workload (default 24; quick 4)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
@@ -112,4 +112,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_guarded(main, "bench_probes"))

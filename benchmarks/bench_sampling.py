@@ -20,7 +20,6 @@ else the machine is doing: compare figures from one run.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import time
@@ -30,6 +29,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import load_game, tokenizer_for
 from gamegrammar.model import GameGPT, KVCache, preset
@@ -269,7 +269,7 @@ def kv_cache(model: GameGPT, batch: int, length: int) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m benchmarks.bench_sampling", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds in all, for a smoke test")
     parser.add_argument("--preset", default="gg-cpu")
     parser.add_argument("--length", type=int, default=None, help="tokens per sequence against full recomputation (default 1000, quick 200)")
@@ -340,4 +340,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_guarded(main, "bench_sampling"))

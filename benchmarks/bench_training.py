@@ -15,7 +15,6 @@ data-loader time and model time.
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import tempfile
 import time
@@ -27,6 +26,7 @@ from typing import get_args
 import torch
 import yaml
 
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.model import IGNORE_INDEX, GameGPT, preset
 from gamegrammar.optim import build_optimizer
@@ -103,7 +103,7 @@ def bench(corpus: Corpus, name: str, device: str, steps: int, data: dict, optim:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m benchmarks.bench_training", description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", help="corpus directory (default: generate 400 default episodes in a temporary directory)")
     parser.add_argument("--steps", type=int, default=None, help="timed steps per preset (default: 30 for gg31k, 6 for larger presets)")
     parser.add_argument("--presets", default=None, help="comma-separated (default: gg31k,gg-cpu on CPU; gg-gpu too on a GPU)")
@@ -160,4 +160,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_guarded(main, "bench_training"))

@@ -9,7 +9,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from gamegrammar import __version__
@@ -22,10 +22,13 @@ PASSTHROUGH = {"train": "train GameGPT with the Lightning CLI (fit, validate, ..
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """A parser whose usage mistakes reach main's one-line handler instead of printing the whole usage."""
+    """A parser whose usage mistakes reach `run_guarded`'s one-line handler instead of printing the whole usage.
+
+    The benchmarks and scripts use it too, so a mistake on their command lines reads as one on the CLI's.
+    """
 
     def error(self, message: str) -> NoReturn:
-        command = self.prog.removeprefix("gamegrammar").strip()
+        command = self.prog.removeprefix("gamegrammar ") if self.prog.startswith("gamegrammar ") else ""  # a subcommand ("export")
         raise GameGrammarError(f"{command + ': ' if command else ''}{message} (see `{self.prog} --help`)")
 
 
@@ -55,28 +58,40 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
+
+    def run() -> int | None:
         if argv and argv[0] in PASSTHROUGH:
-            return importlib.import_module(f"gamegrammar.commands.{argv[0]}").main(argv[1:]) or 0
+            return importlib.import_module(f"gamegrammar.commands.{argv[0]}").main(argv[1:])
         parser = build_parser()
         args, unknown = parser.parse_known_args(argv)
         if unknown:  # name the subcommand that does not know them, not the top-level parser
             _innermost_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
-        return args.run(args) or 0
+        return args.run(args)
+
+    return run_guarded(run)
+
+
+def run_guarded(entry: Callable[[], int | None], prog: str = "gamegrammar") -> int:
+    """Run a command's body with a user's mistakes, the operating system's refusals and Ctrl-C as one line each.
+
+    Anything else is a bug and keeps its traceback. The benchmarks and scripts run under it as the CLI does.
+    """
+    try:
+        return entry() or 0
     except GameGrammarError as err:
-        return _fail(str(err))
+        return _fail(str(err), prog)
     except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as other Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as err:  # the one path for the operating system's refusals: one line, no traceback
-        return _fail(os_error_message(err))
+        return _fail(os_error_message(err), prog)
     except KeyboardInterrupt:
-        print("gamegrammar: interrupted", file=sys.stderr)
+        print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except RuntimeError as err:
         torch = sys.modules.get("torch")  # imported by whichever command ran out of memory; not at start-up
         if torch is not None and isinstance(err, torch.OutOfMemoryError):
-            return _fail(f"out of {'GPU' if 'CUDA' in str(err) else 'device'} memory: lower the batch size (--batch-size)")
+            return _fail(f"out of {'GPU' if 'CUDA' in str(err) else 'device'} memory: lower the batch size (--batch-size)", prog)
         raise
 
 
@@ -87,9 +102,9 @@ def os_error_message(err: OSError) -> str:
     return f"{' -> '.join(names)}: {reason}" if names else reason
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, prog: str = "gamegrammar") -> int:
     first = message.strip().splitlines()[0] if message.strip() else "failed"
-    print(f"gamegrammar: error: {first}", file=sys.stderr)
+    print(f"{prog}: error: {first}", file=sys.stderr)
     return 2
 
 

@@ -10,7 +10,6 @@ the directory holding reports/ and runs/, where screen.sh ran).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import math
@@ -18,6 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.evaluation.stats import mean_interval
 
 
@@ -188,7 +188,7 @@ def table(found: dict[str, dict[str, dict[str, Any]]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = OneLineParser(description=__doc__.splitlines()[0])
     p.add_argument("screen", type=Path, help="reports/screen-NAME")
     p.add_argument("--analysis", default="analysis", help="each run's tier-2 directory (default: analysis)")
     args = p.parse_args(argv)
@@ -200,4 +200,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_guarded(main, "screen_summary.py"))

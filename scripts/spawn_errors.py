@@ -17,10 +17,10 @@ body at all (food spread along the whole body).
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from pathlib import Path
 
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.games.snake.emergence import BODY_PLACES, body_place
 from gamegrammar.games.snake.grammar import GrammarError, Keyframe, parse, uses_body_list, uses_sense, uses_spawn_column
 from gamegrammar.games.snake.rules import Cell, SnakeConfig, column_occupancy
@@ -86,7 +86,7 @@ def spawn_errors(tokens: list[str], config: SnakeConfig) -> list[tuple[str, int 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("samples", type=Path, help="a samples.txt (one sample per line), or the report directory holding it")
     parser.add_argument("--width", type=int, default=10)
     parser.add_argument("--height", type=int, default=10)
@@ -126,4 +126,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_guarded(main, "spawn_errors.py"))

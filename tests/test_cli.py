@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from gamegrammar.cli import main
+from gamegrammar.cli import main, run_guarded
+from gamegrammar.errors import GameGrammarError
 
 
 def gg(*args: str) -> subprocess.CompletedProcess:
@@ -92,3 +95,41 @@ def test_running_out_of_device_memory_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(cli.argparse.ArgumentParser, "parse_known_args", lambda self, argv: (SimpleNamespace(run=run), []))
     assert cli.main(["sample"]) == 2
     assert capsys.readouterr().err == "gamegrammar: error: out of GPU memory: lower the batch size (--batch-size)\n"
+
+
+def _raises(error: BaseException):
+    def entry() -> int:
+        raise error
+
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "line"),
+    [
+        (GameGrammarError("corpus data/x does not exist\nmore"), 2, "bench: error: corpus data/x does not exist\n"),
+        (FileNotFoundError(2, "No such file or directory", "runs/x"), 2, "bench: error: runs/x: No such file or directory\n"),
+        (KeyboardInterrupt(), 130, "bench: interrupted\n"),
+    ],
+)
+def test_run_guarded_gives_a_users_mistake_one_line_under_the_programs_name(capsys, error, code, line):
+    assert run_guarded(_raises(error), "bench") == code
+    assert capsys.readouterr().err == line
+
+
+def test_run_guarded_keeps_a_bugs_traceback():
+    with pytest.raises(ZeroDivisionError):
+        run_guarded(_raises(ZeroDivisionError()), "bench")
+
+
+BENCHMARKS = sorted(p.stem for p in (Path(__file__).parent.parent / "benchmarks").glob("bench_*.py"))
+
+
+@pytest.mark.parametrize("name", BENCHMARKS)
+def test_a_benchmarks_usage_mistake_is_one_line(monkeypatch, capsys, name):
+    """Every benchmark parses with the CLI's parser and runs under its guard, so `--bogus` is one line, not a usage block."""
+    module = importlib.import_module(f"benchmarks.{name}")
+    monkeypatch.setattr(sys, "argv", [name, "--bogus"])
+    assert run_guarded(module.main, name) == 2
+    err = capsys.readouterr().err
+    assert err == f"{name}: error: unrecognized arguments: --bogus (see `python -m benchmarks.{name} --help`)\n"

@@ -70,3 +70,9 @@ def test_screen_gives_train_args_to_every_fit_and_skips_runs_already_reported(tm
     assert all(f[-2:] == ["--model.chance_weight", "10"] and f[f.index("--trainer.max_steps") + 1] == "5" for f in fits)
     evaluations = [line for line in calls.read_text().splitlines() if line.startswith("evaluate")]
     assert len(evaluations) == 3 and all("--num 7 --temperature 1.0" in line for line in evaluations)
+
+
+def test_spawn_errors_refuses_a_missing_report_in_one_line(tmp_path):
+    run = subprocess.run([sys.executable, SCRIPTS / "spawn_errors.py", tmp_path / "nowhere"], capture_output=True, text=True)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("spawn_errors.py: error: ") and "does not exist" in run.stderr
