@@ -277,8 +277,11 @@ finetune-snake-chance: setup $(CORPUS)-careless-sense/manifest.json $(SENSE_CORP
 	  --out reports/$(FT_NAME)-analysis-$(notdir $(SENSE_CORPUS))
 
 
+# models/snake as a commit shipped it, into a folder: $(call snake_at,COMMIT,DIR)
+snake_at = mkdir -p $(2) && git archive $(1) models/snake | tar -x -C $(2) --strip-components 2
+
 $(GPU_SNAKE)/config.json:
-	mkdir -p $(GPU_SNAKE) && git archive 8130978 models/snake | tar -x -C $(GPU_SNAKE) --strip-components 2
+	$(call snake_at,8130978,$(GPU_SNAKE))
 
 # reproduce-snake: models/snake's second stage (models/snake at commit 45bd48c): the GPU run's weights fine-tuned here
 # with exact spawn targets in 180 steps of 16 windows (57 minutes on 2 cores), exported as bfloat16 and read with 1000 samples.
@@ -311,7 +314,7 @@ reproduce-snake-gpu: setup $(SNAKE_GPU_CORPUS)/manifest.json $(CORPUS)-careless-
 	  --out reports/$(SNAKE_GPU_FT)-bf16
 
 $(SNAKE_CPU)/config.json:
-	mkdir -p $(SNAKE_CPU) && git archive 45bd48c models/snake | tar -x -C $(SNAKE_CPU) --strip-components 2
+	$(call snake_at,45bd48c,$(SNAKE_CPU))
 
 test: setup
 	$(PY) -m pytest
