@@ -174,11 +174,70 @@ def check_endings(p: Played) -> None:
 
 
 def check_strict_evaluator(p: Played) -> None:
-    """Every episode the engine plays passes the strict evaluator."""
-    for i, record in enumerate(p.records):
+    """Every episode the engine plays passes the strict evaluator, its design read off the sequence and declared."""
+    for (i, record), codec in itertools.product(enumerate(p.records), (None, p.codec)):
         with _about(f"{p.where(i)}: validate"):
-            verdict = p.spec.validate(record.tokens, p.config)
-        _require(verdict.valid, f"{p.where(i)}: the strict evaluator rejects a real episode: {verdict.violations} at {verdict.positions}")
+            verdict = p.spec.validate(record.tokens, p.config, codec)
+        _require(
+            verdict.valid,
+            f"{p.where(i)}: the strict evaluator ({'declared' if codec else 'undeclared'}) rejects a real episode: "
+            f"{verdict.violations} at {verdict.positions}",
+        )
+
+
+def _opening_end(p: Played, tokens: Sequence[str]) -> int:
+    """Where the opening keyframe ends: the first tick token."""
+    return list(tokens).index(p.spec.tick_token) if p.spec.tick_token in tokens else len(tokens)
+
+
+def check_openings(p: Played) -> None:
+    """An episode whose opening no start of the rules can be (`opening_perturbations`) is invalid, first broken inside
+    the opening keyframe, declared or not: the start is a rule like any other."""
+    try:
+        p.spec.opening_perturbations(p.records[0].tokens, p.config)
+    except GameGrammarError as err:
+        raise Skipped(str(err)) from None
+    count = 0
+    for i, record in enumerate(p.records):
+        with _about(f"{p.where(i)}: opening_perturbations"):
+            variants = p.spec.opening_perturbations(record.tokens, p.config)
+        for (what, tokens), codec in itertools.product(variants, (None, p.codec)):
+            count += 1
+            end = _opening_end(p, tokens)
+            _require(tokens[end:] == record.tokens[_opening_end(p, record.tokens) :], f"{p.where(i)}: {what} changes more than the opening")
+            verdict = p.spec.validate(tokens, p.config, codec)
+            _require(
+                not verdict.valid and verdict.first_violation is not None and verdict.first_violation < end,
+                f"{p.where(i)}: an opening with {what} is not refused inside the opening: {verdict.violations} at {verdict.positions}",
+            )
+    _require(count > 0, "opening_perturbations gives no variant of any episode")
+
+
+def check_design_words(p: Played) -> None:
+    """An episode written in another of the game's designs (one grammar option turned over), declared as this codec's
+    design, is invalid wherever its tokens differ: a declared design's grammar has its own words and order only."""
+    from dataclasses import replace
+
+    options = [flag.name for flag in p.spec.codec_flags() if flag.type is bool]
+    if not options:
+        raise Skipped(f"{p.spec.name} has one design")
+    compared = 0
+    for option in options:
+        try:
+            other = replace(p.codec, **{option: not getattr(p.codec, option, False)}) if hasattr(p.codec, option) else None
+            if other is None:
+                other = p.spec.codec_type(p.codec.keyframe_interval, p.codec.min_salience, **{option: True})
+        except GameGrammarError:
+            continue  # options that do not combine with this codec's
+        for i in range(len(p.records)):
+            with _about(f"{p.where(i)}: play_episode with {option} turned over"):
+                tokens = p.spec.play_episode(p.config, other, p.agents[i], p.seed, int(p.episodes[i])).tokens
+            if tokens == p.records[i].tokens:
+                continue
+            compared += 1
+            verdict = p.spec.validate(tokens, p.config, p.codec)
+            _require(not verdict.valid, f"{p.where(i)}: written with {option} turned over, it passes declared as the codec's design")
+    _require(compared > 0, "no option changes any episode's tokens")
 
 
 def mutate(tokens: Sequence[str], vocab: Sequence[str], gen: np.random.Generator, kind: str) -> list[str]:
@@ -203,7 +262,8 @@ def mutate(tokens: Sequence[str], vocab: Sequence[str], gen: np.random.Generator
 
 
 def check_fast_evaluator(p: Played) -> None:
-    """`validate_many` answers exactly as `validate`, on real and mutated episodes, as token lists and as id arrays."""
+    """`validate_many` answers exactly as `validate`, on real and mutated episodes, as token lists and as id arrays,
+    declared and not; and no verdict breaks a rule that `rules_for` its codec leaves out of a report."""
     gen = np.random.default_rng([p.seed, len(p.records), p.codec.keyframe_interval])
     vocab = p.tokenizer.tokens
     real = [r.tokens for r in p.records]
@@ -214,37 +274,53 @@ def check_fast_evaluator(p: Played) -> None:
         for _ in range(1 + k % 2):  # one or two corruptions
             seq = mutate(seq, vocab, gen, MUTATIONS[int(gen.integers(len(MUTATIONS)))])
         mutated.append(seq)
-    for name, seqs in (("real", real), ("mutated", mutated)):
-        with _about(f"validate ({name})"):
-            want = [p.spec.validate(s, p.config) for s in seqs]
+    for (name, seqs), codec in itertools.product((("real", real), ("mutated", mutated)), (None, p.codec)):
+        how = f"{name}, {'declared' if codec else 'undeclared'}"
+        with _about(f"validate ({how})"):
+            want = [p.spec.validate(s, p.config, codec) for s in seqs]
         as_ids = [np.asarray(p.tokenizer.encode(s), p.tokenizer.dtype) for s in seqs]
         for form, batch in (("token lists", seqs), ("id arrays", as_ids)):
-            with _about(f"validate_many ({name}, {form})"):
-                got = p.spec.validate_many(batch, p.config)
-            _require(len(got) == len(want), f"validate_many ({name}, {form}) returned {len(got)} verdicts for {len(want)}")
+            with _about(f"validate_many ({how}, {form})"):
+                got = p.spec.validate_many(batch, p.config, codec)
+            _require(len(got) == len(want), f"validate_many ({how}, {form}) returned {len(got)} verdicts for {len(want)}")
             for k, (g, w) in enumerate(zip(got, want)):
                 if g != w:
                     source = p.where(k % len(p.records))
                     raise ConformanceError(
-                        f"validate_many ({name}, {form}) differs from validate on sequence {k} (from {source}): {g} vs {w}"
+                        f"validate_many ({how}, {form}) differs from validate on sequence {k} (from {source}): {g} vs {w}"
                     )
         if name == "mutated":
             _require(not all(v.valid for v in want), "the strict evaluator accepts every mutated episode")
+        listed = {rule for names in p.spec.rules_for(codec).values() for rule in names}  # what a report lists
+        unlisted = sorted({rule for v in want for rule in v.violations} - listed)
+        _require(not unlisted, f"validate ({how}) breaks {unlisted}, which rules_for the codec leaves out of reports")
 
 
 def check_symmetries(p: Played) -> None:
-    """Every symmetry of every episode (token ids, as augmentation sees them) passes the strict evaluator."""
+    """The board's symmetries (token ids, as augmentation sees them) map every episode to one the strict evaluator
+    accepts exactly when augmentation may use the symmetry (`names`: it keeps the rules' start); under the others
+    (a start the rules fix moves) every image is refused, first inside its opening. No augmentation may teach a game
+    the rules cannot write."""
     try:
         symmetries = p.spec.symmetries(p.tokenizer, p.config)
     except GameGrammarError as err:
         raise Skipped(f"no symmetries: {err}") from None
-    for i, record in enumerate(p.records):
+    used = set(symmetries.names)
+    _require(used <= set(symmetries.all_names) and "identity" in used, f"names {sorted(used)} are not among {symmetries.all_names}")
+    for (i, record), name in itertools.product(enumerate(p.records), symmetries.all_names):
         ids = np.asarray(p.tokenizer.encode(record.tokens), p.tokenizer.dtype)
-        for name in symmetries.names:
-            with _about(f"{p.where(i)}: symmetry {name}"):
-                image = p.tokenizer.decode(symmetries.apply(ids, name))
-                verdict = p.spec.validate(image, p.config)
+        with _about(f"{p.where(i)}: symmetry {name}"):
+            image = p.tokenizer.decode(symmetries.apply(ids, name))
+            verdict = p.spec.validate(image, p.config, p.codec)
+        if name in used:
             _require(verdict.valid, f"{p.where(i)}: symmetry {name} breaks {verdict.violations} at {verdict.positions}")
+        else:
+            first = verdict.first_violation
+            _require(
+                first is not None and first < _opening_end(p, image),
+                f"{p.where(i)}: symmetry {name}, which augmentation leaves out, gives an image refused at {first} "
+                f"({verdict.violations}), not in its opening",
+            )
 
 
 def check_chance_targets(p: Played) -> None:
@@ -318,6 +394,8 @@ CHECKS: dict[str, Callable[[Played], None]] = {
     "round_trip": check_round_trip,
     "endings": check_endings,
     "strict_evaluator": check_strict_evaluator,
+    "openings": check_openings,
+    "design_words": check_design_words,
     "fast_evaluator": check_fast_evaluator,
     "symmetries": check_symmetries,
     "chance_targets": check_chance_targets,

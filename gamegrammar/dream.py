@@ -432,7 +432,7 @@ def measure(
         "agreement": agreement(dreams),
         "horizon": horizon(dreams),
         "fidelity": fidelity(game, config, dreams, records, max_ticks),
-        "validity": summarize(validate_many([d.tokens for d in dreams], config, codec), game.rules),
+        "validity": summarize(validate_many([d.tokens for d in dreams], config, codec), game.rules_for(codec)),
         "real_games": {"n": len(records), "still_running": _still_running(records, max_ticks)},
     }
 

@@ -24,15 +24,15 @@ class GrammarError(ValueError):
 
 
 class Element(Protocol):
-    """A parsed keyframe or tick: where it ends (the index after its last token)."""
+    """A parsed keyframe or tick: where it starts and ends (the index after its last token)."""
 
+    start: int
     end: int
 
 
 class TickElement(Element, Protocol):
     """A parsed tick, as the episode frame reads it."""
 
-    start: int
     number: int
     end_event: str | None
     keyframe: Element | None
@@ -143,3 +143,35 @@ def note_close(note: Note, n: int, *, ended: bool, stop: int) -> None:
         note("complete", stop)  # EOS before any end event
     elif stop + 1 < n:
         note("complete", stop + 1)  # something after the EOS
+
+
+class KeyframeSchedule:
+    """The frame's rule `keyframe_schedule`: a keyframe after exactly the ticks where the codec writes one.
+
+    The codec writes the opening keyframe and one after every K-th tick (`CodecConfig.keyframe_after`; K = 0: only
+    the opening), never after an end event (a keyframe there is `end_is_final`'s). `interval` declares K (the
+    corpus's or the checkpoint's codec); None reads it off the sequence: the number of the first tick followed by a
+    keyframe is K, and every later tick is held to it.
+    """
+
+    __slots__ = ("interval", "word")
+
+    def __init__(self, interval: int | None, keyframe_word: str) -> None:
+        if interval is not None and interval < 0:
+            raise ValueError(f"keyframe interval must be >= 0, got {interval}")
+        self.interval, self.word = interval, keyframe_word
+
+    def check(self, note: Note, tokens: Sequence[str], tick: TickElement) -> None:
+        """Note an extra keyframe at its first token, a missing one where it should begin (not where the sequence
+        stops: a cut-off is `complete`'s). A keyframe that broke the grammar still counts as written."""
+        if tick.end_event is not None:
+            return
+        at = tick.keyframe.start if tick.keyframe is not None else tick.end
+        written = tick.keyframe is not None or token_at(tokens, at) == self.word
+        if self.interval is None:
+            if written:
+                self.interval = tick.number  # the first keyframe after a tick fixes the interval
+            return
+        due = self.interval > 0 and tick.number % self.interval == 0
+        if written != due and at < len(tokens):
+            note("keyframe_schedule", at)

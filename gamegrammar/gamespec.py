@@ -202,9 +202,14 @@ def uniform_cell_targets(cells: Sequence[tuple[int, int]], x_at: int, column: in
 
 
 class Symmetries(Protocol):
-    """Board symmetries on token ids, for augmentation inside the data loader."""
+    """Board symmetries on token ids, for augmentation inside the data loader.
+
+    `names`: those augmentation draws from, each mapping every episode the rules can write to one they can write (a
+    symmetry that moves a start the rules fix is left out); `all_names`: the board's, for the conformance kit's check
+    that exactly the images under `names` are valid."""
 
     names: Sequence[str]
+    all_names: Sequence[str]
 
     def apply(self, ids: np.ndarray, name: str) -> np.ndarray: ...
 
@@ -373,10 +378,20 @@ class GameSpec:
     # -- evaluation
 
     def validate(self, tokens: Sequence[str], config: Any, codec: CodecConfig | None = None) -> Verdict:
-        """The strict verdict of one sequence. `codec` (the corpus's or the checkpoint's) declares the grammar
-        options the sequence must follow; None lets the game read them off the sequence where it can (and a
-        game without grammar options may leave the parameter out: it is only passed when given)."""
+        """The strict verdict of one sequence. `codec` (the corpus's or the checkpoint's) declares the design the
+        sequence must follow, its grammar options and its keyframe interval; None lets the game read them off the
+        sequence."""
         raise NotImplementedError
+
+    def rules_for(self, codec: CodecConfig | None) -> dict[str, tuple[str, ...]]:
+        """The rules, by tier, that judge sequences of the design `codec` writes (None: any design): a grammar option's
+        rules are left out where the design does not write the option, so a report does not list them as passed."""
+        return self.rules
+
+    def opening_perturbations(self, tokens: Sequence[str], config: Any) -> list[tuple[str, list[str]]]:
+        """Named variants of one valid episode in which only the opening keyframe is changed into a state no start of
+        the rules can be (it still parses): the conformance kit requires each to be invalid, first broken there."""
+        raise GameGrammarError(f"{self.name} names no impossible openings")
 
     def validate_many(
         self, sequences: Sequence[Sequence[str] | Sequence[int] | np.ndarray], config: Any, codec: CodecConfig | None = None
@@ -387,7 +402,7 @@ class GameSpec:
         for seq in sequences:
             if len(seq) and not isinstance(seq[0], str):
                 seq = [tokens[i] if 0 <= i < len(tokens) else f"<id {i}>" for i in np.asarray(seq).tolist()]
-            out.append(self.validate(seq, config) if codec is None else self.validate(seq, config, codec))
+            out.append(self.validate(seq, config, codec))
         return out
 
     def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:

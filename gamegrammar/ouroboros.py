@@ -307,7 +307,7 @@ def measure(
     start = time.perf_counter()
     samples = _sample(loaded, settings, seed)
     config = corpus.game
-    summary = summarize(validate_many(samples, config, corpus.codec), corpus.game_spec.rules)
+    summary = summarize(validate_many(samples, config, corpus.codec), corpus.game_spec.rules_for(corpus.codec))
     index = corpus.index
     dist = compare_distributions(summarize_episodes(samples, config), index["ticks"], index["score"], index["end"], config)
     return {

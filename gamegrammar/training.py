@@ -53,7 +53,8 @@ class EpisodeWindows(Dataset):
 
     `packed` windows start at episode rows[i]'s BOS and run on into the following episodes of
     the same split, so no window is padded. `augment` maps each window through one of the game's
-    symmetries (`GameSpec.symmetries`: for Snake the 8 of the square board), drawn at random.
+    symmetries that keep the rules' start (`GameSpec.symmetries(...).names`: for Snake on an even board the identity
+    and the transpose, on an odd one all 8), drawn at random: no image is a game the rules cannot write.
     `chance_targets="exact"` also gives, for each token of the window that the game's chance wrote, the distribution
     it was drawn from (`GameSpec.chance_targets`, read off each episode of the window that starts at its BOS, after
     the symmetry): an item is then (ids, (positions, candidate ids, probabilities)).

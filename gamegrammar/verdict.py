@@ -21,19 +21,23 @@ class Verdict:
     violations: list[str]  # broken rules, ordered by their first token index
     first_violation: int | None  # token index of the earliest violation; None if valid
     positions: dict[str, int]  # first token index of each broken rule
+    unchecked: tuple[str, ...] = ()  # tiers none of whose rules could run (the grammar broke before the opening state)
 
     @property
     def valid(self) -> bool:
         return self.tiers["full"]
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "valid": self.valid,
             "tiers": dict(self.tiers),
             "violations": list(self.violations),
             "first_violation": self.first_violation,
             "lenient": dict(self.lenient),
         }
+        if self.unchecked:
+            out["unchecked"] = list(self.unchecked)
+        return out
 
 
 class Findings:
@@ -60,13 +64,21 @@ def rule_names(rules: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
     return tuple(rule for names in rules.values() for rule in names)
 
 
-def make_verdict(first: dict[str, int], lenient: dict[str, bool], rules: Mapping[str, tuple[str, ...]]) -> Verdict:
+def make_verdict(
+    first: dict[str, int], lenient: dict[str, bool], rules: Mapping[str, tuple[str, ...]], unchecked: tuple[str, ...] = ()
+) -> Verdict:
     """The verdict of a sequence whose broken rules first break at `first` (rule -> token index).
 
-    Violations are ordered by token index, ties in the game's rule order.
+    Violations are ordered by token index, ties in the game's rule order. `unchecked` names the tiers whose rules never
+    ran (a summary leaves the sequence out of their denominators, instead of counting it as passing them).
     """
     order = {rule: k for k, rule in enumerate(rule_names(rules))}
     violations = sorted(first, key=lambda rule: (first[rule], order[rule]))
     tiers = {tier: not any(rule in first for rule in names) for tier, names in rules.items()}
     tiers["full"] = not first
-    return Verdict(tiers, lenient, violations, first[violations[0]] if violations else None, dict(first))
+    return Verdict(tiers, lenient, violations, first[violations[0]] if violations else None, dict(first), tuple(unchecked))
+
+
+OPENING_TIERS = ("physical", "rules")
+"""The tiers whose rules all read the state the opening keyframe gives: unchecked in a sequence that breaks the
+grammar (or stops) before its opening keyframe is read."""

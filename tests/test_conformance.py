@@ -12,6 +12,7 @@ from gamegrammar.conformance import CHECKS, CODECS, ConformanceError, Skipped, p
 from gamegrammar.games import game_names, load_game
 from gamegrammar.games.snake import SnakeSpec
 from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.verdict import make_verdict
 
 
 def _cases() -> list:
@@ -53,8 +54,8 @@ class _ShortTrace(SnakeSpec):
 
 
 class _LenientFast(SnakeSpec):
-    def validate_many(self, sequences, config):
-        verdicts = super().validate_many(sequences, config)
+    def validate_many(self, sequences, config, codec=None):
+        verdicts = super().validate_many(sequences, config, codec)
         return [verdicts[0]] * len(verdicts)
 
 
@@ -77,20 +78,54 @@ class _SpawnXOnly(SnakeSpec):
         return [(at, dist) for at, dist in super().chance_targets(tokens, config) if tokens[at][0] == "X"]
 
 
+class _NoStartRule(SnakeSpec):
+    """An evaluator that never checks the start (what the toolkit had before issue 43)."""
+
+    def validate(self, tokens, config, codec=None):
+        verdict = super().validate(tokens, config, codec)
+        first = {rule: at for rule, at in verdict.positions.items() if rule != "start_position"}
+        return make_verdict(first, verdict.lenient, self.rules)
+
+
+class _EverySymmetry(SnakeSpec):
+    """Augmentation with all eight symmetries of an even board, four of which move the start."""
+
+    def symmetries(self, tokenizer, config):
+        transform = super().symmetries(tokenizer, config)
+        transform.names = transform.all_names
+        return transform
+
+
+class _DesignReadOff(SnakeSpec):
+    """An evaluator that reads the design off each sequence whatever the codec declares."""
+
+    def validate(self, tokens, config, codec=None):
+        return super().validate(tokens, config, None)
+
+
 @pytest.mark.parametrize(
     ("spec", "check", "message"),
     [
+        (_NoStartRule(), "openings", "is not refused inside the opening"),
+        (_DesignReadOff(), "design_words", "passes declared as the codec's design"),
         (_ShortTrace(), "trace", "conformance check 'trace' failed for snake .* agent random episode 0"),
         (_LenientFast(), "fast_evaluator", "validate_many .* differs from validate"),
         (_NoTrace(), "trace", "trace: NotImplementedError"),
         (_MiscountedScore(), "endings", "summarize_episode gives"),
         (_SpawnXOnly(), "chance_targets", "chance targets at .*, but its chance tokens are at"),
     ],
-    ids=["short-trace", "lenient-fast", "no-trace", "miscounted-score", "spawn-x-only"],
+    ids=["no-start-rule", "design-read-off", "short-trace", "lenient-fast", "no-trace", "miscounted-score", "spawn-x-only"],
 )
 def test_the_kit_fails_loudly_naming_check_and_episode(small, spec, check, message):
     with pytest.raises(ConformanceError, match=message):
         _check(spec, small, check)
+
+
+def test_the_kit_refuses_augmentation_that_moves_the_start():
+    even = SnakeConfig(4, 4, 40)  # its start (2, 2) is one of four centre cells: six symmetries move it
+    _check(SnakeSpec(), even, "symmetries")
+    with pytest.raises(ConformanceError, match=r"symmetry (rot90|rot180|rot270|flip_x|flip_y|anti_transpose) breaks \['start_position'\]"):
+        _check(_EverySymmetry(), even, "symmetries")
 
 
 def test_optional_parts_skip(small):

@@ -110,7 +110,11 @@ def _print_summary(summary: dict) -> None:
         cells = []
         for tier, e in summary[group].items():
             lo, hi = e["ci95"]
-            cells.append(f"{tier} {100 * e['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
+            if e["rate"] is None:
+                cells.append(f"{tier} not checked")
+                continue
+            unchecked = f" ({e['not_checked']} not checked)" if e.get("not_checked") else ""
+            cells.append(f"{tier} {100 * e['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]{unchecked}")
         print(f"  {'strict' if group == 'tiers' else 'lenient':<8}" + "  ".join(cells))
     broken = {r: e["violated"] for r, e in summary["rules"].items() if e["violated"]}
     if broken:
@@ -123,8 +127,9 @@ def run_tokens(args: argparse.Namespace) -> int:
     corpus = _open_corpus(args.corpus)
     config = game_config(args, corpus.game if corpus is not None else None)
     lines = read_token_file(args.tokens, config)
-    verdicts = validate_many([tokens for _, tokens in lines], config, corpus.codec if corpus is not None else None)
-    summary = summarize(verdicts, game_of(config).rules)
+    codec = corpus.codec if corpus is not None else None
+    verdicts = validate_many([tokens for _, tokens in lines], config, codec)
+    summary = summarize(verdicts, game_of(config).rules_for(codec))
     _print_summary(summary)
     if args.json:
         atomic_write_json(args.json, [{"line": number, **v.to_json()} for (number, _), v in zip(lines, verdicts)])
@@ -201,7 +206,7 @@ def run_model(args: argparse.Namespace) -> int:
     verdicts = validate_many(sequences, config, loaded.codec)  # held to the design it was trained on
     validate_seconds = time.perf_counter() - start
     game = game_of(config)
-    summary = summarize(verdicts, game.rules)
+    summary = summarize(verdicts, game.rules_for(loaded.codec))
     _print_summary(summary)
     model = loaded.model
     report = {

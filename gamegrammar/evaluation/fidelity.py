@@ -184,13 +184,10 @@ def teacher_forced(
                 probs[c].append(prob)
                 if kind:
                     kinds.setdefault(kind, []).append((hit, prob))
-    per = {
-        c: {
-            "count": len(hits[c]),
-            "accuracy": float(np.mean(hits[c])) if hits[c] else float("nan"),
-            "mean_prob": float(np.mean(probs[c])) if probs[c] else float("nan"),
-        }
+    per = {  # the categories the episodes' design writes: another design's (tail events' "free", say) are not listed
+        c: {"count": len(hits[c]), "accuracy": float(np.mean(hits[c])), "mean_prob": float(np.mean(probs[c]))}
         for c in categories
+        if hits[c]
     }
     all_hits = [h for c in categories for h in hits[c]]
     all_probs = [p for c in categories for p in probs[c]]

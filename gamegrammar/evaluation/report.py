@@ -34,6 +34,11 @@ def _interval(entry: dict[str, Any]) -> str:
     return f"{_pct(entry['rate'])} [{_pct(lo)}, {_pct(hi)}]"
 
 
+def _tier_rate(entry: dict[str, Any]) -> str:
+    """A tier's pass rate with its interval, or "not checked" where its rules ran on no sequence."""
+    return "not checked" if not entry.get("n", 1) else _interval(entry)
+
+
 def _by_count(kinds: dict[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
     """Outcome kinds, the most frequent first (report.json stores its keys sorted by name)."""
     return sorted(kinds.items(), key=lambda kv: -kv[1]["count"])
@@ -44,8 +49,20 @@ def render_markdown(report: dict[str, Any]) -> str:
     n = validity["sequences"]
     lines = [f"# Validity report: {meta.get('name', '')}", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items() if k != "name"]
-    lines += ["", f"## Strict tiers ({n} sequences, Wilson 95% intervals)", "", "| tier | pass rate |", "| --- | --- |"]
-    lines += [f"| {tier} | {_interval(entry)} |" for tier, entry in validity["tiers"].items()]
+    lines += [
+        "",
+        f"## Strict tiers ({n} sequences, Wilson 95% intervals)",
+        "",
+        "| tier | pass rate | sequences checked |",
+        "| --- | --- | --- |",
+    ]
+    lines += [f"| {tier} | {_tier_rate(entry)} | {entry.get('n', n)} |" for tier, entry in validity["tiers"].items()]
+    if any(entry.get("not_checked") for entry in validity["tiers"].values()):
+        lines += [
+            "",
+            "A sequence that breaks the grammar before its opening state is read never meets a tier's rules: it is "
+            "not checked there, and left out of that tier's rate (it fails `full`).",
+        ]
     lines += ["", "## Lenient tiers of the original implementation (for comparison with its published figures)", ""]
     lines += ["| tier | pass rate |", "| --- | --- |"]
     lines += [f"| {tier} | {_interval(entry)} |" for tier, entry in validity["lenient"].items()]
@@ -200,7 +217,7 @@ def results_row(report: dict[str, Any]) -> dict[str, str]:
     row = {"samples": str(v["sequences"])}
     if "max_length" in report["meta"]:  # reports written before it was recorded have none
         row["tokens per sample, at most"] = str(report["meta"]["max_length"])
-    row.update({f"strict {t}": _interval(e) for t, e in v["tiers"].items()})
+    row.update({f"strict {t}": _tier_rate(e) for t, e in v["tiers"].items()})
     row.update({f"lenient {t}": _interval(e) for t, e in v["lenient"].items() if t != "full"})
     if report.get("fidelity"):
         f = report["fidelity"]

@@ -71,7 +71,7 @@ class CoinSpec(GameSpec):
     def vocabulary(self, config: CoinConfig) -> list[str]:
         return [*SPECIAL_TOKENS, "TICK", "H", "T", *self.end_events]
 
-    def validate(self, tokens, config: CoinConfig) -> Verdict:
+    def validate(self, tokens, config: CoinConfig, codec=None) -> Verdict:
         first: dict[str, int] = {}
         if list(tokens[:1]) != ["BOS"]:
             first["grammar"] = 0

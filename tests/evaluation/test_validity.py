@@ -33,7 +33,7 @@ def test_summary_counts_rates_and_intervals(episode, board):
     lo, hi = summary["tiers"]["full"]["ci95"]
     assert 0 < lo < 1 / 3 < hi < 1
     assert summary["first_violations"]["complete"] == 1
-    assert summarize([], rules)["tiers"]["full"] == {"passed": 0, "n": 0, "rate": None, "ci95": [0.0, 1.0]}
+    assert summarize([], rules)["tiers"]["full"] == {"passed": 0, "n": 0, "rate": None, "ci95": [0.0, 1.0], "not_checked": 0}
 
 
 def test_validate_takes_strings_token_lists_and_ids(episode, board):
@@ -53,3 +53,19 @@ def test_any_game_is_validated_and_summarised_by_its_own_rules(coin):
         "heads_only": {"tier": "rules", "violated": 2, "n": 4, "rate": 0.5, "ci95": summary["rules"]["heads_only"]["ci95"]},
     }
     assert summary["first_violations"] == {"grammar": 1, "heads_only": 2}
+
+
+def test_a_tier_whose_rules_never_ran_is_not_checked_not_passed(episode, board):
+    """A sequence that breaks the grammar before its opening state is read has met no physical or rules rule."""
+    rules = load_game("snake").rules
+    broken = ["BOS", "TICK", *episode.split()[2:]]  # no opening keyframe: nothing to replay from
+    verdicts = validate_many([episode, broken], board)
+    assert verdicts[1].unchecked == ("physical", "rules") and verdicts[0].unchecked == ()
+    assert verdicts[1].to_json()["unchecked"] == ["physical", "rules"]
+    summary = summarize(verdicts, rules)
+    for tier in ("physical", "rules"):
+        assert summary["tiers"][tier] | {"ci95": None} == {"passed": 1, "n": 1, "rate": 1.0, "ci95": None, "not_checked": 1}
+    assert summary["tiers"]["full"]["n"] == 2 and summary["tiers"]["full"]["passed"] == 1
+    assert summary["rules"]["wall_death"]["n"] == 1 and summary["rules"]["grammar"]["n"] == 2
+    only_broken = summarize(verdicts[1:], rules)
+    assert only_broken["tiers"]["physical"]["rate"] is None and only_broken["tiers"]["physical"]["not_checked"] == 1

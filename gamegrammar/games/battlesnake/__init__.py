@@ -69,7 +69,7 @@ class BattlesnakeSpec(GameSpec):
         return spawn_distributions(tokens, config)
 
     def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
-        return _grammar.GrammarAutomaton(config)  # one automaton reads both designs (the tails option's words too)
+        return _grammar.GrammarAutomaton(config, _declared_tails(codec))  # no codec: one automaton reads both designs
 
     def new_encoder(self, codec: CodecConfig, config: BattlesnakeConfig) -> _grammar.EpisodeEncoder:
         return _grammar.EpisodeEncoder(codec)  # the board is in every keyframe
@@ -161,7 +161,20 @@ class BattlesnakeSpec(GameSpec):
     # -- evaluation
 
     def validate(self, tokens: Sequence[str], config: BattlesnakeConfig, codec: CodecConfig | None = None) -> Any:
-        return _validity.validate(tokens, config, tails=None if codec is None else bool(getattr(codec, "tails", False)))
+        """A codec declares the design and the keyframe interval the sequence is held to; None reads both off it."""
+        if codec is None:
+            return _validity.validate(tokens, config)
+        return _validity.validate(tokens, config, tails=_declared_tails(codec), keyframe_interval=codec.keyframe_interval)
+
+    def rules_for(self, codec: CodecConfig | None) -> dict[str, tuple[str, ...]]:
+        """Without the tails design declared, `tail_freed` is no rule of it."""
+        if _declared_tails(codec) is not False:
+            return self.rules
+        return {tier: tuple(r for r in names if r != "tail_freed") for tier, names in self.rules.items()}
+
+    def opening_perturbations(self, tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[str, list[str]]]:
+        """Named variants of a valid episode whose opening keyframe alone is changed into one no start can be."""
+        return _validity.opening_perturbations(tokens, config)
 
     def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
         return _fidelity.summarize_episode(tokens)
@@ -225,6 +238,11 @@ class BattlesnakeSpec(GameSpec):
         from gamegrammar.games.battlesnake.zobrist import feature_changes
 
         return feature_changes(before, after, config)
+
+
+def _declared_tails(codec: CodecConfig | None) -> bool | None:
+    """The design a codec declares (a plain `CodecConfig` writes no FREE: the plain design); None: not declared."""
+    return None if codec is None else bool(getattr(codec, "tails", False))
 
 
 GAME = BattlesnakeSpec()

@@ -43,7 +43,7 @@ def read_tick(state: BattlesnakeState, tokens: Sequence[str], config: Battlesnak
         state,
         tokens,
         keyframe=keyframe_tokens(state),
-        parse=parse,
+        parse=lambda seq: parse(seq, tails=tails),  # the declared design's words only, as the evaluator reads them
         check=lambda before, tick, found: check_tick(before, tick, config, found, tails),
         follow=lambda before, tick: follow(before, tick, config),
         agrees=lambda tick, after: agrees(tick.keyframe, after),

@@ -35,8 +35,9 @@ Decisions, and why:
   (`BattlesnakeCodec(tails=True)`, or `EpisodeEncoder(codec, tails=True)`) it also writes
   `FREE cell`, the cell the snake's tail left (none when the tail stays: the turn after it ate, or
   at the start), before the new head, so "is this cell occupied" is "was it last written as a head
-  or as a FREE". The parser reads both; the strict evaluator checks FREE cells whenever a sequence
-  has any.
+  or as a FREE". The parser reads both unless it is told the design (`parse(..., tails=False)`: a
+  FREE is then a grammar error at that word, as in the automaton of that design); the strict
+  evaluator checks FREE cells whenever a sequence has any, and holds a declared design to its words.
 - Salience (`EVENTS` in rules.py): inputs, heads and FREE are MOVEMENT, eliminations COLLISION, EAT
   and SPAWN RULE_EFFECT, ends PHASE. A codec's min_salience drops events; a snake token Sk is kept
   before the first kept element of its move. The strict evaluator needs full salience.
@@ -385,8 +386,10 @@ def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
     return Keyframe(start, i, snakes, food, food_at)
 
 
-def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int]) -> Tick:
-    """TICK move+ death* spawn* [end], starting at i (which holds TICK), for the snakes `movers`."""
+def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int], tails: bool | None = None) -> Tick:
+    """TICK move+ death* spawn* [end], starting at i (which holds TICK), for the snakes `movers`.
+
+    `tails` False: the plain design is declared, and its grammar has no FREE (a grammar error at that word)."""
     start = i
     i += 1
     moves = []
@@ -400,6 +403,8 @@ def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int]) -> 
         entry = MoveEntry(k, move, None, positions={"snake": i, "input": i + 1})
         i += 2
         if token_at(tokens, i) == "FREE":
+            if tails is False:
+                raise fail(tokens, i, "expected a head cell X<n> Y<n> or OUT (FREE is the tails design's word, not this one's)")
             entry.positions["free"] = i + 1
             entry.free = _cell(tokens, i + 1)
             i += 3
@@ -446,7 +451,7 @@ def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int]) -> 
     return Tick(start, i, number, moves, deaths, spawns, spawn_at, end_event, positions)
 
 
-def parse(tokens: Sequence[str], *, to_eos: bool = False) -> Iterator[Keyframe | Tick]:
+def parse(tokens: Sequence[str], *, to_eos: bool = False, tails: bool | None = None) -> Iterator[Keyframe | Tick]:
     """Yield the first keyframe, then each tick, as far as the grammar allows; then check EOS.
 
     Raises GrammarError at the first token the grammar does not allow. A prefix that simply stops
@@ -459,10 +464,15 @@ def parse(tokens: Sequence[str], *, to_eos: bool = False) -> Iterator[Keyframe |
     stops at the first EOS: the strict evaluator reads ticks written after an end event and reports
     them as its own rule. A tick whose keyframe breaks the grammar is yielded (without it) before
     the error is raised.
+
+    `tails` declares the design: False (the plain design) makes a FREE a grammar error at that word;
+    True or None (not declared) read FREE cells wherever they are written (whether they are where
+    the tails design puts them is the evaluator's `tail_freed`).
     """
 
     def tick(tokens: Sequence[str], i: int, number: int, previous: Keyframe | Tick) -> Tick:
-        return _tick(tokens, i, number, previous.alive if isinstance(previous, Keyframe) else previous.alive_after)
+        movers = previous.alive if isinstance(previous, Keyframe) else previous.alive_after
+        return _tick(tokens, i, number, movers, tails)
 
     return read_episode(tokens, _keyframe, tick, to_eos=to_eos)
 
@@ -510,12 +520,14 @@ class GrammarAutomaton:
     before, a body chain as long as its LEN), not the rules: a constrained model can still move the
     wrong way, or write a death the rules do not allow. A state is a small tuple of ints;
     `allowed(state)` is the set of next tokens and `step(state, token)` the next state (None where the
-    grammar says no). Snake sets are bit masks.
+    grammar says no). Snake sets are bit masks. `tails` is the design, as `parse` takes it: False
+    allows no FREE (the plain design's grammar); True or None allow one before any head.
     """
 
-    def __init__(self, config: BattlesnakeConfig) -> None:
+    def __init__(self, config: BattlesnakeConfig, tails: bool | None = None) -> None:
         vocab = vocabulary(config)
         self.n = config.num_snakes
+        self.tails = tails
         self.xs = frozenset(t for t in vocab if _value(t, "X") is not None)
         self.ys = frozenset(t for t in vocab if _value(t, "Y") is not None)
         self.lens = frozenset(t for t in vocab if _value(t, "LEN") is not None)
@@ -583,7 +595,7 @@ class GrammarAutomaton:
         if phase == "mv_in":
             return set(self.inputs)
         if phase == "mv_free_or_head":
-            return set(self.xs) | {"OUT", "FREE"}
+            return set(self.xs) | ({"OUT"} if self.tails is False else {"OUT", "FREE"})
         if phase == "mv_free_x":
             return set(self.xs)
         if phase in ("mv_free_y", "mv_y"):

@@ -6,13 +6,19 @@ which is tick 0; each TICK is the next tick. Every written element is checked ag
 rules allow. Rule names are stable (reports and tests use them), grouped by tier in `RULES`:
 
 structural
-  grammar                 parses (a sequence that simply stops is not a grammar error)
+  grammar                 parses under the design's grammar (a sequence that simply stops is not a grammar error);
+                          a declared design's grammar has only its own words: a FREE in a sequence declared plain
+                          (tails=False) is a grammar error at that word, and nothing after it is replayed
   complete                BOS keyframe ... end event EOS, and nothing after the EOS
+  keyframe_schedule       a keyframe after exactly the ticks where the codec writes one (`CodecConfig.keyframe_after`):
+                          after every K-th tick (K = 0: only the opening keyframe), never after an end event (one
+                          there is end_is_final's). An extra keyframe is reported at its SNAP, a missing one where it
+                          should begin (the token after the tick; not when the sequence is cut off right there)
 physical
   in_bounds               every cell written (heads, FREE cells, spawns, keyframe bodies and food) is on the board
   move_follows_input      each head is the snake's head moved by its input (OUT iff that cell is off the board)
-  tail_freed              in the tails design (a sequence with any FREE), FREE names the cell the tail left, and
-                          is there exactly when the tail moves
+  tail_freed              in the tails design (declared, or read off a sequence with any FREE), FREE names the cell
+                          the tail left, and is there exactly when the tail moves
   wall_collision          DIE_WALL exactly for the snakes the rules eliminate for leaving the board
   self_collision          DIE_SELF exactly for those whose head hits their own body
   body_collision          DIE_BODY exactly for those whose head hits another snake's body
@@ -34,6 +40,12 @@ rules
                           at most one snake (none)
   timeout_at_limit        TIMEOUT exactly when an undecided episode reaches max_ticks
   end_is_final            nothing but EOS after an end event (no keyframe, no tick)
+
+The design and the keyframe interval K are declared by the codec (`BattlesnakeSpec.validate(tokens, config,
+codec)`: `tails=codec.tails`, `keyframe_interval=codec.keyframe_interval`; a plain `CodecConfig` declares the
+plain design). Undeclared (None: a bare token file), both are read off the sequence: the tails design when it
+has any FREE; K is the number of the first tick followed by a keyframe (none at all: K = 0, which nothing can
+contradict), and every later tick is held to that K (the ticks before it had none, as K demands).
 
 A tier passes when none of its rules is broken; `full` is all three. A verdict lists every broken
 rule with the token index where it is first broken; a missing element is reported where it should
@@ -59,8 +71,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.episode_grammar import note_close, note_grammar_error
-from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, parse
+from gamegrammar.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
+from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, cell_tokens, parse
 from gamegrammar.games.battlesnake.rules import (
     BODY_COLLISION,
     HEAD_COLLISION,
@@ -75,15 +87,16 @@ from gamegrammar.games.battlesnake.rules import (
     advance,
     bad_start_head,
     decided,
+    sorted_food,
     spawn_cells,
     spawn_range,
     start_food_possible,
     with_food,
 )
-from gamegrammar.verdict import Findings, Verdict, make_verdict, rule_names, tiers_of
+from gamegrammar.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
 
 RULES: dict[str, tuple[str, ...]] = {
-    "structural": ("grammar", "complete"),
+    "structural": ("grammar", "complete", "keyframe_schedule"),
     "physical": (
         "in_bounds",
         "move_follows_input",
@@ -372,22 +385,27 @@ def check_tick(
 # ---------------------------------------------------------------- sequences
 
 
-def validate(tokens: Sequence[str] | str, config: BattlesnakeConfig, *, tails: bool | None = None) -> Verdict:
+def validate(
+    tokens: Sequence[str] | str, config: BattlesnakeConfig, *, tails: bool | None = None, keyframe_interval: int | None = None
+) -> Verdict:
     """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
 
     `tails` declares the design the sequence must follow (its codec's: a tails sequence that leaves its
-    FREE cells out breaks `tail_freed`); None reads it off the sequence.
+    FREE cells out breaks `tail_freed`, a plain one that writes a FREE breaks `grammar` there);
+    `keyframe_interval` declares where keyframes go (`keyframe_schedule`). None reads either off the sequence.
     """
     if isinstance(tokens, str):
         tokens = tokens.split()
     n = len(tokens)
     found = Findings(n)
+    declared = tails
     tails = "FREE" in tokens if tails is None else tails
+    schedule = KeyframeSchedule(keyframe_interval, "SNAP")
     items: list[Keyframe | Tick] = []
     stop = 0  # where the parse stopped: the EOS, or n
     ended = False
     try:
-        parsed = parse(tokens, to_eos=True)
+        parsed = parse(tokens, to_eos=True, tails=declared)
         first = next(parsed)
         assert isinstance(first, Keyframe)
         items.append(first)
@@ -401,12 +419,64 @@ def validate(tokens: Sequence[str] | str, config: BattlesnakeConfig, *, tails: b
                 found.note("end_is_final", tick.start)  # only the first such tick counts
                 continue
             state = check_tick(state, tick, config, found, tails)
+            schedule.check(found.note, tokens, tick)
             ended = tick.end_event is not None
     except GrammarError as err:
         note_grammar_error(found.note, err, n, ended=ended, stop=stop)
     else:
         note_close(found.note, n, ended=ended, stop=stop)
-    return make_verdict(found.first, lenient_tiers(tokens, items, config), RULES)
+    return make_verdict(found.first, lenient_tiers(tokens, items, config), RULES, () if items else OPENING_TIERS)
+
+
+# ---------------------------------------------------------------- impossible openings (the conformance kit)
+
+
+def opening_perturbations(tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[str, list[str]]]:
+    """Named variants of one valid episode in which only the opening keyframe changes, into one no start can be.
+
+    Each still parses (the same snakes are listed, so every tick reads as before) and breaks `start_position`
+    inside the opening: snake 0's head on a cell that is no start cell, its health 99, four stacked segments,
+    and one start food moved where the placement rules could not have put it. A variant the board leaves no
+    room for (no free cell of that kind, no food) is left out.
+    """
+    tokens = list(tokens)
+    opening = next(parse(tokens))
+    assert isinstance(opening, Keyframe)
+    s = opening.snakes[0]
+    variants: list[tuple[str, list[str]]] = []
+    cell = _off_start_head(opening, config)
+    if cell is not None:
+        variants.append(("head off the start cells", [*tokens[: s.at + 1], *cell_tokens(cell), *tokens[s.at + 3 :]]))
+    variants.append(("health not 100", [*tokens[: s.at + 4], "H99", *tokens[s.at + 5 :]]))
+    variants.append(("four stacked segments", [*tokens[: s.at + 3], "LEN4", tokens[s.at + 4], "B_S", *tokens[s.at + 5 :]]))
+    food = _off_start_food(opening, config)
+    if food is not None:
+        written = [t for cell in food for t in cell_tokens(cell)]
+        variants.append(("start food misplaced", [*tokens[: opening.food_at + 1], *written, *tokens[opening.end :]]))
+    return variants
+
+
+def _free_cells(kf: Keyframe, config: BattlesnakeConfig) -> list[Cell]:
+    """The board's cells (row-major) that no snake and no food of the keyframe is on."""
+    taken = {cell for s in kf.snakes for cell in s.body()} | set(kf.food)
+    return [(x, y) for y in range(config.height) for x in range(config.width) if (x, y) not in taken]
+
+
+def _off_start_head(kf: Keyframe, config: BattlesnakeConfig) -> Cell | None:
+    """A free cell the placement rules never start snake 0 on (the first, row-major); None if there is none."""
+    heads = [s.head for s in kf.snakes]
+    return next((c for c in _free_cells(kf, config) if bad_start_head([c, *heads[1:]], config) == 0), None)
+
+
+def _off_start_food(kf: Keyframe, config: BattlesnakeConfig) -> list[Cell] | None:
+    """The start food with its first cell moved to a free cell that makes it a food no start places (row-major
+    order, as keyframes write food); None if there is no food or no such cell."""
+    heads = [s.head for s in kf.snakes]
+    for cell in _free_cells(kf, config) if kf.food else []:
+        food = list(sorted_food([cell, *kf.food[1:]]))
+        if not start_food_possible(heads, food, config):
+            return food
+    return None
 
 
 def lenient_tiers(tokens: Sequence[str], items: Sequence[Keyframe | Tick], config: BattlesnakeConfig) -> dict[str, bool]:

@@ -140,16 +140,18 @@ class SnakeSpec(GameSpec):
     # -- evaluation
 
     def validate(self, tokens: Sequence[str], config: SnakeConfig, codec: CodecConfig | None = None) -> Any:
-        if codec is None:
-            return _validity.validate(tokens, config)
-        return _validity.validate(tokens, config, **_grammar.design_of(codec))
+        return _validity.validate(tokens, config, **_declared(codec))
 
     def validate_many(self, sequences: Sequence[Any], config: SnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
         from gamegrammar.games.snake.fast import validate_fast
 
-        if codec is None:
-            return validate_fast(sequences, config)
-        return validate_fast(sequences, config, **_grammar.design_of(codec))
+        return validate_fast(sequences, config, **_declared(codec))
+
+    def rules_for(self, codec: CodecConfig | None) -> dict[str, tuple[str, ...]]:
+        return _validity.rules_for(None if codec is None else _grammar.design_of(codec))
+
+    def opening_perturbations(self, tokens: Sequence[str], config: SnakeConfig) -> list[tuple[str, list[str]]]:
+        return _validity.opening_perturbations(tokens, config)
 
     def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
         return _fidelity.summarize_episode(tokens)
@@ -226,6 +228,14 @@ class SnakeSpec(GameSpec):
         from gamegrammar.games.snake.zobrist import state_keys_batch
 
         return state_keys_batch(episodes, config, codec, table)
+
+
+def _declared(codec: CodecConfig | None) -> dict[str, Any]:
+    """What a codec declares to the evaluator: its design and its keyframe interval (nothing: read off each sequence).
+    A plain `CodecConfig` declares grammar v1 with its interval."""
+    if codec is None:
+        return {}
+    return {**_grammar.design_of(codec), "keyframe_interval": codec.keyframe_interval}
 
 
 GAME = SnakeSpec()

@@ -51,7 +51,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from gamegrammar import rng
-from gamegrammar.games.snake.rules import END_REASONS, Direction, Outcome, SnakeConfig, SnakeState
+from gamegrammar.games.snake.rules import END_REASONS, Direction, Outcome, SnakeConfig, SnakeState, start_cell
 
 MOVE, EAT, DIE_WALL, DIE_SELF = 0, 1, 2, 3
 OUTCOMES = (Outcome.MOVE, Outcome.EAT, Outcome.DIE_WALL, Outcome.DIE_SELF)
@@ -99,9 +99,9 @@ class SnakeBatch:
         episodes = np.asarray(episodes, np.int64)
         n = len(episodes)
         b = cls.empty(config, n)
-        b.head_x[:] = config.width // 2
-        b.head_y[:] = config.height // 2
-        head = config.height // 2 * config.width + config.width // 2
+        x, y = start_cell(config)
+        b.head_x[:], b.head_y[:] = x, y
+        head = y * config.width + x
         b.ring[:, 0] = head
         b.occ[:, head] = True
         b.direction[:] = (rng.draw_np(seed, episodes, 0, rng.Purpose.START_DIRECTION) % np.uint64(4)).astype(np.int64)

@@ -12,7 +12,10 @@ rule. It replays every sequence at once with the batch rules of `batch`
 (`resolve_taken`, `advance`: the rules stay in one place) and, tick by tick,
 compares what is written with the tokens those rules dictate (the keyframes
 with `rollout.keyframe_token_ids`, the encoder the corpus writer uses).
-Keyframes may appear after any tick (any codec keyframe_interval). Where a
+The first keyframe must be a start (`rules.start_cell`, length 1, score 0), and
+later ones must follow the keyframe schedule: after every K-th tick, K the
+declared codec's keyframe interval or, undeclared, the number of each
+sequence's first tick followed by one (`_keyframe_schedule`). Where a
 sequence is cut off (no EOS: a sampler's length cap), only what is there is
 compared; the reference's verdict for a cut-off sequence whose complete ticks
 all obey the rules is exactly "complete broken at len(tokens)" (its last,
@@ -89,7 +92,7 @@ import numpy as np
 from gamegrammar.games.snake import batch as sb
 from gamegrammar.games.snake.grammar import FREE, EpisodeEncoder, SnakeCodec, vocabulary
 from gamegrammar.games.snake.rollout import TokenTable, keyframe_token_ids
-from gamegrammar.games.snake.rules import Cell, Direction, Outcome, SnakeConfig, SnakeState, tick_events
+from gamegrammar.games.snake.rules import Cell, Direction, Outcome, SnakeConfig, SnakeState, start_cell, tick_events
 from gamegrammar.games.snake.validity import RULES, validate
 from gamegrammar.tokenizer import GameTokenizer
 from gamegrammar.verdict import Verdict, make_verdict
@@ -467,6 +470,7 @@ def validate_fast(
     sense: bool | None = None,
     spawn_column: bool | None = None,
     body_list: bool | None = None,
+    keyframe_interval: int | None = None,
 ) -> list[Verdict]:
     """`validate` for each sequence, exactly, many at once.
 
@@ -475,21 +479,28 @@ def validate_fast(
     quickest, no strings to look up). Calls with fewer than `min_batch`
     sequences are answered by the reference alone (it is quicker there). The design is
     declared as `validate` takes it (`tails`, `head_first`, `sense`, `spawn_column`,
-    `body_list`; None reads it off each sequence): the fast path reads grammar v1, the
+    `body_list`; None reads it off each sequence), and so is `keyframe_interval`: the fast path reads grammar v1, the
     sense design, and the sense design with the spawn column (`FAST_DESIGNS`); a
     declared tail-events, head-first or body-list design goes to the reference alone,
-    and a sequence of any design not covered is never VALID here, so it goes to the
-    reference too.
+    and a sequence of any design not covered, or holding a word of a design declared off,
+    is never VALID here, so it goes to the reference too.
     """
     tb = _tables(config)
     seqs = [s.split() if isinstance(s, str) else s for s in sequences]
-    design = {"tails": tails, "head_first": head_first, "sense": sense, "spawn_column": spawn_column, "body_list": body_list}
+    design = {
+        "tails": tails,
+        "head_first": head_first,
+        "sense": sense,
+        "spawn_column": spawn_column,
+        "body_list": body_list,
+        "keyframe_interval": keyframe_interval,
+    }
     if tails or head_first or body_list or len(seqs) < min_batch:
         return [validate(_as_tokens(s, tb), config, **design) for s in seqs]
     verdicts: list[Verdict] = []
     for a in range(0, len(seqs), CHUNK):
         part = seqs[a : a + CHUNK]
-        status = fast_status(part, config, sense, spawn_column)
+        status = fast_status(part, config, sense, spawn_column, keyframe_interval)
         for seq, code in zip(part, status.tolist()):
             if code == VALID:
                 verdicts.append(_valid_verdict())
@@ -567,13 +578,16 @@ def fast_status(
     config: SnakeConfig,
     sense: bool | None = None,
     spawn_column: bool | None = None,
+    keyframe_interval: int | None = None,
 ) -> np.ndarray:
     """Per sequence (token lists or ids): VALID, CUT (a valid prefix, no EOS) or SLOW (ask the reference).
 
-    `sense`: True holds every sequence to the sense design; None or False (as `validate` takes it) reads the sense
-    design where a sequence holds any SENSE word (declared False, `validate` still checks the words written) and
-    grammar v1 elsewhere. `spawn_column` likewise, with the column words (VAC, OCC). Each sequence is replayed in
-    the design of `FAST_DESIGNS` it is read as; the spawn column without the sense words is the reference's.
+    `sense`: True holds every sequence to the sense design; None reads the sense design where a sequence holds any
+    SENSE word and grammar v1 elsewhere; False (declared off, as `validate` takes it) sends a sequence that holds one
+    to the reference, for whom it is a grammar error. `spawn_column` likewise, with the column words (VAC, OCC).
+    Each sequence is replayed in the design of `FAST_DESIGNS` it is read as; the spawn column without the sense words
+    is the reference's. `keyframe_interval`: where keyframes go (None: each sequence's first keyframe after a tick
+    sets it, as `validate` reads it).
     """
     tb = _tables(config)
     status = np.full(len(seqs), SLOW, np.int8)
@@ -583,34 +597,64 @@ def fast_status(
     tpos = np.flatnonzero(flat[: end[-1]] == tb.word["TICK"])  # where each tick starts, if the sequence is sound
     held = np.bitwise_or.reduceat(tb.design_word[flat[: end[-1]]], start)  # rows are back to back, none empty
     tails = (held & _FREE) > 0  # tail-events sequences: the reference's
+    if sense is False:
+        tails |= (held & _SENSE) > 0  # words of a design declared off: the reference's grammar errors
+    if spawn_column is False:
+        tails |= (held & _COLUMN) > 0
     sensed = np.ones(len(rows), bool) if sense else (held & _SENSE) > 0
     columned = np.ones(len(rows), bool) if spawn_column else (held & _COLUMN) > 0
     for codec in FAST_DESIGNS.values():
         group = (sensed == codec.sense) & (columned == codec.spawn_column) & ~tails
         if group.all():  # the common case: one design
-            status[rows] = _design_status(flat, tpos, start, end, _tables(config, codec))
+            status[rows] = _design_status(flat, tpos, start, end, _tables(config, codec), keyframe_interval)
         elif group.any():
             g = np.flatnonzero(group)
             ticks = tpos[group[np.searchsorted(start, tpos, side="right") - 1]]  # the group's ticks
-            status[rows[g]] = _design_status(flat, ticks, start[g], end[g], _tables(config, codec))
+            status[rows[g]] = _design_status(flat, ticks, start[g], end[g], _tables(config, codec), keyframe_interval)
     return status
 
 
-def _design_status(flat: np.ndarray, tpos: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _Tables) -> np.ndarray:
+def _design_status(
+    flat: np.ndarray, tpos: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _Tables, keyframe_interval: int | None
+) -> np.ndarray:
     """`fast_status` for the rows of one design (`tpos`: where their ticks start, if they are sound)."""
     status = np.full(len(start), SLOW, np.int8)
     first = np.searchsorted(tpos, start)
     n_ticks = np.searchsorted(tpos, end) - first
     facts = _TickFacts.read(flat, tpos, first, n_ticks, end, tb)
-    keep = np.flatnonzero((n_ticks >= 1) & (n_ticks <= tb.config.max_ticks) & ~facts.row_bad)
+    interval, off_schedule = _keyframe_schedule(facts, n_ticks, keyframe_interval)
+    keep = np.flatnonzero((n_ticks >= 1) & (n_ticks <= tb.config.max_ticks) & ~facts.row_bad & ~off_schedule)
     keep = keep[np.argsort(-n_ticks[keep], kind="stable")]  # longest first: the running rows are a prefix
     if not len(keep):
         return status
     start, end, n_ticks, first = start[keep], end[keep], n_ticks[keep], first[keep]
     batch, p, ok = _first_keyframes(flat, start, end, tb)
     ok &= p == tpos[first]  # the first tick follows the keyframe
-    status[keep] = _replay(flat, tpos, facts, keep, batch, first, ok, end, n_ticks, tb)
+    status[keep] = _replay(flat, tpos, facts, keep, batch, first, ok, end, n_ticks, interval[keep], tb)
     return status
+
+
+def _keyframe_schedule(facts: _TickFacts, n_ticks: np.ndarray, declared: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's keyframe interval K (-1: not yet fixed, read off a sequence with no keyframe before its last tick),
+    and the rows whose keyframes after their ticks before the last are not exactly every K-th (`keyframe_schedule`).
+
+    Keyframes come at most one per tick, so "every one on a multiple of K, and as many as the multiples of K before
+    the last tick" is "exactly there". The last tick's keyframe is `_judge_last`'s.
+    """
+    rows, ticks = facts.keyframe_row, facts.keyframe_tick
+    n = len(n_ticks)
+    if declared is None:  # the first keyframe after a tick sets K; a row without one before its last tick has none yet
+        none = np.iinfo(np.int64).max
+        interval = np.full(n, none, np.int64)
+        np.minimum.at(interval, rows, ticks)
+        interval[interval == none] = -1
+    else:
+        interval = np.full(n, declared, np.int64)
+    k = interval[rows]
+    off = np.zeros(n, bool)
+    off[rows[(k <= 0) | (ticks % np.maximum(k, 1) != 0)]] = True
+    due = np.where(interval > 0, np.maximum(n_ticks - 1, 0) // np.maximum(interval, 1), 0)
+    return interval, off | (np.bincount(rows, minlength=n) != due)
 
 
 @dataclass
@@ -695,6 +739,7 @@ def _first_keyframes(flat: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _
 
     A keyframe is sound when it parses as a possible state (on the board, distinct
     cells, LEN = the chain, food off the body and missing only on a full board)
+    that is a start (`rules.start_cell`, LEN1, SCORE V0: rule start_position),
     and its tokens are exactly that state's encoding.
     """
     cfg = tb.config
@@ -720,8 +765,11 @@ def _first_keyframes(flat: np.ndarray, start: np.ndarray, end: np.ndarray, tb: _
     has_food = (fx >= 0) & (fy >= 0)
     score = tb.v_of[flat[shift + np.where(has_food, op.score, op.score_no_food)]]
     bad |= score < 0
+    x0, y0 = start_cell(cfg)
+    start_ok = (hx == x0) & (hy == y0) & (length == 1) & (score == 0)  # rule start_position: the reference's where not
     ok = ~bad
     length = np.where(ok, length, 1)  # unsound rows get a harmless state, replayed but never believed
+    ok &= start_ok
     batch = sb.SnakeBatch.from_cells(
         cfg,
         np.where(ok[:, None], body, 0),
@@ -776,6 +824,7 @@ def _replay(
     ok: np.ndarray,
     end: np.ndarray,
     n_ticks: np.ndarray,
+    interval: np.ndarray,
     tb: _Tables,
 ) -> np.ndarray:
     """Step every sequence through its ticks (rows sorted by n_ticks, longest first) and compare; return statuses.
@@ -847,7 +896,7 @@ def _replay(
         if mb < m:
             _record_last(last, flat, view, res, sensed, tpos[ti[mb:]], mb, m, t, eaters, spawn_ok, full, column, ok, end, tb)
         ti += 1
-    return _judge_last(flat, last, ok, end, n_ticks, tb)
+    return _judge_last(flat, last, ok, end, n_ticks, interval, tb)
 
 
 def _record_last(
@@ -893,8 +942,13 @@ def _record_last(
             last.kf_same[rows], last.kf_size[rows] = same, size
 
 
-def _judge_last(flat: np.ndarray, last: _LastTicks, ok: np.ndarray, end: np.ndarray, n_ticks: np.ndarray, tb: _Tables) -> np.ndarray:
-    """Every row's last tick, any shape, against the tokens the encoder would write (as far as the sequence goes)."""
+def _judge_last(
+    flat: np.ndarray, last: _LastTicks, ok: np.ndarray, end: np.ndarray, n_ticks: np.ndarray, interval: np.ndarray, tb: _Tables
+) -> np.ndarray:
+    """Every row's last tick, any shape, against the tokens the encoder would write (as far as the sequence goes).
+
+    A keyframe may follow it where the schedule has one (`interval`: K, or -1 when no keyframe has fixed it yet);
+    one that is due and missing leaves tokens that are not a keyframe after the tick, which no shape allows."""
     n = len(ok)
     pos = last.pos
     width = tb.width
@@ -926,7 +980,8 @@ def _judge_last(flat: np.ndarray, last: _LastTicks, ok: np.ndarray, end: np.ndar
     done = tb.done[kind]
     # a keyframe may follow a tick that does not end the episode (it was matched while the state was at hand)
     with_kf = ~done & (last.kf_size > 0) & (after < end)
-    good &= ~with_kf | last.kf_same
+    due = (interval < 0) | ((interval > 0) & (n_ticks % np.maximum(interval, 1) == 0))
+    good &= ~with_kf | (last.kf_same & due)
     after += np.where(with_kf, last.kf_size, 0)
     good &= after >= end  # nothing may follow (a complete sequence ends with the EOS its end tick holds)
     return np.where(good, np.where(done & (after == end), VALID, CUT), SLOW).astype(np.int8)

@@ -205,6 +205,12 @@ def body_list_of(codec: CodecConfig | None) -> bool:
     return bool(getattr(codec, "body_list", False))
 
 
+def refused_options(tails: bool | None, sense: bool | None, spawn_column: bool | None, body_list: bool | None) -> frozenset[str]:
+    """The options whose words `parse` refuses: those a design declares off (False); None leaves an option open."""
+    declared = {"tail_events": tails, "sense": sense, "spawn_column": spawn_column, "body_list": body_list}
+    return frozenset(name for name, on in declared.items() if on is False)
+
+
 def design_of(codec: CodecConfig | None) -> dict[str, bool]:
     """The design a codec writes, as the evaluator's keyword arguments (`validate(..., **design_of(codec))`)."""
     return {
@@ -216,14 +222,16 @@ def design_of(codec: CodecConfig | None) -> dict[str, bool]:
     }
 
 
-# grammar v1's worked example on the default 10x10 board (docs/grammar.md): eats on tick 2, a keyframe after tick 3,
-# dies in the top wall on tick 8. A valid episode, for documentation and tests.
+# grammar v1's worked example on the default 10x10 board (docs/grammar.md), written with a keyframe interval of 3:
+# eats on tick 2, keyframes after ticks 3 and 6, dies in the top wall on tick 8. A valid episode, for documentation
+# and tests.
 EXAMPLE = (
     "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0 "
     "TICK INPUT_R MOVE X6 Y5 "
     "TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
     "TICK INPUT_U MOVE X7 Y4 SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
-    "TICK INPUT_U MOVE X7 Y3 TICK INPUT_U MOVE X7 Y2 TICK INPUT_U MOVE X7 Y1 TICK INPUT_U MOVE X7 Y0 "
+    "TICK INPUT_U MOVE X7 Y3 TICK INPUT_U MOVE X7 Y2 TICK INPUT_U MOVE X7 Y1 SNAP PLAYER X7 Y1 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
+    "TICK INPUT_U MOVE X7 Y0 "
     "TICK INPUT_U DIE_WALL EOS"
 )
 
@@ -235,6 +243,7 @@ EXAMPLE_TAILS = (
     "TICK INPUT_R EAT MOVE X7 Y5 GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
     "TICK INPUT_U FREE X6 Y5 MOVE X7 Y4 SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
     "TICK INPUT_U FREE X7 Y5 MOVE X7 Y3 TICK INPUT_U FREE X7 Y4 MOVE X7 Y2 TICK INPUT_U FREE X7 Y3 MOVE X7 Y1 "
+    "SNAP PLAYER X7 Y1 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
     "TICK INPUT_U FREE X7 Y2 MOVE X7 Y0 "
     "TICK INPUT_U DIE_WALL EOS"
 )
@@ -257,7 +266,8 @@ EXAMPLE_HEAD_FIRST = (
     "TICK INPUT_R X6 Y5 MOVE "
     "TICK INPUT_R X7 Y5 EAT GROW LEN2 FOOD_SPAWN X2 Y7 SCORE V1 "
     "TICK INPUT_U X7 Y4 MOVE SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
-    "TICK INPUT_U X7 Y3 MOVE TICK INPUT_U X7 Y2 MOVE TICK INPUT_U X7 Y1 MOVE TICK INPUT_U X7 Y0 MOVE "
+    "TICK INPUT_U X7 Y3 MOVE TICK INPUT_U X7 Y2 MOVE TICK INPUT_U X7 Y1 MOVE SNAP PLAYER X7 Y1 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 "
+    "TICK INPUT_U X7 Y0 MOVE "
     "TICK INPUT_U DIE_WALL EOS"
 )
 
@@ -621,11 +631,12 @@ def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
     return Keyframe(start, i + 1, head, direction, length, steps, food, score, pos)
 
 
-def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = None) -> Tick:
+def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = None, refuse: frozenset[str] = frozenset()) -> Tick:
     """TICK INPUT_d outcome, starting at i (which holds TICK); `parse` adds the keyframe that may follow.
 
     `head_first`: the design the tick must follow (True: the cell before the outcome word; False: grammar v1's
-    order; None: either, read off the tick).
+    order; None: either, read off the tick). `refuse`: the options (`SnakeCodec.OPTIONS` names) whose words are
+    grammar errors here, those a declared design does not write.
     """
     start = i
     n = len(tokens)
@@ -637,6 +648,8 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
     pos = {"input": start + 1}
     free = cell = sense = None
     if outcome is not None and outcome in SENSE_OF:  # the sense design: the deadly body around the head
+        if "sense" in refuse:
+            raise fail(tokens, i, "expected an outcome (a SENSE word is the sense design's, not this one's)")
         if head_first:
             raise fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
         pos["sense"] = i
@@ -644,6 +657,8 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
         i += 1
         outcome = tokens[i] if i < n else None
     if outcome == "FREE":  # the tail-events design: the cell the tail leaves, before the outcome
+        if "tail_events" in refuse:
+            raise fail(tokens, i, "expected an outcome (FREE is the tail-events design's, not this one's)")
         if head_first:
             raise fail(tokens, i, "expected the head's cell Xx Yy or DIE_WALL (head-first design)")
         pos["free"] = i + 1
@@ -679,6 +694,8 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
             length = _number(tokens, i, "LEN")
             i += 1
             if i < n and tokens[i][0] == "X":  # the body-list design: the grown body behind the head, then the spawn
+                if "body_list" in refuse:
+                    raise fail(tokens, i, "expected FOOD_SPAWN or SCORE (a listed cell is the body-list design's, not this one's)")
                 pos["listed"] = i
                 cells = []
                 while i < n and tokens[i][0] == "X":
@@ -691,6 +708,8 @@ def _tick(tokens: Sequence[str], i: int, number: int, head_first: bool | None = 
             if token_at(tokens, i) == "FOOD_SPAWN":
                 pos["spawn"] = i = i + 1
                 if i + 1 < n and tokens[i + 1] in COLUMN_OF:  # the spawn-column design: the column, then the row
+                    if "spawn_column" in refuse:
+                        raise fail(tokens, i + 1, "expected Yy (a column word is the spawn-column design's, not this one's)")
                     x = _number(tokens, i, "X")
                     pos["column"] = j = i + 1
                     words = []
@@ -766,12 +785,16 @@ def uses_body_list(tokens: Sequence[str]) -> bool:
         return False
 
 
-def parse(tokens: Sequence[str], *, to_eos: bool = False, head_first: bool | None = None) -> Iterator[Keyframe | Tick]:
+def parse(
+    tokens: Sequence[str], *, to_eos: bool = False, head_first: bool | None = None, refuse: frozenset[str] = frozenset()
+) -> Iterator[Keyframe | Tick]:
     """Yield the first keyframe, then each tick, as far as the grammar allows; then check EOS.
 
     Every design parses: an optional `FREE Xx Yy` after any input, before the outcome (`Tick.free`), and the
     head-first order (`Tick.cell`). The order is one per sequence: `head_first` declares it (the codec's), and
-    None takes it from the first tick that writes a cell; a tick in the other order is a grammar error.
+    None takes it from the first tick that writes a cell; a tick in the other order is a grammar error. `refuse`
+    names the options (of `SnakeCodec.OPTIONS`) whose words are grammar errors: a declared design's grammar has
+    only its own words (`refused_options`).
 
     Raises GrammarError at the first token that breaks grammar v1. Whether the
     sequence is *complete* (ends in an end event and EOS) is the caller's
@@ -793,7 +816,7 @@ def parse(tokens: Sequence[str], *, to_eos: bool = False, head_first: bool | Non
 
     def tick(tokens: Sequence[str], i: int, number: int, previous: Keyframe | Tick) -> Tick:
         nonlocal design
-        read = _tick(tokens, i, number, design)
+        read = _tick(tokens, i, number, design, refuse)
         if design is None and read.outcome != "DIE_WALL":
             design = read.cell is not None
         return read

@@ -182,8 +182,13 @@ def spawn_food(body: tuple[Cell, ...], config: SnakeConfig, seed: int, episode: 
     return cells[rng.choose(seed, episode, tick, rng.Purpose.FOOD, len(cells))]
 
 
+def start_cell(config: SnakeConfig) -> Cell:
+    """Where every episode starts: the head alone at (W//2, H//2), score 0 (the direction and the food are drawn)."""
+    return config.width // 2, config.height // 2
+
+
 def initial_state(config: SnakeConfig, seed: int, episode: int) -> SnakeState:
-    head = (config.width // 2, config.height // 2)
+    head = start_cell(config)
     direction = Direction(rng.choose(seed, episode, 0, rng.Purpose.START_DIRECTION, 4))
     return SnakeState((head,), direction, spawn_food((head,), config, seed, episode, 0))
 

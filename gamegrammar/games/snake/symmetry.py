@@ -20,8 +20,12 @@ which fixes its new X: that X is drawn among the free cells of the spawn's new r
 the simulator's spawn is drawn among the free cells), with a generator seeded by the
 window, so the prefix is a valid one and `apply` stays a function of its arguments.
 
-The start cell (W//2, H//2) maps to one of the four centre cells: augmented episodes
-are valid, but start where the simulator never does. That is the price of the lever.
+Only the symmetries that keep the rules' start are used (`names`). The start cell
+(W//2, H//2) is the centre of an odd board, which every symmetry keeps; on an even board
+it is one of the four centre cells, and only the identity and the transpose (the mirror
+in the diagonal through it) keep it: the other six would teach starts no seed can
+produce, which the evaluator's `start_position` rule refuses. `all_names` holds the
+eight, for the conformance kit's check that exactly the kept ones give valid episodes.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import numpy as np
 
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.games.snake.grammar import COLUMN_WORDS, SENSE_OF, sense_token
-from gamegrammar.games.snake.rules import Direction, SnakeConfig
+from gamegrammar.games.snake.rules import Direction, SnakeConfig, start_cell
 from gamegrammar.tokenizer import GameTokenizer
 
 Cell = tuple[int, int]
@@ -60,16 +64,28 @@ def _turn(name: str, d: Direction, n: int) -> Direction:
     return next(e for e in Direction if e.delta == (bx - ax, by - ay))
 
 
+def start_symmetries(config: SnakeConfig) -> tuple[str, ...]:
+    """The symmetries of a square board that keep the start cell (W//2, H//2): those that map every episode the rules
+    can write to one they can write (the rest of the start, a random direction and food on a random empty cell, is
+    drawn uniformly, so any symmetry keeps it possible)."""
+    n, centre = config.width - 1, start_cell(config)
+    return tuple(name for name, f in SYMMETRIES.items() if f(*centre, n) == centre)
+
+
 class SymmetryTransform:
     """Per-symmetry id lookup tables for one square board's vocabulary (and, in the spawn-column design, what it takes
-    to write each spawn's column afresh)."""
+    to write each spawn's column afresh).
 
-    names = tuple(SYMMETRIES)
+    `names`: the symmetries augmentation draws from, those that keep the rules' start (`start_symmetries`);
+    `all_names`: the board's eight."""
+
+    all_names = tuple(SYMMETRIES)
 
     def __init__(self, tokenizer: GameTokenizer, config: SnakeConfig) -> None:
         if config.width != config.height:
             raise GameGrammarError(f"symmetry augmentation needs a square board, got {config.width}x{config.height}")
         self.tokenizer = tokenizer
+        self.names = start_symmetries(config)
         ids = tokenizer.ids
         n = config.width - 1
         self.x_ids = np.array([ids[f"X{i}"] for i in range(config.width)])

@@ -10,8 +10,15 @@ in `RULES` (Snake's `GameSpec.rules`; verdicts are `gamegrammar.verdict`'s,
 summarised by the game-agnostic `gamegrammar.evaluation`):
 
 structural
-  grammar                 parses under grammar v1 (a sequence that simply stops is not a grammar error)
+  grammar                 parses under the design's grammar (a sequence that simply stops is not a grammar error);
+                          a declared design's grammar has only its own words (a FREE, SENSE, column word or
+                          listed cell of another design is a grammar error at that word)
   complete                BOS keyframe ... end event EOS, and nothing after the EOS
+  keyframe_schedule       a keyframe after exactly the ticks where the codec writes one: after every K-th tick
+                          (K the declared codec's keyframe interval; 0 = only the opening keyframe), never after
+                          an end event (that is end_is_final's). Reported at an extra keyframe's first token, or
+                          where a missing one should begin. Undeclared, K is read off the sequence: the number
+                          of the first tick followed by a keyframe
 physical
   in_bounds               every cell written (MOVE, FREE, a listed cell, FOOD_SPAWN, keyframe head, body and food)
                           is on the board
@@ -37,6 +44,9 @@ physical
   wall_death              DIE_WALL iff the rules put the next head off the board
   self_death              DIE_SELF iff the rules say the snake runs into itself
 rules
+  start_position          the opening keyframe is a start the rules write: the head alone at (W//2, H//2)
+                          (`rules.start_cell`), LEN1, SCORE V0 (its direction is drawn, and its food, on an empty
+                          cell, is keyframe_matches_state's). Reported at the first field that differs
   eat_iff_food            EAT iff the next head is the food
   grow_after_eat          GROW LENn with n = length before the tick + 1
   score_after_eat         SCORE Vs with s = score before the tick + 1
@@ -117,13 +127,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.episode_grammar import note_close, note_grammar_error
+from gamegrammar.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
 from gamegrammar.games.snake.grammar import (
     GrammarError,
     Keyframe,
     Tick,
     parse,
     read_cell,
+    refused_options,
     uses_body_list,
     uses_sense,
     uses_spawn_column,
@@ -142,11 +153,12 @@ from gamegrammar.games.snake.rules import (
     end_reason,
     freed_cell,
     resolve,
+    start_cell,
 )
-from gamegrammar.verdict import Findings, Verdict, make_verdict, rule_names, tiers_of
+from gamegrammar.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
 
 RULES: dict[str, tuple[str, ...]] = {
-    "structural": ("grammar", "complete"),
+    "structural": ("grammar", "complete", "keyframe_schedule"),
     "physical": (
         "in_bounds",
         "move_follows_input",
@@ -158,6 +170,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "self_death",
     ),
     "rules": (
+        "start_position",
         "eat_iff_food",
         "grow_after_eat",
         "score_after_eat",
@@ -169,6 +182,41 @@ RULES: dict[str, tuple[str, ...]] = {
 }
 TIERS: tuple[str, ...] = tiers_of(RULES)
 RULE_NAMES: tuple[str, ...] = rule_names(RULES)
+OPTION_RULES = {"tails": "tail_freed", "sense": "body_sensed", "spawn_column": "column_sensed", "body_list": "body_listed"}
+
+
+def rules_for(design: dict[str, bool] | None) -> dict[str, tuple[str, ...]]:
+    """`RULES` for a declared design (`grammar.design_of`): the rule of each option the design does not write left out.
+    None (read off each sequence): every rule."""
+    if design is None:
+        return RULES
+    dropped = {rule for option, rule in OPTION_RULES.items() if not design.get(option)}
+    return {tier: tuple(r for r in names if r not in dropped) for tier, names in RULES.items()}
+
+
+def opening_perturbations(tokens: Sequence[str], config: SnakeConfig) -> list[tuple[str, list[str]]]:
+    """Variants of a valid episode whose opening keyframe alone says what no start can: the head beside the start cell
+    (each neighbour on the board and off the food), a score of 1, a snake of length 2. Each still parses."""
+    first = next(parse(tokens))
+    assert isinstance(first, Keyframe)
+    pos, (x, y) = first.positions, start_cell(config)
+    out = []
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        cell = (x + dx, y + dy)
+        if config.in_bounds(cell) and cell != first.food:
+            variant = list(tokens)
+            variant[pos["head"] : pos["head"] + 2] = [f"X{cell[0]}", f"Y{cell[1]}"]
+            out.append((f"head at {cell}", variant))
+    scored = list(tokens)
+    scored[pos["score"]] = "V1"
+    out.append(("score 1", scored))
+    tail = next(((d, (x - d.delta[0], y - d.delta[1])) for d in Direction if config.in_bounds((x - d.delta[0], y - d.delta[1]))), None)
+    if tail is not None and tail[1] != first.food:  # the head at the start with one more segment behind it
+        longer = list(tokens)
+        longer[pos["length"] : pos["body"] + 1] = ["LEN2", "BODY", f"B_{Direction(tail[0]).opposite.name}"]
+        out.append(("length 2", longer))
+    return out
+
 
 _MOVE, _EAT, _DIE_WALL, _DIE_SELF = Outcome.MOVE, Outcome.EAT, Outcome.DIE_WALL, Outcome.DIE_SELF
 _DEATHS = ("DIE_WALL", "DIE_SELF")
@@ -191,12 +239,21 @@ def _keyframe_in_bounds(kf: Keyframe, body: tuple[Cell, ...], config: SnakeConfi
     return ok
 
 
-def _keyframe_possible(kf: Keyframe, body: tuple[Cell, ...], config: SnakeConfig, found: Findings) -> bool:
-    """Is the keyframe a state the game could be in? (LEN = chain, distinct cells, food on an empty cell.)"""
+def _keyframe_possible(kf: Keyframe, body: tuple[Cell, ...], config: SnakeConfig, found: Findings, opening: bool) -> bool:
+    """Is the keyframe a state the game could be in? LEN = the chain, distinct cells, food on an empty cell, and, after
+    a tick, what every tick keeps true: the score is LEN - 1 (each eat adds one to both), and a snake of two or more
+    cells heads away from its neck (the direction is the one the head last moved in). The opening's length and score
+    are `start_position`'s."""
     pos = kf.positions
     ok = True
     if kf.length != len(body):
         found.note("keyframe_matches_state", pos["length"])
+        ok = False
+    if not opening and len(body) >= 2 and kf.body_steps[0] != kf.direction.opposite:
+        found.note("keyframe_matches_state", pos["direction"])
+        ok = False
+    if not opening and kf.score != kf.length - 1:
+        found.note("keyframe_matches_state", pos["score"])
         ok = False
     seen: set[Cell] = set()
     for k, cell in enumerate(body):
@@ -219,7 +276,7 @@ def _keyframe_state(kf: Keyframe, tick: int, config: SnakeConfig, found: Finding
     """The state a keyframe shows, or None (after noting why) when it is off the board or impossible."""
     body = kf.body()
     in_bounds = _keyframe_in_bounds(kf, body, config, found)
-    possible = _keyframe_possible(kf, body, config, found)
+    possible = _keyframe_possible(kf, body, config, found, opening=tick == 0)
     return SnakeState(body, kf.direction, kf.food, kf.score, tick) if in_bounds and possible else None
 
 
@@ -241,6 +298,22 @@ def _mismatch(kf: Keyframe, state: SnakeState) -> int | None:
     if kf.score != state.score:
         return pos["score"]
     return None
+
+
+def check_start(kf: Keyframe, config: SnakeConfig, found: Findings) -> None:
+    """start_position: the opening keyframe shows the state every episode starts in, but for what is drawn."""
+    pos = kf.positions
+    x, y = start_cell(config)
+    if kf.head[0] != x:
+        found.note("start_position", pos["head"])
+    elif kf.head[1] != y:
+        found.note("start_position", pos["head"] + 1)
+    elif kf.length != 1:
+        found.note("start_position", pos["length"])
+    elif kf.body_steps:
+        found.note("start_position", pos["body"])
+    elif kf.score != 0:
+        found.note("start_position", pos["score"])
 
 
 def check_keyframe(kf: Keyframe, state: SnakeState | None, tick: int, config: SnakeConfig, found: Findings) -> SnakeState | None:
@@ -466,6 +539,7 @@ def validate(
     sense: bool | None = None,
     spawn_column: bool | None = None,
     body_list: bool | None = None,
+    keyframe_interval: int | None = None,
 ) -> Verdict:
     """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
 
@@ -473,25 +547,29 @@ def validate(
     with: a tail-events sequence that leaves its FREE cells out breaks `tail_freed`, a head-first one that writes
     a cell after its MOVE breaks `grammar`, a sense one that leaves a SENSE word out breaks `body_sensed`, a
     spawn-column one that leaves a spawn's column out breaks `column_sensed`, a body-list one that leaves a spawn's
-    cells out breaks `body_listed`); None reads it off the sequence.
+    cells out breaks `body_listed`; an option declared off makes its words grammar errors); None reads it off the
+    sequence. `keyframe_interval` declares where keyframes go (`keyframe_schedule`); None reads it off the sequence.
     """
     if isinstance(tokens, str):
         tokens = tokens.split()
     n = len(tokens)
     found = Findings(n)
+    refuse = refused_options(tails, sense, spawn_column, body_list)  # the words of options declared off
     tails = uses_tail_events(tokens) if tails is None else tails
     sense = uses_sense(tokens) if sense is None else sense
     spawn_column = uses_spawn_column(tokens) if spawn_column is None else spawn_column
     body_list = uses_body_list(tokens) if body_list is None else body_list
     stop = 0  # where the parse stopped: the EOS, or n
-    ended = False
+    ended = opened = False
     lenient_physical = True
     try:
-        items = parse(tokens, to_eos=True, head_first=head_first)
+        items = parse(tokens, to_eos=True, head_first=head_first, refuse=refuse)
         first = next(items)
         assert isinstance(first, Keyframe)
-        stop = first.end
+        stop, opened = first.end, True
+        check_start(first, config, found)
         state = _keyframe_state(first, 0, config, found)
+        schedule = KeyframeSchedule(keyframe_interval, "SNAP")
         width, height = config.width, config.height
         hx, hy = first.head  # the lenient tier's previous head
         for tick in items:  # every later item is a Tick
@@ -508,6 +586,7 @@ def validate(
                 found.note("end_is_final", tick.start)  # only the first such tick counts
                 continue
             state = check_tick(state, tick, config, found, tails, sense, spawn_column, body_list)
+            schedule.check(found.note, tokens, tick)
             ended = tick.end_event is not None
     except GrammarError as err:
         note_grammar_error(found.note, err, n, ended=ended, stop=stop)
@@ -517,11 +596,7 @@ def validate(
         structural = n > 0 and stop < n  # starts with BOS (it parsed) and reaches EOS
         lenient = {"structural": structural, "physical": lenient_physical, "rules": True}
         lenient["full"] = structural and lenient_physical
-    return _verdict(found.first, lenient)
-
-
-def _verdict(first: dict[str, int], lenient: dict[str, bool]) -> Verdict:
-    return make_verdict(first, lenient, RULES)
+    return make_verdict(found.first, lenient, RULES, () if opened else OPENING_TIERS)
 
 
 def lenient_tiers(tokens: Sequence[str], config: SnakeConfig) -> dict[str, bool]:

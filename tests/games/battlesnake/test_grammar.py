@@ -201,3 +201,29 @@ def test_the_automaton_knows_who_moves_and_how_long_a_body_is():
 def test_decode_events_is_the_specs_round_trip():
     record = GAME.play_episode(SMALL, CodecConfig(keyframe_interval=2), "space", 1, 1)
     assert GAME.decode_events(record.tokens) == record.events
+
+
+def _accepts(automaton, tokens):
+    state = automaton.start()
+    for token in tokens:
+        state = automaton.step(state, token)
+        if state is None:
+            return False
+    return True
+
+
+def test_a_declared_design_has_only_its_own_words():
+    """Declared plain (tails=False), FREE is a grammar error at that word, for the parser and the automaton alike;
+    the tails design and an undeclared reading allow it."""
+    tails = GAME.play_episode(SMALL, BattlesnakeCodec(tails=True), "greedy", 0, 3).tokens
+    plain = EXAMPLE.split()
+    assert list(parse(tails)) == list(parse(tails, tails=True))
+    with pytest.raises(GrammarError) as err:
+        list(parse(tails, tails=False))
+    assert err.value.index == tails.index("FREE") and "tails design" in err.value.message and not err.value.at_end
+    assert list(parse(plain, tails=False)) == list(parse(plain))
+    declared_plain = GAME.automaton(SMALL, BattlesnakeCodec())
+    assert _accepts(declared_plain, plain) and not _accepts(declared_plain, tails)
+    assert GAME.automaton(SMALL, CodecConfig()).tails is False  # a plain codec writes the plain design
+    for automaton in (GAME.automaton(SMALL, BattlesnakeCodec(tails=True)), GAME.automaton(SMALL)):
+        assert _accepts(automaton, plain) and _accepts(automaton, tails)

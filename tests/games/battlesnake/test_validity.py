@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.agents import lineup
-from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec
+from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec, Keyframe, Tick, keyframe_tokens, parse
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
 from gamegrammar.games.battlesnake.validity import RULE_NAMES, RULES, TIERS, validate
 from gamegrammar.gamespec import CodecConfig
@@ -59,7 +60,8 @@ def first_difference(a, b):
 
 def test_the_rule_table():
     assert TIERS == ("structural", "physical", "rules", "full")
-    assert len(RULE_NAMES) == len(set(RULE_NAMES)) == 20
+    assert len(RULE_NAMES) == len(set(RULE_NAMES)) == 21
+    assert RULES["structural"] == ("grammar", "complete", "keyframe_schedule")
     assert GAME.rules is RULES
 
 
@@ -116,6 +118,8 @@ MUTANTS = [
     ("grammar", lambda: replace(EXAMPLE, "S0 UP X5 Y4", "S0 UP SPAWN Y4"), SMALL, {"grammar"}),
     ("complete: cut off", lambda: EXAMPLE.split()[:40], SMALL, {"complete"}),
     ("complete: no EOS", lambda: EXAMPLE.split()[:-1], SMALL, {"complete"}),
+    # K = 3 read off the keyframe after tick 3: the one after tick 6 is missing
+    ("keyframe_schedule", lambda: _drop_keyframe(_keyframed(), 6)[0], SMALL, {"keyframe_schedule"}),
     ("in_bounds: spawn", lambda: replace(EXAMPLE, "SPAWN X5 Y1", "SPAWN X7 Y1"), SMALL, {"in_bounds"}),
     ("move_follows_input", lambda: replace(EXAMPLE, "S1 RIGHT X2 Y3", "S1 RIGHT X2 Y4"), SMALL, {"move_follows_input"}),
     (
@@ -265,4 +269,148 @@ def test_a_declared_design_holds_a_sequence_to_it():
     assert GAME.validate(tokens, SMALL, BattlesnakeCodec(tails=True)).valid
     at = tokens.index("FREE")
     wrong = [*tokens[: at + 1], "X6" if tokens[at + 1] != "X6" else "X5", *tokens[at + 2 :]]
-    assert "tail_freed" in GAME.validate(wrong, SMALL, BattlesnakeCodec()).violations
+    assert "tail_freed" in GAME.validate(wrong, SMALL, BattlesnakeCodec(tails=True)).violations
+    assert "tail_freed" in validate(wrong, SMALL).violations  # read off the sequence: the tails design
+
+
+# ---------------------------------------------------------------- the keyframe schedule and the declared design
+
+LONG = BattlesnakeConfig(7, 7, 2, max_ticks=60)  # space episode 0 of seed 0 lasts 48 ticks
+
+
+def _tick(tokens, number):
+    return next(item for item in parse(tokens) if isinstance(item, Tick) and item.number == number)
+
+
+def _drop_keyframe(tokens, after):
+    """The episode without the keyframe written after tick `after`, and where it began."""
+    kf = _tick(tokens, after).keyframe
+    assert kf is not None
+    return [*tokens[: kf.start], *tokens[kf.end :]], kf.start
+
+
+def _add_keyframe(record, after):
+    """The episode with a true keyframe (the state after tick `after`) where the codec wrote none, and where it begins."""
+    tick = _tick(record.tokens, after)
+    assert tick.keyframe is None and tick.end_event is None
+    return [*record.tokens[: tick.end], *keyframe_tokens(record.states[after]), *record.tokens[tick.end :]], tick.end
+
+
+def _long(codec):
+    record = GAME.play_episode(LONG, codec, "space", 0, 0)
+    assert record.ticks == 48
+    return record
+
+
+def _codecs_and_configs():
+    configs = [BattlesnakeConfig(7, 7, 2, max_ticks=40), BattlesnakeConfig(6, 6, 3, max_ticks=30), BattlesnakeConfig(5, 6, 1, max_ticks=30)]
+    return [(BattlesnakeCodec(k, tails=tails), config) for k in (0, 1, 3, 20) for tails in (False, True) for config in configs]
+
+
+@pytest.mark.parametrize(("codec", "config"), _codecs_and_configs(), ids=lambda v: str(v.to_dict()))
+def test_the_encoders_episodes_keep_the_schedule(codec, config):
+    """The encoder's own episodes pass for K in (0, 1, 3, 20), both designs, declared and read off the sequence."""
+    for episode, agent in enumerate(["random", "safe", "greedy", "space"]):
+        record = GAME.play_episode(config, codec, agent, 5, episode)
+        assert record.tokens.count("SNAP") == 1 + sum(codec.keyframe_after(t) for t in range(1, record.ticks))
+        for verdict in (GAME.validate(record.tokens, config, codec), validate(record.tokens, config)):
+            assert verdict.valid, (agent, episode, verdict.violations, verdict.positions)
+
+
+@pytest.mark.parametrize("interval", [0, 20])
+@pytest.mark.parametrize("tails", [False, True])
+def test_a_corpus_from_the_batch_engine_stays_valid(interval, tails):
+    """Episodes of the batch engine (a mixed corpus's lineups) are all valid, declared and undeclared."""
+    from gamegrammar.games import tokenizer_for
+
+    codec = BattlesnakeCodec(interval, tails=tails)
+    episodes = np.arange(24)
+    result = GAME.play_batch(LONG, codec, 7, episodes, GAME.episode_agent_codes(GAME.default_agents, 7, episodes, LONG))
+    tok, ends = tokenizer_for(LONG), np.cumsum(result.lengths)
+    sequences = [tok.decode(result.tokens[end - n : end]) for end, n in zip(ends, result.lengths)]
+    assert any(seq.count("SNAP") > 1 for seq in sequences) == (interval > 0)
+    for verdict in [*GAME.validate_many(sequences, LONG, codec), *GAME.validate_many(sequences, LONG)]:
+        assert verdict.valid, (verdict.violations, verdict.positions)
+
+
+@pytest.mark.parametrize("interval", [0, 20])
+def test_an_extra_keyframe_breaks_the_schedule(interval):
+    """A true keyframe after a tick where the design writes none is reported at its SNAP, and nothing else."""
+    codec = BattlesnakeCodec(interval)
+    tokens, at = _add_keyframe(_long(codec), 5)
+    assert tokens[at] == "SNAP"
+    verdict = GAME.validate(tokens, LONG, codec)
+    assert verdict.violations == ["keyframe_schedule"] and verdict.positions["keyframe_schedule"] == at
+    # undeclared, the interval is read off the sequence: 5, so the keyframe after tick 10 is missing
+    verdict = validate(tokens, LONG)
+    assert verdict.violations == ["keyframe_schedule"] and verdict.positions["keyframe_schedule"] == _tick(tokens, 10).end
+
+
+def test_a_missing_keyframe_breaks_the_schedule():
+    codec = CodecConfig(keyframe_interval=20)
+    tokens, at = _drop_keyframe(_long(codec).tokens, 20)
+    assert tokens[at] == "TICK"
+    verdict = GAME.validate(tokens, LONG, codec)
+    assert verdict.violations == ["keyframe_schedule"] and verdict.positions["keyframe_schedule"] == at
+    assert validate(tokens, LONG).valid  # undeclared: the first keyframe, after tick 40, says K = 40
+    codec = CodecConfig(keyframe_interval=3)
+    tokens, at = _drop_keyframe(_long(codec).tokens, 3)
+    assert GAME.validate(tokens, LONG, codec).positions == {"keyframe_schedule": at}
+    # undeclared: K = 6 read off the keyframe after tick 6, so the one after tick 9 is extra
+    assert validate(tokens, LONG).positions == {"keyframe_schedule": _tick(tokens, 9).keyframe.start}
+
+
+def test_the_declared_interval_is_the_codecs():
+    tokens = _long(CodecConfig(keyframe_interval=3)).tokens
+    assert GAME.validate(tokens, LONG, CodecConfig(keyframe_interval=3)).valid
+    verdict = GAME.validate(tokens, LONG, CodecConfig(keyframe_interval=4))
+    assert verdict.violations == ["keyframe_schedule"] and verdict.positions["keyframe_schedule"] == _tick(tokens, 3).keyframe.start
+    assert validate(tokens, LONG, keyframe_interval=0).positions == {"keyframe_schedule": _tick(tokens, 3).keyframe.start}
+
+
+def test_a_cut_off_or_finished_episode_is_not_the_schedules_business():
+    codec = CodecConfig(keyframe_interval=3)
+    tokens = _long(codec).tokens
+    cut = tokens[: _tick(tokens, 3).keyframe.start]  # cut off right where the keyframe begins
+    assert GAME.validate(cut, LONG, codec).violations == ["complete"]
+    assert validate(cut, LONG).violations == ["complete"]
+    # a keyframe after the end event is end_is_final's alone, declared or not
+    after_end = replace(EXAMPLE, "WIN EOS", "WIN SNAP S1 X5 Y3 LEN5 H100 B_D B_D B_R B_S FOOD X0 Y2 X5 Y6 EOS")
+    for interval in (0, 8):  # the episode ends on tick 8
+        assert GAME.validate(after_end, SMALL, CodecConfig(keyframe_interval=interval)).violations == ["end_is_final"]
+
+
+def test_a_free_word_in_a_declared_plain_sequence_is_a_grammar_error():
+    """The plain design's grammar has no FREE: the sequence stops parsing there, and nothing after it is replayed."""
+    tails = GAME.play_episode(SMALL, BattlesnakeCodec(tails=True), "greedy", 0, 3).tokens
+    verdict = GAME.validate(tails, SMALL, BattlesnakeCodec())
+    assert verdict.violations == ["grammar"] and verdict.first_violation == tails.index("FREE")
+    assert GAME.validate(tails, SMALL, CodecConfig()).violations == ["grammar"]  # a plain codec declares the plain design
+    # one right FREE in a plain episode, and a wrong head after it: only the FREE is reported
+    plain = EXAMPLE.split()
+    tokens = replace(EXAMPLE, "S0 UP X5 Y4 S1 RIGHT X2 Y3", "S0 UP X5 Y4 S1 RIGHT FREE X1 Y3 X2 Y3")
+    tokens = replace(tokens, "S0 DOWN X6 Y3", "S0 DOWN X6 Y2")
+    assert validate(replace(EXAMPLE, "S0 DOWN X6 Y3", "S0 DOWN X6 Y2"), SMALL).violations == ["move_follows_input"]
+    verdict = GAME.validate(tokens, SMALL, BattlesnakeCodec())
+    assert verdict.positions == {"grammar": tokens.index("FREE")}
+    # undeclared, a FREE makes it the tails design: the other moving tails miss theirs
+    assert "tail_freed" in validate(tokens, SMALL).violations
+    assert GAME.validate(plain, SMALL, BattlesnakeCodec()).valid
+
+
+def test_opening_perturbations_are_impossible_starts():
+    """Each variant changes only the opening keyframe, still parses, and first breaks a rule inside it."""
+    for config in GAME.test_configs():
+        for episode, agent in enumerate(GAME.agent_names):
+            tokens = GAME.play_episode(config, CodecConfig(keyframe_interval=3), agent, 2, episode).tokens
+            opening = tokens.index("TICK")
+            variants = GAME.opening_perturbations(tokens, config)
+            assert len({name for name, _ in variants}) == len(variants) >= 4
+            for name, variant in variants:
+                start = variant.index("TICK")
+                assert variant[start:] == tokens[opening:] and variant[:start] != tokens[:opening], name
+                items = list(parse(variant))
+                assert isinstance(items[0], Keyframe) and len(items) == len(list(parse(tokens)))
+                for verdict in (validate(variant, config), GAME.validate(variant, config, CodecConfig(keyframe_interval=3))):
+                    assert not verdict.valid and verdict.first_violation < start, (name, verdict.violations)
+                    assert verdict.violations[0] == "start_position", (name, verdict.violations)

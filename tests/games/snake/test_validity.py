@@ -32,8 +32,9 @@ from gamegrammar.games.snake.grammar import (
     vocabulary,
 )
 from gamegrammar.games.snake.rules import SnakeConfig
-from gamegrammar.games.snake.validity import RULE_NAMES, RULES, TIERS, lenient_tiers, validate
-from gamegrammar.verdict import Verdict
+from gamegrammar.games.snake.validity import RULE_NAMES, RULES, TIERS, lenient_tiers
+from gamegrammar.games.snake.validity import validate as strict
+from gamegrammar.verdict import Verdict, make_verdict
 
 BOARD = SnakeConfig()
 
@@ -45,8 +46,18 @@ COLUMN = EXAMPLE_SPAWN_COLUMN  # an eat whose spawn column (X5) holds the old he
 COLUMN_WORDS = "FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2"
 LISTED = EXAMPLE_BODY_LIST  # COLUMN's eat in the body-list design: the six cells behind the new head, then the spawn
 LIST = "LEN7 X5 Y5 X6 Y5 X7 Y5 X7 Y6 X6 Y6 X5 Y6 FOOD_SPAWN"
+# A start as the rules write it, and one a cell to its left (a flip of the board moves the start there), both timing out.
+START = "BOS SNAP PLAYER X5 Y5 DIR_R LEN1 BODY FOOD X9 Y9 SCORE V0 TICK INPUT_R MOVE X6 Y5 TICK INPUT_R MOVE X7 Y5 TIMEOUT EOS"
+START_BESIDE = START.replace("X5 Y5", "X4 Y5").replace("X6 Y5", "X5 Y5").replace("X7 Y5", "X6 Y5")
 # A snake curled round so that turning right runs into its own body (not its tail).
-CURLED = "BOS SNAP PLAYER X5 Y5 DIR_U LEN5 BODY B_D B_R B_U B_U FOOD X0 Y0 SCORE V0 "
+CURLED = "BOS SNAP PLAYER X5 Y5 DIR_U LEN5 BODY B_D B_R B_U B_U FOOD X0 Y0 SCORE V4 "
+
+
+def validate(tokens: list[str] | str, config: SnakeConfig, **design: bool | int | None) -> Verdict:
+    """The strict verdict but for `start_position`: most fixtures here open mid-game (a curled snake, a long one) to
+    reach a rule within a tick or two. The start is checked alone by `strict` (its cases, and every real episode)."""
+    verdict = strict(tokens, config, **design)
+    return make_verdict({r: i for r, i in verdict.positions.items() if r != "start_position"}, verdict.lenient, RULES)
 
 
 def play(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, episode: int) -> list[str]:
@@ -78,7 +89,7 @@ def test_the_base_sequences_are_valid():
 def test_reversal_is_ignored_and_the_tail_cell_is_free():
     reversal = BASE.replace("TICK INPUT_R MOVE X6 Y5", "TICK INPUT_L MOVE X6 Y5")
     assert validate(reversal.split(), BOARD).valid
-    into_tail = "BOS SNAP PLAYER X5 Y5 DIR_U LEN4 BODY B_D B_R B_U FOOD X0 Y0 SCORE V0 TICK INPUT_R MOVE X6 Y5 TIMEOUT EOS"
+    into_tail = "BOS SNAP PLAYER X5 Y5 DIR_U LEN4 BODY B_D B_R B_U FOOD X0 Y0 SCORE V3 TICK INPUT_R MOVE X6 Y5 TIMEOUT EOS"
     assert validate(into_tail.split(), SnakeConfig(max_ticks=1)).valid
 
 
@@ -100,7 +111,12 @@ CASES = [
     ("complete", [*BASE.split(), "TICK"], BOARD, len(BASE.split())),  # something after EOS
     ("complete", [], BOARD, 0),
     ("in_bounds", OFF_BOARD_SPAWN, BOARD, ("X12", 0)),
-    ("in_bounds", mutate(BASE, "X5 Y5 DIR_R LEN1 BODY FOOD X7", "X9 Y5 DIR_L LEN2 BODY B_R FOOD X7"), BOARD, 8),  # tail off the board
+    (
+        "in_bounds",
+        mutate(BASE, "X5 Y5 DIR_R LEN1 BODY FOOD X7 Y5 SCORE V0", "X9 Y5 DIR_L LEN2 BODY B_R FOOD X7 Y5 SCORE V1"),
+        BOARD,
+        8,
+    ),  # tail off the board
     ("move_follows_input", mutate(BASE, "MOVE X6 Y5", "MOVE X6 Y6"), BOARD, ("X6", 0)),
     ("wall_death", mutate(BASE, "TICK INPUT_U DIE_WALL", "TICK INPUT_R DIE_WALL"), BOARD, ("DIE_WALL", 0)),
     ("self_death", (CURLED + "TICK INPUT_L DIE_SELF EOS").split(), BOARD, ("DIE_SELF", 0)),
@@ -120,15 +136,20 @@ CASES = [
         "end_is_final",
         mutate(BASE, "DIE_WALL EOS", "DIE_WALL SNAP PLAYER X7 Y0 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 EOS"),
         BOARD,
-        ("SNAP", 2),
+        ("SNAP", 3),
     ),
     (
         "timeout_at_limit",
-        mutate(BASE, "TICK INPUT_U MOVE X7 Y0 TICK INPUT_U DIE_WALL", "TIMEOUT"),
+        mutate(BASE, "SNAP PLAYER X7 Y1 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 TICK INPUT_U MOVE X7 Y0 TICK INPUT_U DIE_WALL", "TIMEOUT"),
         SnakeConfig(max_ticks=7),
         ("TIMEOUT", 0),
     ),  # early
     ("timeout_at_limit", BASE.split(), SnakeConfig(max_ticks=7), ("TICK", 7)),  # alive at the limit, no TIMEOUT
+    # the start: the head beside (W//2, H//2) (what a symmetry of an even board writes), then a score that is not 0
+    ("start_position", START_BESIDE.split(), SnakeConfig(max_ticks=2), ("X4", 0)),
+    ("start_position", mutate(START, "SCORE V0", "SCORE V2"), SnakeConfig(max_ticks=2), ("V2", 0)),
+    # the keyframe schedule: BASE's keyframe after tick 6 left out (its first, after tick 3, sets the interval)
+    ("keyframe_schedule", mutate(BASE, "SNAP PLAYER X7 Y1 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1 ", ""), BOARD, ("TICK", 6)),
     # the tail-events design: a wrong cell (at the wrong coordinate), a missing FREE (where it belongs), a FREE where the
     # tail stays (an eat, a wall death), and a missing FREE before DIE_SELF
     ("tail_freed", mutate(TAILS, "FREE X5 Y5 MOVE X6 Y5", "FREE X4 Y5 MOVE X6 Y5"), BOARD, ("X4", 0)),
@@ -161,7 +182,7 @@ CASES = [
 @pytest.mark.parametrize(("rule", "tokens", "config", "where"), CASES, ids=[f"{c[0]}-{k}" for k, c in enumerate(CASES)])
 def test_each_rule_is_caught_alone_at_its_first_token(rule, tokens, config, where):
     index = nth(tokens, *where) if isinstance(where, tuple) else where
-    assert_only(validate(tokens, config), rule, index)
+    assert_only((strict if rule == "start_position" else validate)(tokens, config), rule, index)
 
 
 def test_every_rule_has_a_case():
@@ -239,8 +260,8 @@ def test_the_spawn_column_design_is_declared_or_read_off_the_sequence():
     assert validate(COLUMN, BOARD, spawn_column=True).valid
     assert_only(validate(without, BOARD, spawn_column=True), "column_sensed", nth(without, "Y2"))
     assert_only(validate(BASE, BOARD, spawn_column=True), "column_sensed", nth(BASE.split(), "FOOD_SPAWN") + 2)
-    assert validate(COLUMN, BOARD, spawn_column=False).valid  # words written, design not declared: still checked
-    assert not validate(mutate(COLUMN, "OCC OCC", "VAC OCC"), BOARD, spawn_column=False).valid
+    # declared off, the design's words are not the grammar's: an error at the first of them
+    assert_only(validate(COLUMN, BOARD, spawn_column=False), "grammar", nth(COLUMN.split(), "VAC"))
 
 
 def test_the_body_list_design_is_declared_or_read_off_the_sequence():
@@ -248,8 +269,8 @@ def test_the_body_list_design_is_declared_or_read_off_the_sequence():
     assert validate(without, BOARD).valid and validate(LISTED, BOARD).valid
     assert validate(LISTED, BOARD, body_list=True).valid
     assert_only(validate(without, BOARD, body_list=True), "body_listed", nth(without, "FOOD_SPAWN"))
-    assert validate(LISTED, BOARD, body_list=False).valid  # cells written, design not declared: still checked
-    assert not validate(mutate(LISTED, "X6 Y6 X5", "X6 Y7 X5"), BOARD, body_list=False).valid
+    # declared off, the listed cells are not the grammar's: an error at the first of them
+    assert_only(validate(LISTED, BOARD, body_list=False), "grammar", nth(LISTED.split(), "LEN7") + 1)
     off = mutate(LISTED, "X6 Y6 X5 Y6 FOOD_SPAWN", "X6 Y6 X5 Y6 X5 Y10 FOOD_SPAWN")  # an extra cell, off the board too
     assert validate(off, BOARD).violations == ["in_bounds", "body_listed"]
     # a spawn on a cell the list has just named is a spawn on the body, reported at its X as in grammar v1
@@ -270,7 +291,7 @@ def test_spawn_column_and_body_list_episodes_pass_in_every_combination():
 
 def test_the_sense_design_is_declared_or_read_off_the_sequence():
     missing = mutate(SENSE, "INPUT_R SENSE_U MOVE", "INPUT_R MOVE")
-    assert validate(missing, BOARD, sense=False).valid  # declared grammar v1 with sense words: a missing one goes unseen
+    assert_only(validate(missing, BOARD, sense=False), "grammar", nth(missing, "SENSE_R"))  # declared v1: no SENSE word
     assert validate(SENSE, BOARD, sense=True).valid and validate(BASE, BOARD).valid
     assert_only(validate(BASE, BOARD, sense=True), "body_sensed", nth(BASE.split(), "MOVE", 0))  # v1 held to the design
 
@@ -331,10 +352,13 @@ HF_SELF = EXAMPLE_HEAD_FIRST_SELF  # the snake of TAILS_SELF: tick 3 writes X6 Y
 def test_the_head_first_sequences_are_valid_read_off_the_sequence_or_declared():
     for text in (HF, HF_SELF):
         for verdict in (
-            validate(text.split(), BOARD),
-            validate(text, BOARD, head_first=True),
-            GAME.validate(text.split(), BOARD, SnakeCodec(head_first=True)),
+            strict(text.split(), BOARD),
+            strict(text, BOARD, head_first=True),
+            GAME.validate(text.split(), BOARD, SnakeCodec(keyframe_interval=3, head_first=True)),
         ):
+            if text == HF_SELF:  # it opens mid-game, a length-6 snake: only its start is not the rules'
+                assert verdict.violations == ["start_position"], verdict
+                continue
             assert verdict.valid and all(verdict.lenient.values()), verdict
 
 
@@ -347,7 +371,7 @@ HF_CASES = [
     ("self_death", mutate(HF_SELF, "X6 Y6 MOVE TICK INPUT_U X6 Y5 DIE_SELF", "X6 Y6 DIE_SELF"), 27),  # a death the rules do not make
     ("self_death", mutate(HF_SELF, "X6 Y5 DIE_SELF EOS", "X6 Y5 MOVE TICK INPUT_U DIE_WALL EOS"), 32),  # a move into the body
     ("eat_iff_food", mutate(HF, "X6 Y5 MOVE", "X6 Y5 EAT GROW LEN2 FOOD_SPAWN X0 Y0 SCORE V1"), 17),
-    ("wall_death", mutate(HF, "TICK INPUT_U X7 Y0 MOVE TICK INPUT_U DIE_WALL", "TICK INPUT_U DIE_WALL"), 65),  # a wall death one tick early
+    ("wall_death", mutate(HF, "TICK INPUT_U X7 Y0 MOVE TICK INPUT_U DIE_WALL", "TICK INPUT_U DIE_WALL"), 78),  # a wall death one tick early
 ]
 
 
@@ -369,15 +393,17 @@ def test_a_self_death_cell_off_the_board_breaks_in_bounds_with_or_without_a_stat
 
 
 def test_a_head_first_sequence_declared_as_grammar_v1_breaks_the_grammar_and_the_other_way_round():
-    for verdict in (validate(HF, BOARD, head_first=False), GAME.validate(HF.split(), BOARD, SnakeCodec())):
+    for verdict in (validate(HF, BOARD, head_first=False), GAME.validate(HF.split(), BOARD, SnakeCodec(keyframe_interval=3))):
         assert verdict.violations == ["grammar"] and verdict.first_violation == 15  # X6, where v1 writes MOVE
-    for verdict in (validate(BASE, BOARD, head_first=True), GAME.validate(BASE.split(), BOARD, SnakeCodec(head_first=True))):
+    for verdict in (
+        validate(BASE, BOARD, head_first=True),
+        GAME.validate(BASE.split(), BOARD, SnakeCodec(keyframe_interval=3, head_first=True)),
+    ):
         assert verdict.violations == ["grammar"] and verdict.first_violation == 15  # MOVE, where the cell belongs
-    self_as_v1 = GAME.validate(HF_SELF.split(), BOARD, SnakeCodec(tail_events=False))
+    self_as_v1 = validate(HF_SELF.split(), BOARD, head_first=False, tails=False)  # opens mid-game: start_position aside
     assert self_as_v1.violations == ["grammar"] and self_as_v1.first_violation == 20
-    assert (
-        GAME.validate(BASE.split(), BOARD, SnakeCodec()).valid and GAME.validate(TAILS.split(), BOARD, SnakeCodec(tail_events=True)).valid
-    )
+    assert GAME.validate(BASE.split(), BOARD, SnakeCodec(keyframe_interval=3)).valid
+    assert GAME.validate(TAILS.split(), BOARD, SnakeCodec(keyframe_interval=3, tail_events=True)).valid
 
 
 def test_a_sequence_that_mixes_the_orders_is_a_grammar_error_at_the_first_tick_in_the_other_order():
@@ -579,8 +605,74 @@ def test_a_declared_design_holds_a_sequence_to_it():
     bare = [t for i, t in enumerate(bare) if t != "DROP" and not (i and bare[i - 1] == "DROP") and not (i > 1 and bare[i - 2] == "DROP")]
     assert bare == BASE.split()  # the same episode, written without its tail events
     assert validate(bare, BOARD).valid  # read off the sequence: grammar v1, valid
-    declared = GAME.validate(bare, BOARD, SnakeCodec(tail_events=True))
+    codec = SnakeCodec(keyframe_interval=3, tail_events=True)
+    declared = GAME.validate(bare, BOARD, codec)
     assert not declared.valid and declared.violations[0] == "tail_freed"
-    assert [v.to_json() for v in validate_many([bare] * 70, BOARD, SnakeCodec(tail_events=True))] == [declared.to_json()] * 70
-    assert GAME.validate(TAILS.split(), BOARD, SnakeCodec(tail_events=True)).valid
-    assert GAME.validate(BASE.split(), BOARD, SnakeCodec()).valid
+    assert [v.to_json() for v in validate_many([bare] * 70, BOARD, codec)] == [declared.to_json()] * 70
+    assert GAME.validate(TAILS.split(), BOARD, codec).valid
+    assert GAME.validate(BASE.split(), BOARD, SnakeCodec(keyframe_interval=3)).valid
+
+
+# ---------------------------------------------------------------- facts the rules and the declared design fix
+
+
+def test_a_start_the_rules_never_write_breaks_start_position_alone():
+    assert strict(START, SnakeConfig(max_ticks=2)).valid
+    assert_only(strict(START_BESIDE, SnakeConfig(max_ticks=2)), "start_position", 3)
+    for old, new, at in (("X5 Y5 DIR_R", "X5 Y4 DIR_R", 4), ("SCORE V0", "SCORE V1", 12)):
+        tokens = START.replace(old, new, 1).replace("X6 Y5", "X6 Y4").replace("X7 Y5", "X7 Y4") if "Y4" in new else START.replace(old, new)
+        assert_only(strict(tokens, SnakeConfig(max_ticks=2)), "start_position", at)
+    # a longer snake at the start cell: LEN2 and its body step, reported at LEN
+    longer = "BOS SNAP PLAYER X5 Y5 DIR_R LEN2 BODY B_L FOOD X9 Y9 SCORE V1 TICK INPUT_R MOVE X6 Y5 TIMEOUT EOS"
+    assert_only(strict(longer, SnakeConfig(max_ticks=1)), "start_position", 6)
+
+
+def test_a_keyframe_no_tick_can_reach_is_impossible():
+    """What every tick keeps true: the score is LEN - 1, and a snake of two cells or more heads away from its neck."""
+    after_3 = "SNAP PLAYER X7 Y4 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1"
+    for wrong, at in ((after_3.replace("DIR_U", "DIR_D"), "DIR_D"), (after_3.replace("SCORE V1", "SCORE V3"), "V3")):
+        tokens = mutate(BASE, after_3, wrong)
+        assert_only(validate(tokens, BOARD), "keyframe_matches_state", nth(tokens, at))
+        # after a divergence the state is unknown, and an impossible keyframe is not followed either
+        diverged = mutate(" ".join(tokens), "TICK INPUT_U MOVE X7 Y4", "TICK INPUT_U MOVE X7 Y3")
+        assert validate(diverged, BOARD).violations == ["move_follows_input", "keyframe_matches_state"]
+
+
+def test_a_keyframe_off_the_declared_schedule_breaks_keyframe_schedule_alone():
+    tokens = BASE.split()
+    assert strict(tokens, BOARD, keyframe_interval=3).valid
+    assert_only(strict(tokens, BOARD, keyframe_interval=0), "keyframe_schedule", nth(tokens, "SNAP", 1))  # only the opening
+    assert_only(strict(tokens, BOARD, keyframe_interval=2), "keyframe_schedule", nth(tokens, "TICK", 2))  # missing after tick 2
+    assert_only(strict(tokens, BOARD, keyframe_interval=6), "keyframe_schedule", nth(tokens, "SNAP", 1))  # after 3: extra
+    # cut off just where a keyframe is due: the cut-off is complete's, not a missing keyframe
+    cut = tokens[: nth(tokens, "SNAP", 1)]
+    assert_only(strict(cut, BOARD, keyframe_interval=3), "complete", len(cut))
+
+
+def test_the_keyframe_interval_is_read_off_an_undeclared_sequence():
+    tokens = BASE.split()
+    assert strict(tokens, BOARD).valid  # the keyframe after tick 3 sets K = 3, and tick 6 has one
+    extra = mutate(BASE, "TICK INPUT_U MOVE X7 Y0", "TICK INPUT_U MOVE X7 Y0 SNAP PLAYER X7 Y0 DIR_U LEN2 BODY B_D FOOD X2 Y7 SCORE V1")
+    assert_only(strict(extra, BOARD), "keyframe_schedule", nth(extra, "SNAP", 3))
+
+
+@pytest.mark.parametrize(
+    ("declared", "text", "word"),
+    [
+        ({"sense": True}, TAILS, "FREE"),  # a tail-events word in the sense design
+        ({"tails": True}, SENSE, "SENSE_R"),
+        ({}, LISTED, "X5"),  # grammar v1 declared: a listed cell where FOOD_SPAWN belongs
+        ({"sense": True, "spawn_column": False}, SENSE.replace("TICK INPUT_D SENSE_R", "TICK INPUT_D SENSE_R", 1), None),
+        ({}, COLUMN, "VAC"),
+    ],
+)
+def test_a_word_of_a_design_not_declared_is_a_grammar_error(declared, text, word):
+    design = dict.fromkeys(("tails", "head_first", "sense", "spawn_column", "body_list"), False) | declared
+    verdict = validate(text, BOARD, **design)
+    if word is None:  # the design's own words only: no grammar error
+        assert "grammar" not in verdict.positions, verdict
+        return
+    tokens = text.split()
+    at = nth(tokens, word) if word != "X5" else nth(tokens, "LEN7") + 1
+    assert verdict.violations[0] == "grammar" and verdict.positions["grammar"] == at, verdict
+    assert "grammar" not in validate(text, BOARD).positions  # undeclared, the words say which design it is

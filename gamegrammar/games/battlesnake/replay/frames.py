@@ -41,6 +41,7 @@ from gamegrammar.replay import frames as shared
 RULE_HINTS: dict[str, str] = {
     "grammar": "the sequence does not parse under the grammar",
     "complete": "the episode is not complete (BOS keyframe ... end event EOS)",
+    "keyframe_schedule": "a keyframe exactly after every K-th tick of the design (K = 0: only the opening one)",
     "in_bounds": "a cell written off the board",
     "move_follows_input": "the head is not the old head moved by the input (or OUT is wrong)",
     "tail_freed": "FREE does not name the cell the tail left",

@@ -27,8 +27,10 @@ from gamegrammar.replay.frames import Violation
 
 # One line per rule, for the message shown at the first violation (the rule names are the evaluator's).
 RULE_HINTS: dict[str, str] = {
-    "grammar": "the sequence does not parse under grammar v1",
+    "grammar": "the sequence does not parse under its design's grammar",
     "complete": "the episode is not complete (BOS keyframe ... end event EOS)",
+    "keyframe_schedule": "a keyframe exactly after every K-th tick of the design (K = 0: only the opening one)",
+    "start_position": "the game starts with the head alone at (W//2, H//2), LEN1, SCORE V0",
     "in_bounds": "a cell written off the board",
     "move_follows_input": "the MOVE cell is not head + direction",
     "tail_freed": "FREE must name the cell the tail leaves, on every move and self-collision and only then",
