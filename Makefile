@@ -7,18 +7,26 @@ PY := $(VENV)/bin/python
 GG := $(VENV)/bin/gamegrammar
 DEMO ?= runs/demo
 
-.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-sense reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix finetune-snake-chance reproduce-snake reproduce-snake-gpu clean \
+.PHONY: setup demo test lint bench reproduce reproduce-bs-cpu reproduce-gg-cpu-long reproduce-gg-cpu-long-head reproduce-gg-cpu-long-sense reproduce-gg-cpu-long-careless screen-bs screen-snake screen-snake-mix finetune-snake-chance reproduce-snake reproduce-snake-gpu reproduce-snake-start screen-augment clean \
 	$(addprefix reproduce-,gg31k gg-cpu gg-gpu)
 
 # Installs torch deliberately (the CPU wheel) only when the environment has none:
 # a machine with a CUDA torch keeps it (make setup VENV_FLAGS=--system-site-packages,
-# or VENV=/path/to/your/env).
+# or VENV=/path/to/your/env). It says what it does, a line per step, and shows pip's downloads with their
+# progress; of the last step's pip lines it leaves out "Requirement already satisfied" (torch and every package
+# already there). The pipe keeps pip's exit status in a file: make's sh has no pipefail.
+PIP_INSTALL = $(PY) -m pip install --disable-pip-version-check --progress-bar on
 setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
-	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH)"
-	$(PY) -m pip install -q -e ".[dev]"
-	touch $@
+	@echo "setup 1/3: the virtual environment $(VENV)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
+	@$(PY) -c "import torch" 2>/dev/null && echo "setup 2/3: torch: keeping the one in $(VENV)" || \
+		{ echo "setup 2/3: torch ($(TORCH)), the largest download"; $(PIP_INSTALL) "$(TORCH)"; }
+	@echo "setup 3/3: gamegrammar and its dependencies (pip install -e .[dev])"
+	@{ $(PIP_INSTALL) -e ".[dev]"; echo $$? > $(VENV)/.pip-status; } | { grep -v "^Requirement already satisfied" || true; }
+	@exit "$$(cat $(VENV)/.pip-status)"
+	@touch $@
+	@echo "setup: done ($(GG) --help lists the commands)"
 
 # The main job, small: a corpus, a couple of minutes of training, 200 samples, a report. The corpus is written the way
 # the shipped model's was (models/snake: the careless mix, with sense words; make reproduce-gg-gpu-mix-careless-sense),
@@ -131,6 +139,18 @@ $(SENSE_LIST_CORPUS)/manifest.json: | setup
 screen-snake: setup $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(SNAKE_SCREEN_CORPUS_$(d))/manifest.json)
 	ANALYZE=1 GG=$(GG) PY=$(PY) scripts/screen.sh snake configs/gg-cpu.yaml $(SNAKE_SCREEN_STEPS) 1000 "$(SNAKE_SCREEN_SEEDS)" \
 	  $(foreach d,$(SNAKE_SCREEN_DESIGNS),$(d)=$(SNAKE_SCREEN_CORPUS_$(d)))
+
+# screen-augment (issue 43; docs/levers.md, "Augmentation that keeps the start"): gg-cpu's 890 steps on the careless mix
+# with sense words, with the augmentation that keeps the start (the default) and without it, SCREEN_AUG_SEEDS seeds each,
+# 500 samples each. The table's runs were made on a GPU: SCREEN_AUG_ARGS=--trainer.accelerator=gpu. Its "all 8" arm is
+# commit d21141a's code, from before issue 43 (the same command in a checkout of that commit).
+SCREEN_AUG_SEEDS ?= 1 2 3
+SCREEN_AUG_ARGS ?=
+screen-augment: setup $(CORPUS)-careless-sense/manifest.json
+	TRAIN_ARGS="$(SCREEN_AUG_ARGS)" GG=$(GG) PY=$(PY) scripts/screen.sh augment-start configs/gg-cpu.yaml 890 500 \
+	  "$(SCREEN_AUG_SEEDS)" careless-sense=$(CORPUS)-careless-sense
+	TRAIN_ARGS="--data.augment false $(SCREEN_AUG_ARGS)" GG=$(GG) PY=$(PY) scripts/screen.sh augment-none configs/gg-cpu.yaml 890 500 \
+	  "$(SCREEN_AUG_SEEDS)" careless-sense=$(CORPUS)-careless-sense
 
 # The same screen for levers of the data, not the grammar (docs/levers.md, "A greedy-heavy corpus" and "A careless
 # agent"): grammar v1 on corpora of the same 60,000 games' seed with another agent mix. greedy70: greedy-heavy, longer
@@ -304,17 +324,38 @@ $(SNAKE_GPU_CORPUS)/manifest.json: | setup
 	$(GG) generate --episodes 200000 --seed 1 --workers 2 --agents $(SNAKE_MIX_AGENTS_careless-sense) $(SNAKE_MIX_FLAGS_careless-sense) \
 	  --out $(SNAKE_GPU_CORPUS) --quiet
 
+# A GPU stage of models/snake with exact spawn targets, exported as bfloat16 and read with 1000 samples:
+# $(call snake_gpu_stage,RUN,CORPUS,INIT,STEPS,SEED,LR,MUON_LR,WARMUP)
+define snake_gpu_stage
+	rm -rf runs/$(1)
+	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(2) --run_dir runs/$(1) --trainer.enable_progress_bar false \
+	  --seed_everything $(5) --model.dropout 0.0 --data.num_workers $(SNAKE_GPU_WORKERS) --trainer.max_steps $(4) --trainer.val_check_interval 500 \
+	  --model.init_from $(3) --model.lr $(6) --model.muon_lr $(7) --model.warmup_steps $(8) --data.chance_targets exact
+	$(GG) export runs/$(1)/checkpoints/last.ckpt runs/$(1)/export-bf16 --dtype bfloat16 --overwrite
+	$(GG) evaluate --ckpt runs/$(1)/export-bf16 --corpus $(CORPUS)-careless-sense --num 1000 --temperature 1.0 --out reports/$(1)-bf16
+endef
+
 reproduce-snake-gpu: setup $(SNAKE_GPU_CORPUS)/manifest.json $(CORPUS)-careless-sense/manifest.json $(SNAKE_CPU)/config.json
-	rm -rf runs/$(SNAKE_GPU_FT)
-	$(GG) train fit --config configs/gg-gpu.yaml --data.path $(SNAKE_GPU_CORPUS) --run_dir runs/$(SNAKE_GPU_FT) --trainer.enable_progress_bar false \
-	  --seed_everything 11 --model.dropout 0.0 --data.num_workers $(SNAKE_GPU_WORKERS) --trainer.max_steps 4000 --trainer.val_check_interval 500 \
-	  --model.init_from $(SNAKE_CPU) --model.lr 2.0e-4 --model.muon_lr 0.006 --model.warmup_steps 100 --data.chance_targets exact
-	$(GG) export runs/$(SNAKE_GPU_FT)/checkpoints/last.ckpt runs/$(SNAKE_GPU_FT)/export-bf16 --dtype bfloat16 --overwrite
-	$(GG) evaluate --ckpt runs/$(SNAKE_GPU_FT)/export-bf16 --corpus $(CORPUS)-careless-sense --num 1000 --temperature 1.0 \
-	  --out reports/$(SNAKE_GPU_FT)-bf16
+	$(call snake_gpu_stage,$(SNAKE_GPU_FT),$(SNAKE_GPU_CORPUS),$(SNAKE_CPU),4000,11,2.0e-4,0.006,100)
 
 $(SNAKE_CPU)/config.json:
 	$(call snake_at,45bd48c,$(SNAKE_CPU))
+
+# reproduce-snake-start (issue 43; needs a CUDA GPU): models/snake's fourth stage, the shipped model: the third stage's
+# bfloat16 weights (models/snake at d21141a) trained on for 1500 steps of 32 windows on 200,000 new games (seed 2), with
+# exact spawn targets and the augmentation that keeps the start (identity and transpose); 2.2 minutes on one H200.
+SNAKE_GPU ?= runs/ft-snake-gpu-exact-bf16
+SNAKE_START_FT = ft-snake-start
+SNAKE_START_CORPUS := data/corpus200k-careless-sense-seed2
+$(SNAKE_START_CORPUS)/manifest.json: | setup
+	$(GG) generate --episodes 200000 --seed 2 --workers 2 --agents $(SNAKE_MIX_AGENTS_careless-sense) $(SNAKE_MIX_FLAGS_careless-sense) \
+	  --out $(SNAKE_START_CORPUS) --quiet
+
+$(SNAKE_GPU)/config.json:
+	$(call snake_at,d21141a,$(SNAKE_GPU))
+
+reproduce-snake-start: setup $(SNAKE_START_CORPUS)/manifest.json $(CORPUS)-careless-sense/manifest.json $(SNAKE_GPU)/config.json
+	$(call snake_gpu_stage,$(SNAKE_START_FT),$(SNAKE_START_CORPUS),$(SNAKE_GPU),1500,12,1.0e-4,0.003,50)
 
 test: setup
 	$(PY) -m pytest

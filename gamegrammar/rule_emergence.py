@@ -12,7 +12,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 import torch
@@ -106,10 +106,40 @@ def teacher_forced(logp: torch.Tensor, target: torch.Tensor, positions: Sequence
     return prob, hit
 
 
-class Probe(Protocol):
-    """What the shared counterfactual bookkeeping reads of a game's probe."""
+@dataclass
+class RuleEvent:
+    """One occurrence of a rule in an episode: the token positions it mandates, and the context its scores are split
+    by. A game adds the facts of its own in a subclass (Snake: the body; Battlesnake: the snakes alive) and extends
+    `context` with them."""
+
+    rule: str
+    positions: list[int]
+    tick: int
+    length: int  # the snake's length before the tick (a game event's: the longest live snake's)
+    ticks_since_keyframe: int
+
+    def context(self) -> dict[str, int]:
+        return {
+            "length": self.length,
+            "ticks_since_keyframe": self.ticks_since_keyframe,
+            "tick": self.tick,
+            "token_position": self.positions[0],
+        }
+
+
+@dataclass
+class Probe:
+    """A counterfactual: an edited prefix whose continuation the rules fix (`mandated`: one token, or the tokens in
+    order), with its unedited control, the real prefix at the same place, and what the rules write after it there
+    (`control_mandated`, the token the real episode wrote next). `episode` indexes the episodes the probes were made
+    from; `tick` is the tick the edit stands in."""
 
     kind: str
+    tokens: list[str]
+    mandated: list[str]
+    control: list[str]
+    control_mandated: str
+    episode: int
     tick: int
 
 

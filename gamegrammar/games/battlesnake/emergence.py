@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from gamegrammar import rule_emergence
 from gamegrammar.emergence_markdown import context_tables, heading, probe_table, rule_table
 from gamegrammar.games.battlesnake.grammar import (
     DIE_TOKEN,
@@ -68,7 +69,18 @@ from gamegrammar.games.battlesnake.rules import (
 from gamegrammar.games.battlesnake.trace import trace
 from gamegrammar.hidden import branch_logprobs, edited_logprobs, iter_outputs
 from gamegrammar.model import GameGPT
-from gamegrammar.rule_emergence import RuleTally, Scores, counted, fmt, mean, probe_section, teacher_forced, tier2_section, traced_ticks
+from gamegrammar.rule_emergence import (
+    Probe,
+    RuleTally,
+    Scores,
+    counted,
+    fmt,
+    mean,
+    probe_section,
+    teacher_forced,
+    tier2_section,
+    traced_ticks,
+)
 from gamegrammar.rule_emergence import plot as plot_emergence
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -106,30 +118,17 @@ PROBE_KINDS = {"food_ahead": "EAT", "wall_ahead": "OUT", "head_to_head": "DIE_HE
 
 
 @dataclass
-class RuleEvent:
-    """One occurrence of a rule in an episode: the token positions it mandates, and its context.
+class RuleEvent(rule_emergence.RuleEvent):
+    """A rule event of Battlesnake (`length` is the moving snake's, or the longest live snake's for game events). For
+    spawn_on_open, `positions` holds the X of the SPAWN cell and `open_cells` the cells open to it then. `gap` is set
+    for head_to_head_death only."""
 
-    For spawn_on_open, `positions` holds the X of the SPAWN cell and `open_cells` the cells open to it then.
-    `gap` is set for head_to_head_death only.
-    """
-
-    rule: str
-    positions: list[int]
-    tick: int
-    length: int  # the snake's length before the tick (the longest live snake's for game events)
-    alive: int  # snakes alive before the tick
-    ticks_since_keyframe: int
+    alive: int = 0  # snakes alive before the tick
     gap: int | None = None
     open_cells: frozenset[Cell] | None = None
 
     def context(self) -> dict[str, int]:
-        out = {
-            "length": self.length,
-            "snakes_alive": self.alive,
-            "ticks_since_keyframe": self.ticks_since_keyframe,
-            "tick": self.tick,
-            "token_position": self.positions[0],
-        }
+        out = {**super().context(), "snakes_alive": self.alive}
         if self.gap is not None:
             out["length_gap"] = self.gap
         return out
@@ -279,20 +278,6 @@ def rule_emergence(
 
 
 # ---------------------------------------------------------------- counterfactual probes
-
-
-@dataclass
-class Probe:
-    """An edited prefix whose continuation the rules fix (`mandated`, one or two tokens), with its unedited control
-    (the real prefix at the same place, and the token the real episode wrote next)."""
-
-    kind: str
-    tokens: list[str]
-    mandated: list[str]
-    control: list[str]
-    control_next: str
-    episode: int
-    tick: int
 
 
 def _tails(tokens: Sequence[str]) -> bool:
@@ -445,7 +430,7 @@ def score_probes(model: GameGPT, probes: Sequence[Probe], tokenizer: GameTokeniz
             want = torch.tensor([tokenizer.ids[p.mandated[1]] for p in rows])
             prob = prob + second.gather(1, want[:, None])[:, 0]
             hit = hit & (second.argmax(1) == want)
-        real = torch.tensor([tokenizer.ids[p.control_next] for p in rows])
+        real = torch.tensor([tokenizer.ids[p.control_mandated] for p in rows])
         out[kind] = {
             "count": len(rows),
             "mandated": word,

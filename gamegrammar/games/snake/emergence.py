@@ -91,6 +91,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from gamegrammar import rule_emergence
 from gamegrammar.emergence_markdown import context_tables, heading, probe_table, rule_table
 from gamegrammar.games.snake.grammar import (
     COLUMN_WORDS,
@@ -119,7 +120,18 @@ from gamegrammar.games.snake.rules import (
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.hidden import branch_sequences, edited_logprobs, iter_outputs
 from gamegrammar.model import GameGPT
-from gamegrammar.rule_emergence import RuleTally, Scores, counted, fmt, mean, probe_section, teacher_forced, tier2_section, traced_ticks
+from gamegrammar.rule_emergence import (
+    Probe,
+    RuleTally,
+    Scores,
+    counted,
+    fmt,
+    mean,
+    probe_section,
+    teacher_forced,
+    tier2_section,
+    traced_ticks,
+)
 from gamegrammar.rule_emergence import plot as plot_emergence
 from gamegrammar.tokenizer import GameTokenizer
 
@@ -164,19 +176,11 @@ PROBE_KINDS = {"food_ahead": "EAT", "wall_ahead": "DIE_WALL", "body_ahead": "DIE
 
 
 @dataclass
-class RuleEvent:
-    """One occurrence of a rule in an episode: the token positions it mandates, and its context.
+class RuleEvent(rule_emergence.RuleEvent):
+    """A rule event of Snake. For spawn_on_empty, `positions` holds the X of FOOD_SPAWN (then, in the body-list design,
+    the listed cells' tokens) and `body` the snake's cells then, head first (the grown body, whose cells the
+    spawn-column words of each column say, or the list before the spawn)."""
 
-    For spawn_on_empty, `positions` holds the X of FOOD_SPAWN (then, in the body-list design, the listed cells' tokens)
-    and `body` the snake's cells then, head first (the grown body, whose cells the spawn-column words of each column
-    say, or the list before the spawn).
-    """
-
-    rule: str
-    positions: list[int]
-    tick: int
-    length: int  # the snake's length before the tick
-    ticks_since_keyframe: int
     body: tuple[Cell, ...] | None = None
     from_tail: int | None = None  # body events: see tail_distance_beside
 
@@ -185,12 +189,7 @@ class RuleEvent:
         return frozenset(self.body or ())
 
     def context(self) -> dict[str, int]:
-        out = {
-            "length": self.length,
-            "ticks_since_keyframe": self.ticks_since_keyframe,
-            "tick": self.tick,
-            "token_position": self.positions[0],
-        }
+        out = super().context()
         if self.from_tail is not None:
             out["from_tail"] = self.from_tail
         return out
@@ -452,19 +451,6 @@ def rule_emergence(
 # ---------------------------------------------------------------- counterfactual probes
 
 
-@dataclass
-class Probe:
-    """An edited prefix whose next token the rules fix (`mandated`), with its unedited control."""
-
-    kind: str
-    tokens: list[str]  # the edited prefix; the model predicts what follows it
-    mandated: str
-    control: list[str]  # the same place in the real episode, unedited
-    control_mandated: str  # what the rules give for the control
-    episode: int  # position in the list of episodes given
-    tick: int
-
-
 def _outcome(state: SnakeState, config: SnakeConfig, action: Direction) -> str:
     return resolve(state, config, action)[1].value
 
@@ -508,7 +494,7 @@ def food_ahead_probes(tokens: Sequence[str], config: SnakeConfig, episode: int, 
         design = _design(tokens)
         edited_step = step + _before_outcome(edited_state, config, d, design)
         control = prefix + step + _before_outcome(state, config, d, design)
-        return [Probe("food_ahead", edited + edited_step, "EAT", control, _outcome(state, config, d), episode, tick + 1)]
+        return [Probe("food_ahead", edited + edited_step, ["EAT"], control, _outcome(state, config, d), episode, tick + 1)]
     return []
 
 
@@ -532,7 +518,7 @@ def fatal_input_probes(
             kind = {"DIE_WALL": "wall_ahead", "DIE_SELF": "body_ahead"}.get(outcome)
             if kind is not None:
                 edited = [*tokens[: item.start], "TICK", f"INPUT_{d.name}", *_before_outcome(before, config, d, design)]
-                found[kind].append(Probe(kind, edited, outcome, control, control_outcome, episode, item.number))
+                found[kind].append(Probe(kind, edited, [outcome], control, control_outcome, episode, item.number))
     out = []
     for probes in found.values():
         if probes:

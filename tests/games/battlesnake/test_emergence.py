@@ -76,7 +76,7 @@ def test_probes_mandate_what_the_rules_give(corpus):
         allowed = {"complete", "keyframe_matches_state", "start_position"} if p.kind == "food_ahead" else {"complete"}
         assert set(verdict.violations) <= allowed, (p.kind, verdict.violations)
         assert p.mandated[-1] == em.PROBE_KINDS[p.kind]
-        assert p.control == tokens[p.episode][: len(p.control)] and p.control_next == tokens[p.episode][len(p.control)]
+        assert p.control == tokens[p.episode][: len(p.control)] and p.control_mandated == tokens[p.episode][len(p.control)]
 
 
 def test_probes_branched_from_their_episodes_score_as_their_whole_prefixes(corpus):

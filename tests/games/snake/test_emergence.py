@@ -120,7 +120,7 @@ def test_fatal_input_probes_are_what_the_rules_say(corpus):
         for probe in em.fatal_input_probes(tokens, corpus.game, row, rng):
             kinds.add(probe.kind)
             # The edited prefix with the mandated death is a complete, valid episode for the strict evaluator.
-            assert validate([*probe.tokens, probe.mandated, "EOS"], corpus.game).valid
+            assert validate([*probe.tokens, *probe.mandated, "EOS"], corpus.game).valid
             assert probe.tokens[:-1] == probe.control[:-1] and probe.tokens[-1] != probe.control[-1]
             real = next(t for t in parse(tokens) if isinstance(t, Tick) and t.number == probe.tick)
             assert real.outcome == probe.control_mandated
@@ -192,8 +192,8 @@ def test_tail_events_probes_run_up_to_the_outcome_word(tails):
         tokens = tails.episode_tokens(row)
         for probe in em.fatal_input_probes(tokens, tails.game, row, rng) + em.food_ahead_probes(tokens, tails.game, row, rng):
             kinds.add(probe.kind)
-            assert validate([*probe.tokens, probe.mandated, "EOS"], tails.game).valid or probe.kind == "food_ahead"
-            assert (probe.tokens[-3] == "FREE") == (probe.mandated == "DIE_SELF")  # only a self-death frees the tail
+            assert validate([*probe.tokens, *probe.mandated, "EOS"], tails.game).valid or probe.kind == "food_ahead"
+            assert (probe.tokens[-3] == "FREE") == (probe.mandated == ["DIE_SELF"])  # only a self-death frees the tail
             assert (probe.control[-3] == "FREE") == (probe.control_mandated in ("MOVE", "DIE_SELF"))
             if probe.kind != "food_ahead":  # the control is the real episode up to its outcome word
                 assert tokens[: len(probe.control)] == probe.control and tokens[len(probe.control)] == probe.control_mandated
@@ -268,7 +268,7 @@ def test_head_first_probes_write_the_heads_cell_before_the_outcome_word(head_fir
         states = trace(tokens, head_first.game)
         for probe in em.fatal_input_probes(tokens, head_first.game, row, rng) + em.food_ahead_probes(tokens, head_first.game, row, rng):
             kinds.add(probe.kind)
-            for prefix, word in ((probe.tokens, probe.mandated), (probe.control, probe.control_mandated)):
+            for prefix, word in ((probe.tokens, probe.mandated[0]), (probe.control, probe.control_mandated)):
                 # TICK INPUT_d, then the head's cell unless the input leads off the board
                 assert (prefix[-1].startswith("INPUT_")) == (word == "DIE_WALL"), (probe.kind, prefix[-4:], word)
                 if word != "DIE_WALL":
@@ -278,12 +278,12 @@ def test_head_first_probes_write_the_heads_cell_before_the_outcome_word(head_fir
                 assert isinstance(kf, Keyframe) and probe.tokens[-2:] == [f"X{kf.food[0]}", f"Y{kf.food[1]}"]  # the head enters the food
                 continue
             before = states[probe.tick - 1]
-            direction = Direction[probe.tokens[-1 if probe.mandated == "DIE_WALL" else -3][len("INPUT_") :]]
+            direction = Direction[probe.tokens[-1 if probe.mandated == ["DIE_WALL"] else -3][len("INPUT_") :]]
             _, outcome, cell = resolve(before, head_first.game, direction)
-            assert outcome.value == probe.mandated
+            assert [outcome.value] == probe.mandated
             if probe.kind == "body_ahead":
                 assert probe.tokens[-2:] == [f"X{cell[0]}", f"Y{cell[1]}"] and cell in before.body
-            whole = [*probe.tokens, probe.mandated, "EOS"]
+            whole = [*probe.tokens, *probe.mandated, "EOS"]
             assert validate(whole, head_first.game).valid and validate(whole, head_first.game, head_first=True).valid
             assert tokens[: len(probe.control)] == probe.control and tokens[len(probe.control)] == probe.control_mandated
     assert kinds == {"wall_ahead", "body_ahead", "food_ahead"}
@@ -351,7 +351,7 @@ def test_tier2_on_sense_reports_its_rules_and_probes_hold_the_true_sense_word(se
     assert {p.kind for p in probes} == {"wall_ahead", "body_ahead"}
     for probe in probes:  # TICK INPUT_d SENSE_s: the true word of the state, the same in the edit and the control
         assert probe.tokens[-2].startswith("INPUT_") and probe.tokens[-1] == probe.control[-1] and probe.tokens[-1].startswith("SENSE_")
-        whole = [*probe.tokens, probe.mandated, "EOS"]
+        whole = [*probe.tokens, *probe.mandated, "EOS"]
         assert validate(whole, sensed.game).valid and validate(whole, sensed.game, sense=True).valid
 
 
@@ -529,7 +529,7 @@ def test_tier2_on_spawn_column_reports_its_rules_and_the_probes_still_hold(colum
     for probe in probes:
         assert probe.tokens[-1].startswith("SENSE_") and probe.control[-1].startswith("SENSE_")
         if probe.kind != "food_ahead":
-            whole = [*probe.tokens, probe.mandated, "EOS"]
+            whole = [*probe.tokens, *probe.mandated, "EOS"]
             assert validate(whole, columns.game, sense=True, spawn_column=True).valid
     counts = result["counterfactuals"]["model"]
     assert counts["food_ahead"]["count"] == len(rows)
@@ -603,7 +603,7 @@ def test_tier2_on_body_list_reports_its_rules_and_the_probes_still_hold(listed):
     assert all(em._design(t) == "sense" for t in tokens)
     for probe in em.make_probes([listed.episode_tokens(r) for r in range(20)], listed.game):
         if probe.kind != "food_ahead":
-            assert validate([*probe.tokens, probe.mandated, "EOS"], listed.game, sense=True, body_list=True).valid
+            assert validate([*probe.tokens, *probe.mandated, "EOS"], listed.game, sense=True, body_list=True).valid
 
 
 # ---------------------------------------------------------------- probes scored as branches of one forward
