@@ -45,7 +45,11 @@ def _innermost_parser(parser: argparse.ArgumentParser, args: argparse.Namespace)
         parser = chosen[0]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The whole command line's parser; `argv`'s `--game NAME`, if any, is the game whose defaults the help lists first."""
+    from gamegrammar.commands.game_args import game_on_command_line, show_game_first
+
+    show_game_first(game_on_command_line(argv))  # read off argv before the parsers exist: their help is fixed once built
     parser = OneLineParser(prog="gamegrammar", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"gamegrammar {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -62,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def run() -> int | None:
         if argv and argv[0] in PASSTHROUGH:
             return importlib.import_module(f"gamegrammar.commands.{argv[0]}").main(argv[1:])
-        parser = build_parser()
+        parser = build_parser(argv)
         args, unknown = parser.parse_known_args(argv)
         if unknown:  # name the subcommand that does not know them, not the top-level parser
             _innermost_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -12,7 +12,8 @@ makes everything the pipeline needs around them):
 
 - config: a frozen dataclass (`config_type`) with `to_dict()`, a `game` class
   variable naming its game, and a `max_ticks` field (every game has a tick limit
-  for corpora). Its int/float/bool fields become the flags of `generate`.
+  for corpora). Its int/float/bool fields become the flags of `generate`, each explained by its field's
+  `metadata={"help": ...}` (a phrase saying what it is; the commands add each game's default).
 - the grammar: `vocabulary(config)` starts with `SPECIAL_TOKENS`; `tick_token`
   starts every tick (the model's game clock counts it); `input_tokens(config)`
   are the agents' inputs; `automaton(config)` is the grammar as an action mask.
@@ -216,11 +217,17 @@ class Symmetries(Protocol):
 
 @dataclass(frozen=True)
 class ConfigFlag:
-    """One command-line flag of a game config (`--max-ticks` for the field max_ticks)."""
+    """One command-line flag of a game config (`--max-ticks` for the field max_ticks).
+
+    help and metavar come from the field's metadata (`field(default=..., metadata={"help": ..., "metavar": ...})`),
+    so a game's flags explain themselves wherever the commands offer them.
+    """
 
     name: str
     type: type
     default: Any
+    help: str = ""
+    metavar: str | None = None
 
     @property
     def option(self) -> str:
@@ -232,7 +239,7 @@ def _flags(cls: type) -> list[ConfigFlag]:
     for f in dataclasses.fields(cls):
         if f.default is dataclasses.MISSING or not isinstance(f.default, (int, float, bool)):
             continue
-        out.append(ConfigFlag(f.name, type(f.default), f.default))
+        out.append(ConfigFlag(f.name, type(f.default), f.default, f.metadata.get("help", ""), f.metadata.get("metavar")))
     return out
 
 

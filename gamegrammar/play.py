@@ -358,13 +358,35 @@ def play_games(
 # ---------------------------------------------------------------- the report
 
 
-def mean_interval(values: np.ndarray, z: float = 1.96) -> tuple[float, float]:
-    """A normal 95% interval for the mean (n >= 1000 in a default report; with few values it is only indicative)."""
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def mean_interval(values: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> tuple[float, float]:
+    """A 95% percentile-bootstrap interval for the mean of one per-game quantity (Efron and Tibshirani 1993, ch. 13).
+
+    Why not mean ± 1.96 standard errors: the quantities are bounded (a score or a tick count is never negative, a
+    place lies between 1 and the players) and skewed (most of a weak agent's games score 0), and there the normal
+    interval runs past the bound (a mean score of 0.15 [-0.06, 0.36]) and is symmetric where the mean's spread is
+    not. Every bootstrap mean is a mean of values that occurred, so the interval lies within the values' range, hence
+    within the quantity's bounds, and follows its skew. Games are resampled as multinomial counts over the distinct
+    values (the same draws as resampling the games, in less memory), with a fixed seed: a report is reproducible.
+    """
     values = np.asarray(values, np.float64)
     if len(values) < 2:
         return (float(values.mean()), float(values.mean())) if len(values) else (math.nan, math.nan)
-    half = z * values.std(ddof=1) / math.sqrt(len(values))
-    return float(values.mean() - half), float(values.mean() + half)
+    distinct, counts = np.unique(values, return_counts=True)
+    if len(distinct) == 1:
+        return float(distinct[0]), float(distinct[0])
+    rng = np.random.default_rng(seed)
+    chunk = max(1, 4_000_000 // len(distinct))  # resamples per draw, so the counts stay a few tens of MB
+    means = np.concatenate(
+        [
+            rng.multinomial(len(values), counts / len(values), size=min(chunk, resamples - done)) @ distinct / len(values)
+            for done in range(0, resamples, chunk)
+        ]
+    )
+    lo, hi = np.quantile(means, [0.025, 0.975])
+    return float(lo), float(hi)
 
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -439,7 +461,11 @@ def render_markdown(report: dict[str, Any]) -> str:
             cells += [_pct(row["win"]), _mean(row["place"])] if "place" in row else ["", ""]
         cells += [_pct(row["fates"][f]) for f in fates]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "Means with normal 95% intervals; shares with Wilson 95% intervals. Every agent plays the same episodes."]
+    lines += [
+        "",
+        "Means with percentile-bootstrap 95% intervals (within the values' range: a score's never below 0); shares with Wilson "
+        "95% intervals. Every agent plays the same episodes.",
+    ]
     if report.get("plots"):
         lines += [""] + [f"![{p}]({p})" for p in report["plots"]]
     return "\n".join(lines) + "\n"

@@ -189,14 +189,27 @@ def window_loader(
 class CorpusDataModule(L.LightningDataModule):
     """Episodes of a corpus directory, or of several read as one; train/val split by episode as each corpus records it.
 
-    path: a corpus, or a list of corpora of one game config and vocabulary (a real corpus and self-play games:
-    `--data.path '[data/corpus, runs/selfplay]'`); each epoch reads every training episode of each once, unless
-    weights: one per corpus, each corpus's share of an epoch's training windows (its episodes drawn over and over,
-    or some of them, to fill it); validation reads every corpus's val split as it is.
-    block_size: tokens per window; default the model's context. Longer than the model's -> error.
-    chance_targets: "drawn" trains each token the game's chance wrote on the draw written; "exact" on the
-    distribution it was drawn from (GameSpec.chance_targets: Snake's spawn, uniform over the empty cells), which
-    carries the same learnable part without the draw's noise. Training windows only: val/loss stays the plain one.
+    The `Args` below are `gamegrammar train fit`'s `--data.*` options (their help).
+
+    Args:
+        path: a corpus directory, or a list of corpora of one game config and vocabulary (a real corpus and self-play
+            games: `--data.path '[data/corpus, runs/selfplay]'`); each epoch reads every training episode of each
+            once, unless `weights` says otherwise.
+        batch_size: windows per training step.
+        block_size: tokens per window; null: the model's context (a longer one is refused).
+        windows: where a training window starts: "episode" at an episode's BOS (padded); "packed" at a BOS and on
+            into the next episodes (no padding: the same tokens for half the compute when episodes are shorter
+            than the context); "keyframe" at the BOS or a mid-episode keyframe, "random" at any token (both show
+            a short context the later parts of episodes).
+        augment: map each training window through a symmetry of the board drawn at random, among those that keep
+            the rules' start: more distinct games from the same corpus.
+        num_workers: data-loading processes; 0 loads in the training process.
+        weights: one per corpus of `path`, each corpus's share of an epoch's training windows (its episodes drawn
+            over and over, or some of them, to fill it); validation reads every corpus's val split as it is.
+        chance_targets: "drawn" trains each token the game's chance wrote on the draw written; "exact" on the
+            distribution it was drawn from (GameSpec.chance_targets: Snake's spawn, uniform over the empty cells),
+            which carries the same learnable part without the draw's noise. Training windows only: val/loss stays
+            the plain one.
     """
 
     def __init__(
@@ -387,23 +400,44 @@ class FinalLastCheckpoint(Callback):
 
 
 class GameGPTModule(L.LightningModule):
-    """GameGPT trained by next-token prediction with AdamW (or Muon), warmup and a decaying learning rate.
+    """GameGPT trained by next-token prediction with Muon (or AdamW), warmup and a decaying learning rate.
 
-    preset names a shape (see gamegrammar.model.PRESETS), or is a GPTConfig; any model field given
-    here overrides it (the command line's way: --model.n_layer 6). vocab_size and tick_id come from
-    the corpus (linked by the CLI from the datamodule).
-    max_steps: where the learning-rate schedule ends; default the Trainer's max_steps.
-    lr_schedule: "cosine" decay after warmup, or "wsd" (hold the peak, decay over the last decay_fraction).
-    outcome_weight: training-loss weight of each tick's outcome (the token after INPUT_d:
-    MOVE, EAT or a death), the rule small models learn last; 1 is the plain mean.
-    chance_weight: training-loss weight of the tokens the game's chance writes (GameSpec.chance_tokens: Snake's food
-    spawn cell). A spawn is one draw among the empty cells, so most of its loss cannot be learned, and the part that
-    can (no mass on the body) is a small, one-sided signal; this scales it up.
-    val/loss is always the plain mean, so runs stay comparable.
-    optimizer: "adamw", or "muon" (Muon on the blocks' matrices at muon_lr, AdamW at lr on embeddings, norms, biases).
-    init_from: a checkpoint whose model weights a fresh fit starts from (fine-tuning, as `gamegrammar ouroboros` does):
-    its model must have this config and its vocabulary the corpus's; optimizer, schedule and step start afresh.
-    `--ckpt_path` (a resume) restores its own weights over them.
+    The `Args` below are `gamegrammar train fit`'s `--model.*` options (their help). val/loss is always the plain
+    mean per token, whatever the loss weights, so runs stay comparable.
+
+    Args:
+        preset: the model's shape: a name in gamegrammar.model.PRESETS (gg31k, gg-cpu, gg-gpu) or a GPTConfig;
+            any model field given here overrides it (the command line's way: --model.n_layer 6).
+        vocab_size: the vocabulary's size; the CLI links it from the corpus (data.vocab_size).
+        tick_id: the id of the game's tick token, which the tick clock counts; the CLI links it from the corpus.
+        block_size: the context: the longest window the model sees (null: the preset's).
+        n_layer: transformer blocks (null: the preset's).
+        n_head: attention heads per block; n_embd must divide by it (null: the preset's).
+        n_embd: the width of the embeddings and the blocks (null: the preset's).
+        dropout: dropout probability in attention, the MLPs and the embeddings (null: the preset's).
+        bias: biases in the linear layers and layer norms (null: the preset's).
+        tick_table: rows of the tick-clock embedding, ticks since BOS; 0 = no clock (null: the preset's).
+        rope: rotary position embeddings instead of a learned position table (null: the preset's).
+        lr: AdamW's peak learning rate (under Muon: that of the embeddings, norms and biases).
+        weight_decay: decoupled weight decay of the weight matrices (never of norms and biases).
+        betas: AdamW's two momentum coefficients.
+        warmup_steps: steps of linear warmup to the peak learning rates.
+        max_steps: where the learning-rate schedule ends; null: the Trainer's max_steps.
+        min_lr_ratio: the learning rate at the schedule's end, as a fraction of the peak.
+        lr_schedule: "cosine" decay after warmup, or "wsd" (hold the peak, decay over the last decay_fraction).
+        decay_fraction: wsd: the share of max_steps over which the learning rate decays.
+        compile: run the model through torch.compile (faster steps on a GPU, after a slow first one).
+        outcome_weight: training-loss weight of each tick's outcome (the token after an input: MOVE, EAT or a
+            death), the rule small models learn last; 1 is the plain mean.
+        chance_weight: training-loss weight of the tokens the game's chance writes (GameSpec.chance_tokens: Snake's
+            food spawn cell). A spawn is one draw among the empty cells, so most of its loss cannot be learned, and
+            the part that can (no mass on the body) is a small, one-sided signal; this scales it up.
+        optimizer: "muon" (Muon on the blocks' matrices at muon_lr, AdamW at lr on embeddings, norms, biases:
+            fewer tokens to the same loss, docs/levers.md run S), or "adamw" on every parameter.
+        muon_lr: Muon's peak learning rate on the blocks' matrices (optimizer muon).
+        init_from: a checkpoint whose model weights a fresh fit starts from (fine-tuning, as `gamegrammar
+            ouroboros` does): its model must have this config and its vocabulary the corpus's; optimizer, schedule
+            and step start afresh. `--ckpt_path` (a resume) restores its own weights over them.
     """
 
     def __init__(
@@ -430,7 +464,7 @@ class GameGPTModule(L.LightningModule):
         compile: bool = False,
         outcome_weight: float = 1.0,
         chance_weight: float = 1.0,
-        optimizer: OptimizerName = "adamw",
+        optimizer: OptimizerName = "muon",
         muon_lr: float = 0.02,
         init_from: str | None = None,
     ) -> None:

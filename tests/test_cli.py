@@ -82,6 +82,19 @@ def test_help_still_prints_the_usage(capsys):
     assert exit_.value.code == 0 and capsys.readouterr().out.startswith("usage: gamegrammar generate")
 
 
+def test_the_parser_reads_the_game_off_the_command_line_for_its_help():
+    """`generate --game battlesnake --help` leads with Battlesnake's defaults: the game is read before the parsers exist."""
+    from gamegrammar.cli import build_parser
+
+    def width_help(argv: list[str]) -> str:
+        generate = build_parser(argv)._subparsers._group_actions[0].choices["generate"]
+        return next(a.help for a in generate._actions if "--width" in a.option_strings)
+
+    assert width_help(["generate", "--game", "battlesnake", "--help"]).endswith("(battlesnake: 11, snake: 10)")
+    assert width_help(["generate", "--help"]).endswith("(snake: 10, battlesnake: 11)")
+    assert width_help(["generate", "--game", "chess", "--help"]).endswith("(snake: 10, battlesnake: 11)")  # refused when run
+
+
 def test_running_out_of_device_memory_is_one_line(monkeypatch, capsys):
     from types import SimpleNamespace
 

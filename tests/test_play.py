@@ -19,6 +19,7 @@ from gamegrammar.play import (
     ModelAgent,
     Played,
     choose_inputs,
+    mean_interval,
     play_agents,
     play_games,
     play_report,
@@ -279,6 +280,22 @@ def test_summaries_carry_intervals_that_narrow_with_more_games():
     assert abs(large["score"]["mean"] - 10) < 0.2
     several = summarize_player(fake_result(np.arange(8), ("WIN", "DRAW", "TIMEOUT", "DIE_WALL"), place=np.array([1, 1, 1, 2, 1, 3, 1, 4])))
     assert several["win"]["count"] == 2 and several["place"]["mean"] == pytest.approx(1.75)
+
+
+def test_mean_intervals_stay_within_the_bounds_of_the_quantity():
+    """A weak agent's mean score of 0.15 once read [-0.06, 0.36]: the bootstrap's interval stays within the values' range."""
+    scores = np.array([0] * 17 + [1, 1, 1])  # mean 0.15; mean - 1.96 standard errors is below 0
+    assert scores.mean() - 1.96 * scores.std(ddof=1) / np.sqrt(len(scores)) < 0
+    lo, hi = mean_interval(scores)
+    assert 0 <= lo <= scores.mean() <= hi <= 1
+    assert mean_interval(scores) == (lo, hi)  # a fixed seed: the same report twice
+    assert mean_interval(np.array([3, 3, 3])) == (3.0, 3.0) and mean_interval(np.array([4])) == (4.0, 4.0)
+    places = np.array([1] * 30 + [4] * 2)  # between 1 and the players
+    assert 1 <= mean_interval(places)[0] < places.mean() < mean_interval(places)[1] <= 4
+    row = summarize_player(fake_result(scores))
+    assert row["score"]["ci95"] == [lo, hi] and row["ticks"]["ci95"][0] >= 1
+    report = {"meta": {"game": "snake", "board": "6x6", "fates": list(fake_result(scores).fates)}, "agents": {"random": row}}
+    assert "0.15 [0.00, " in render_markdown(report) and "percentile-bootstrap" in render_markdown(report)
 
 
 def test_a_report_holds_every_agent_on_the_same_games(tmp_path):

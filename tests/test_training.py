@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -152,10 +153,14 @@ def test_every_config_stops_at_its_budget(config):
     assert trainer.get("max_time") == BUDGETS[config.stem]
 
 
-def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
+def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus, capsys):
     config = tiny_config(tmp_path, tiny_corpus, wandb=True, max_steps=6)
     assert main(["train", "fit", "--config", str(config)]) == 0
     run = tmp_path / "run"
+    # The last line names what the fit wrote: last.ckpt and the best by val/loss.
+    last_line = capsys.readouterr().out.strip().splitlines()[-1]
+    best = next((run / "checkpoints").glob("best-*.ckpt"))
+    assert last_line.startswith(f"checkpoints: {run / 'checkpoints' / 'last.ckpt'} (last), {best} (best val/loss ")
     last = run / "checkpoints" / "last.ckpt"
     ckpt = torch.load(last, weights_only=True)  # plain python + tensors only
     assert ckpt["global_step"] == 6
@@ -171,6 +176,61 @@ def test_fit_then_resume_continues_the_step_count(tmp_path, tiny_corpus):
     assert torch.load(last, weights_only=True)["global_step"] == 10
     steps = [int(r["step"]) for r in metrics(run)[len(first) :] if r.get("train/loss")]
     assert steps and min(steps) >= 6 and max(steps) == 9
+
+
+@pytest.mark.filterwarnings("ignore:LightningCLI's args parameter")
+def test_the_cli_prints_no_flops_no_negative_epochs_and_no_wandb_setting_warnings(tmp_path, tiny_corpus):
+    """Lightning's model summary (a FLOPs column of 0) is off unless a config asks; the rich bar reads "Epoch 0", not
+    "Epoch 0/-2"; wandb gets no anonymous=None (a deprecated setting it warns about) and an existing directory (its git
+    lookup warns otherwise)."""
+    from lightning.pytorch.callbacks import ModelSummary
+
+    from gamegrammar.commands.train import GameGrammarCLI, RunProgressBar
+
+    config = tiny_config(tmp_path, tiny_corpus, wandb=True)
+    settings = yaml.safe_load(config.read_text())
+    del settings["trainer"]["enable_model_summary"]
+    settings["trainer"]["enable_progress_bar"] = True
+    config.write_text(yaml.safe_dump(settings))
+
+    def cli(*args: str) -> GameGrammarCLI:
+        return GameGrammarCLI(GameGPTModule, CorpusDataModule, args=["--config", str(config), *args], run=False)
+
+    assert any(isinstance(cb, ModelSummary) for cb in cli("--trainer.enable_model_summary", "true").trainer.callbacks)
+    cli = cli("--run_dir", str(tmp_path / "new"))
+    assert not any(isinstance(cb, ModelSummary) for cb in cli.trainer.callbacks)
+    bar = cli.trainer.progress_bar_callback
+    assert isinstance(bar, RunProgressBar)
+    bar._trainer, cli.trainer.fit_loop.max_epochs = cli.trainer, -1  # as fit sets them for a run bounded by max_steps alone
+    assert bar._get_train_description(0).strip() == "Epoch 0"
+    cli.trainer.fit_loop.max_epochs = 3
+    assert bar._get_train_description(0).strip() == "Epoch 0/2"  # a bound on epochs is still shown
+    wandb = next(lg for lg in cli.trainer.loggers if hasattr(lg, "_wandb_init"))
+    assert "anonymous" not in wandb._wandb_init and Path(wandb.save_dir).is_dir() and wandb.save_dir == str(tmp_path / "new")
+
+
+def test_optimizer_defaults_to_muon_as_every_config_sets_it():
+    import inspect
+
+    default = inspect.signature(GameGPTModule).parameters["optimizer"].default
+    assert all(yaml.safe_load(c.read_text())["model"].get("optimizer", default) == "muon" for c in CONFIGS) and default == "muon"
+
+
+def test_train_help_describes_every_model_and_data_option(capsys):
+    """jsonargparse shows each parameter's `Args:` entry of the module's and data module's docstrings."""
+    with pytest.raises(SystemExit):
+        main(["train", "fit", "--help"])
+    help_text = capsys.readouterr().out
+    described = {}
+    for entry in re.split(r"\n  (?=--)", help_text):
+        usage, _, rest = entry.partition("\n")
+        option = usage.split()[0]
+        if option.startswith(("--model.", "--data.")) and not option.endswith(".help"):
+            on_the_line = re.split(r"\s{2,}", usage.strip(), maxsplit=1)[1:]  # a short option's help starts on its line
+            described[option] = " ".join([*on_the_line, rest]).split("(type:")[0].split()
+    assert len(described) > 30 and "--model.optimizer" in described and "--data.windows" in described
+    assert not [option for option, words in described.items() if len(words) < 3]
+    assert "Muon's peak learning rate" in help_text and "default: muon)" in help_text
 
 
 def test_a_longer_model_context_alone_trains_from_the_cli(tmp_path, tiny_corpus):

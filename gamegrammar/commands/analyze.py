@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="report directory (analysis.json, analysis.md, plots)")
     p.add_argument("--tiers", default="2,3", help="comma-separated tiers to run: 2 and/or 3 (default: %(default)s)")
     p.add_argument("--probes", action="store_true", help="also train world-state probes on the hidden states")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the seed of the analyses' random splits and clusterings (default: %(default)s)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_analysis_arguments(p)

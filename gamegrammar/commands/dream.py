@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gamegrammar.commands.sample import add_decoding_arguments
 from gamegrammar.errors import GameGrammarError
 from gamegrammar.io import atomic_write_text, check_output_dir
 
@@ -29,12 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--games", type=int, default=200, help="dreams, one per real start (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="the real games' seed and the sampler's")
-    p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--top-k", type=int, default=None)
+    add_decoding_arguments(p)
     p.add_argument("--max-ticks", type=int, default=None, help="cut every dream (and real game) after this many ticks")
     p.add_argument("--max-length", type=int, default=None, help="tokens per dream at most (default: as `sample`)")
     p.add_argument("--no-grammar-mask", action="store_true", help="let the model write tokens the grammar forbids")
-    p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument("--batch-size", type=int, default=256, help="dreams written at once (default: %(default)s)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
     p.add_argument("--novelty-episodes", type=int, default=NOVELTY_EPISODES, help="training episodes novelty reads (0: all)")
     p.add_argument("--out", default=None, help="report directory: report.json, report.md, survival.png, dreams.txt")

@@ -42,7 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--corpus", default=None, help="the corpus the model learned from: fidelity, and the game config")
     add_game_arguments(p, what="with --tokens and no --corpus")
     p.add_argument("--teacher-episodes", type=int, default=200, help="held-out episodes for the teacher-forced check")
-    p.add_argument("--out", default=None, help="report directory (report.json, report.md, plots)")
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="REPORT_DIR",
+        help="report directory (report.json, report.md, plots): required with --ckpt; with --tokens, optional (the summary is printed)",
+    )
     p.add_argument(
         "--table", nargs="+", default=None, metavar="REPORT_DIR", help="print a markdown results table of these reports and stop"
     )

@@ -17,13 +17,13 @@ from gamegrammar.gamespec import CodecConfig
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate a corpus of episodes played by scripted agents")
     p.add_argument("--agents", default=None, help="name=weight,... (default: the game's mix; `gamegrammar games` lists the agents)")
-    p.add_argument("--episodes", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--episodes", type=int, default=1000, help="episodes to play (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="every episode is a function of (seed, episode number) alone (default: %(default)s)")
     p.add_argument(
         "--keyframe-interval", type=int, default=CodecConfig.keyframe_interval, help="keyframe after every K-th tick; 0 = only at tick 0"
     )
     p.add_argument("--min-salience", type=int, default=0, help="drop events below this salience (0-4; the strict evaluator needs 0)")
-    p.add_argument("--val-fraction", type=float, default=0.05)
+    p.add_argument("--val-fraction", type=float, default=0.05, help="share of episodes held out for validation (default: %(default)s)")
     p.add_argument("--shard-episodes", type=int, default=10_000, help="episodes per shard (the unit of work and of resumption)")
     p.add_argument("--workers", type=int, default=1, help="worker processes; the output does not depend on it")
     p.add_argument(

@@ -15,20 +15,27 @@ if TYPE_CHECKING:  # torch loads only when a command runs, so `gamegrammar --hel
     from gamegrammar.sampling import SamplingConfig, SamplingProgress, SamplingStats
 
 
+def add_decoding_arguments(p: argparse.ArgumentParser) -> None:
+    """--temperature and --top-k, as every command that samples from a model offers them."""
+    p.add_argument("--temperature", type=float, default=1.0, help="the model's sampling temperature; 0 = argmax (default: %(default)s)")
+    p.add_argument("--top-k", type=int, default=None, metavar="K", help="sample from the K most likely tokens only (default: all)")
+
+
 def add_sampling_arguments(p: argparse.ArgumentParser, ckpt_required: bool = True) -> None:
     p.add_argument("--ckpt", required=ckpt_required, help="a training checkpoint (.ckpt) or an exported model directory")
     p.add_argument("--num", type=int, default=1000, help="sequences to sample (default: %(default)s)")
-    p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--top-k", type=int, default=None)
-    p.add_argument("--top-p", type=float, default=None)
-    p.add_argument("--seed", type=int, default=0)
+    add_decoding_arguments(p)
+    p.add_argument(
+        "--top-p", type=float, default=None, metavar="P", help="sample from the fewest tokens whose probability reaches P (default: all)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="the seed of the sampler's random draws (default: %(default)s)")
     p.add_argument(
         "--max-length",
         type=int,
         default=None,
         help="tokens per sequence, prompt included (default: room for the longest training episode, at least 1.5 contexts or 2048)",
     )
-    p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument("--batch-size", type=int, default=256, help="sequences sampled at once (default: %(default)s)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
     p.add_argument("--prompt-corpus", default=None, help="start from prefixes of this corpus's held-out episodes instead of BOS")
     p.add_argument("--prompt-ticks", type=int, default=0, help="ticks of each held-out episode to keep as the prompt")

@@ -11,12 +11,17 @@ Everything LightningCLI offers works; on top of it:
 - vocab_size and tick_id (the game's tick token) are linked from the corpus (data.*) into the model.
 - a fresh `fit` refuses a checkpoint folder that already holds checkpoints (resume with
   `--ckpt_path last` or choose another `--run_dir`), so last.ckpt is always this run's.
+- what it prints is what a user reads: no model summary by default (the module's own line gives the
+  parameters and the shape, and Lightning's table adds a FLOPs column of 0), "Epoch N" where a run
+  bounded by max_steps alone would read "Epoch N/-2", no wandb warnings about settings nobody made,
+  and a last line naming the checkpoints `fit` wrote.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +29,7 @@ from typing import Any
 
 from jsonargparse import ArgumentError
 from lightning.fabric.utilities.exceptions import MisconfigurationException
+from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar
 from lightning.pytorch.cli import LightningCLI
 
 from gamegrammar.errors import GameGrammarError
@@ -44,7 +50,36 @@ def _as_list(value: Any) -> list[Any]:
 SUBCOMMANDS = ("fit", "validate")  # a corpus has train and val splits only, and sampling is `gamegrammar sample`
 
 
+class RunProgressBar(RichProgressBar):
+    """Lightning's rich progress bar, reading "Epoch 3" where a run bounded by max_steps alone (max_epochs -1) would
+    read "Epoch 3/-2"."""
+
+    def _get_train_description(self, current_epoch: int) -> str:
+        if self.trainer.max_epochs is None or self.trainer.max_epochs >= 0:
+            return super()._get_train_description(current_epoch)
+        return f"{f'Epoch {current_epoch}':{len(self.validation_description)}}"  # padded as Lightning pads it
+
+
+def checkpoints_written(trainer: Any) -> str | None:
+    """One line naming the checkpoints a fit wrote: last.ckpt and the best by the monitored metric."""
+    paths: dict[str, str] = {}
+    for cb in trainer.checkpoint_callbacks:
+        if not isinstance(cb, ModelCheckpoint):
+            continue
+        if cb.last_model_path and Path(cb.last_model_path).exists():
+            paths.setdefault(cb.last_model_path, "last")
+        if cb.best_model_path and Path(cb.best_model_path).exists():
+            score = f" {float(cb.best_model_score):.4f}" if cb.best_model_score is not None else ""
+            paths.setdefault(cb.best_model_path, f"best {cb.monitor}{score}" if cb.monitor else "latest")
+    return "checkpoints: " + ", ".join(f"{path} ({what})" for path, what in paths.items()) if paths else None
+
+
 class GameGrammarCLI(LightningCLI):
+    def __init__(self, *args: Any, trainer_defaults: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        # The module logs its parameters and shape; Lightning's summary table repeats them with a FLOPs column of 0
+        # (it counts FLOPs only for a module with an example input). A config may still turn it on.
+        super().__init__(*args, trainer_defaults={"enable_model_summary": False, **(trainer_defaults or {})}, **kwargs)
+
     @staticmethod
     def subcommands() -> dict[str, set[str]]:
         return {k: v for k, v in LightningCLI.subcommands().items() if k in SUBCOMMANDS}
@@ -82,6 +117,33 @@ class GameGrammarCLI(LightningCLI):
             ]
             if all(wandb_offline):
                 os.environ["WANDB_MODE"] = "offline"
+
+    def after_instantiate_classes(self) -> None:
+        super().after_instantiate_classes()
+        trainer = self.trainer
+        # Lightning's default rich bar is swapped for one that does not print "Epoch 0/-2" (a bar the config names stays).
+        trainer.callbacks = [RunProgressBar() if type(cb) is RichProgressBar else cb for cb in trainer.callbacks]
+        for logger in trainer.loggers:
+            wandb_init = getattr(logger, "_wandb_init", None)  # a WandbLogger's arguments of wandb.init, used at its first log
+            if wandb_init is None:
+                continue
+            # Lightning (2.6) passes anonymous=None, which wandb (0.31) warns is a deprecated setting: leave it unset.
+            if wandb_init.get("anonymous") is None:
+                wandb_init.pop("anonymous", None)
+            # wandb looks for the code's git commit from its directory, and warns when that does not exist yet.
+            if logger.save_dir:
+                Path(logger.save_dir).mkdir(parents=True, exist_ok=True)
+
+    def after_fit(self) -> None:
+        """End with the checkpoints written, after wandb's own closing lines (how to sync an offline run)."""
+        if not self.trainer.is_global_zero:
+            return
+        wandb = sys.modules.get("wandb")  # imported by a WandbLogger's run, if one started
+        if wandb is not None and getattr(wandb, "run", None) is not None:
+            wandb.finish()
+        line = checkpoints_written(self.trainer)
+        if line:
+            print(line)
 
 
 def _ckpt_path_of(argv: Sequence[str]) -> str | None:

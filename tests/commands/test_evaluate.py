@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gamegrammar.cli import main
 from gamegrammar.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games.snake import GAME
@@ -116,3 +118,16 @@ def test_a_start_a_foreign_word_or_an_extra_keyframe_is_invalid_in_a_model_repor
     assert validity["sequences"] == 4 and validity["tiers"]["full"]["passed"] == 1
     firsts = {rule: k for rule, k in validity["first_violations"].items() if k}
     assert firsts == dict.fromkeys(faults, 1)
+
+
+# ---------------------------------------------------------------- the help says when --out is required (issue 44)
+
+
+def test_the_help_says_when_out_is_required_as_the_command_does(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")  # one line per option
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    out_help = next(line for line in capsys.readouterr().out.splitlines() if line.lstrip().startswith("--out"))
+    assert "required with --ckpt" in out_help and "with --tokens, optional" in out_help
+    assert main(["evaluate", "--ckpt", str(tmp_path / "model.ckpt")]) == 2  # refused before the checkpoint is read
+    assert "--out REPORT_DIR is required with --ckpt" in capsys.readouterr().err

@@ -84,7 +84,8 @@ _WORDS = ["TICK", "SNAP", "FOOD", "EAT", "OUT", "SPAWN", "FREE", *END_EVENTS]
 class BattlesnakeCodec(CodecConfig):
     """A codec with this game's grammar option: `tails` writes the cell each tail leaves (the second design)."""
 
-    tails: bool = False
+    # The help is its `generate` flag's (`--tails`), which adds the game it belongs to.
+    tails: bool = field(default=False, metadata={"help": "write FREE and the cell a snake's tail leaves before its new head"})
 
     def to_dict(self) -> dict[str, int]:
         return {**super().to_dict(), "tails": int(self.tails)}

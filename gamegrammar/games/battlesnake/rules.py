@@ -43,7 +43,7 @@ decision, not TIMEOUT.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from typing import ClassVar
 
@@ -158,12 +158,17 @@ class BattlesnakeConfig:
     """A standard game: board size, number of snakes, the standard map's food settings, the corpus tick limit."""
 
     game: ClassVar[str] = "battlesnake"
-    width: int = 11
-    height: int = 11
-    num_snakes: int = 4
-    minimum_food: int = 1
-    food_spawn_chance: int = 15  # percent
-    max_ticks: int = 300
+    # The help of each field is its command-line flag's (`generate --num-snakes`), with the game's default added there.
+    width: int = field(default=11, metadata={"help": "board width in cells", "metavar": "W"})
+    height: int = field(default=11, metadata={"help": "board height in cells", "metavar": "H"})
+    num_snakes: int = field(default=4, metadata={"help": "snakes on the board, each played by an agent", "metavar": "N"})
+    minimum_food: int = field(
+        default=1, metadata={"help": "food always on the board: a tick with less spawns the shortfall", "metavar": "N"}
+    )
+    food_spawn_chance: int = field(
+        default=15, metadata={"help": "percent chance of one more food in a tick that has the minimum", "metavar": "PCT"}
+    )
+    max_ticks: int = field(default=300, metadata={"help": "ticks an episode may last; it ends in TIMEOUT there", "metavar": "N"})
 
     def __post_init__(self) -> None:
         for name in ("width", "height", "num_snakes", "minimum_food", "food_spawn_chance", "max_ticks"):

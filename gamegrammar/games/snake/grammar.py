@@ -154,11 +154,16 @@ class SnakeCodec(CodecConfig):
     the options existed (and one written before them reads as the options off).
     """
 
-    tail_events: bool = False
-    head_first: bool = False
-    sense: bool = False
-    spawn_column: bool = False
-    body_list: bool = False
+    # Each help is its `generate` flag's (`--tail-events`), which adds the game it belongs to.
+    tail_events: bool = field(default=False, metadata={"help": "write FREE Xx Yy, the cell the tail leaves, each tick"})
+    head_first: bool = field(default=False, metadata={"help": "write the head's new cell before the outcome word"})
+    sense: bool = field(
+        default=False, metadata={"help": "write after each input the directions in which the head's neighbour is deadly body"}
+    )
+    spawn_column: bool = field(
+        default=False, metadata={"help": "write a food spawn's column, OCC or VAC cell by cell, between its X and Y"}
+    )
+    body_list: bool = field(default=False, metadata={"help": "write the grown body's cells behind the head before each food spawn"})
     OPTIONS: ClassVar[tuple[str, ...]] = ("tail_events", "head_first", "sense", "spawn_column", "body_list")
     EXCLUSIVE: ClassVar[tuple[str, ...]] = ("tail_events", "head_first", "sense")
     SPAWN_DESIGNS: ClassVar[tuple[str, ...]] = ("spawn_column", "body_list")

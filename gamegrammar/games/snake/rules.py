@@ -6,7 +6,7 @@ The simulator, the codec's decoder and the evaluator's replay all go through
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 from typing import ClassVar
 
@@ -54,9 +54,10 @@ MAX_TICKS = 100_000
 @dataclass(frozen=True)
 class SnakeConfig:
     game: ClassVar[str] = "snake"
-    width: int = 10
-    height: int = 10
-    max_ticks: int = 200
+    # The help of each field is its command-line flag's (`generate --width`), with the game's default added there.
+    width: int = field(default=10, metadata={"help": "board width in cells", "metavar": "W"})
+    height: int = field(default=10, metadata={"help": "board height in cells", "metavar": "H"})
+    max_ticks: int = field(default=200, metadata={"help": "ticks an episode may last; it ends in TIMEOUT there", "metavar": "N"})
 
     def __post_init__(self) -> None:
         for name in ("width", "height", "max_ticks"):
