@@ -114,6 +114,76 @@ def check_vocabulary(p: Played) -> None:
     _require(len(named["input_tokens"]) > 0, "input_tokens is empty")
 
 
+def check_game_type(p: Played) -> None:
+    """The declared metadata holds on real episodes: the config's players are within `game_type`'s, every tick writes one
+    input for each player `to_move` names in the state before it (one in a sequential game), and those are players."""
+    kind, players = p.spec.game_type, p.spec.num_players(p.config)
+    _require(
+        kind.min_players <= players <= kind.max_players,
+        f"{players} players, outside the game type's {kind.min_players}..{kind.max_players}",
+    )
+    inputs = set(p.spec.input_tokens(p.config))
+    for i, record in enumerate(p.records):
+        ticks = [k for k, t in enumerate(record.tokens) if t == p.spec.tick_token] + [len(record.tokens)]
+        for number, (a, b) in enumerate(itertools.pairwise(ticks), start=1):
+            movers = p.spec.to_move(record.states[number - 1])
+            _require(
+                bool(movers) and set(movers) <= set(range(players)) and (kind.dynamics == "simultaneous" or len(movers) == 1),
+                f"{p.where(i)}: to_move before tick {number} is {movers} ({kind.dynamics}, {players} players)",
+            )
+            written = sum(t in inputs for t in record.tokens[a:b])
+            _require(written == len(movers), f"{p.where(i)}: tick {number} writes {written} inputs for the {len(movers)} players to move")
+
+
+def _present(part: Any, name: str) -> Any:
+    """An optional attribute (None where a game has none), as a capability check asks for it."""
+    if part is None:
+        raise GameGrammarError(f"no {name}")
+    return part
+
+
+def _capability_works(spec: GameSpec, name: str, p: Played) -> bool:
+    """Does the game have the capability `name` (of `CAPABILITIES`)? Asked of the parts that make it, as the commands ask."""
+    config, tokens = p.config, p.records[0].tokens
+    calls: dict[str, Callable[[], Any]] = {
+        "batch_engine": lambda: _present(spec.play_batch, "play_batch"),
+        "automaton": lambda: spec.automaton(config),
+        "symmetries": lambda: spec.symmetries(p.tokenizer, config),
+        "chance": lambda: spec.chance_targets(tokens, config),
+        "play": lambda: spec.input_prompt(config),
+        "dream": lambda: spec.input_policy(spec.agent_names[0], config),
+        "novelty": lambda: spec.feature_space(config),
+        "probes": lambda: (spec.board_shape(config), spec.probe_targets(p.records[0].states[0], config)),
+        "replay": lambda: spec.renderer(),
+        "emergence": lambda: spec.emergence(),
+        "statistics": lambda: spec.episode_statistics(tokens, config),
+    }
+    try:
+        calls[name]()
+    except GameGrammarError:
+        return False
+    return True
+
+
+def check_capabilities(p: Played) -> None:
+    """A game has exactly the optional capabilities it declares: each declared one works, each other one refuses with a
+    one-line GameGrammarError (what the commands pass on)."""
+    from gamegrammar.gamespec import CAPABILITIES
+
+    unknown = sorted(set(p.spec.capabilities) - set(CAPABILITIES))
+    _require(not unknown, f"capabilities {unknown} are not among {sorted(CAPABILITIES)}")
+    for name in CAPABILITIES:
+        declared = name in p.spec.capabilities
+        with _about(f"capability {name}"):
+            works = _capability_works(p.spec, name, p)
+        if name == "symmetries" and declared and not works:  # a config the symmetries do not fit (a non-square board)
+            continue
+        _require(
+            works == declared,
+            f"capability {name} is {'declared' if declared else 'not declared'} but {'does not work' if declared else 'works'}",
+        )
+
+
 def check_batch_engine(p: Played) -> None:
     """`play_batch` writes byte for byte the tokens of `play_episode`, with the same ticks, scores and ends."""
     if p.spec.play_batch is None:
@@ -390,6 +460,8 @@ def check_rule_determined(p: Played) -> None:
 
 CHECKS: dict[str, Callable[[Played], None]] = {
     "vocabulary": check_vocabulary,
+    "game_type": check_game_type,
+    "capabilities": check_capabilities,
     "batch_engine": check_batch_engine,
     "round_trip": check_round_trip,
     "endings": check_endings,

@@ -8,7 +8,14 @@ corpus manifest's `game` field names it. Nothing in the core names a game's toke
 or types.
 
 The contract, in OpenSpiel's spirit (a game object that makes states; here it also
-makes everything the pipeline needs around them):
+makes everything the pipeline needs around them), is a required core, declarative
+metadata, and optional capabilities.
+
+Metadata: `game_type` (a `GameType`: how many players, whether they move at once or in
+turn, whether chance acts), `num_players(config)` and `to_move(state)` (the players whose
+input the next tick takes: every live one in a simultaneous game, one in a sequential one).
+
+The required core:
 
 - config: a frozen dataclass (`config_type`) with `to_dict()`, a `game` class
   variable naming its game, and a `max_ticks` field (every game has a tick limit
@@ -23,13 +30,17 @@ makes everything the pipeline needs around them):
 - the strict evaluator: `rules` (rule names by tier), `validate`, `validate_many`.
 - fidelity: `summarize_episode` (ticks, score, end reason) and
   `rule_determined_positions` (what teacher forcing scores).
-- states: `trace(tokens, config)`, the states a token sequence describes, and
-  `probe_targets(state, config)`, what world-state probes read from one state.
-- state identity (novelty): `feature_space`, `state_features` and `feature_changes`, the
-  Zobrist features of a state and of one tick's change (`gamegrammar.zobrist`); optionally
-  `state_keys_batch`, the same keys for whole corpus episodes at once.
-- optional parts, `None` when a game has none: `symmetries` (augmentation),
-  `renderer` (replays), `emergence` (tier 2), `episode_statistics` (tier 3).
+- states: `trace(tokens, config)`, the states a token sequence describes.
+
+The optional capabilities (`CAPABILITIES`), each a few methods; a game declares the ones it
+has in `capabilities`, and the others raise `GameGrammarError` with a one-line reason (the
+defaults below do), which the commands pass on: `batch_engine` (`play_batch`), `automaton`
+(constrained sampling), `symmetries` (augmentation), `chance` (`chance_targets`), `play` (a
+model plays the game: `input_prompt`, `play_controlled`), `dream` (the model as the game:
+`input_policy`, `read_tick`), `novelty` (Zobrist state identity: `feature_space`,
+`state_features`, `feature_changes`, optionally `state_keys_batch`), `probes`
+(`probe_targets`, `board_shape`), `replay` (`renderer`), `emergence` (tier 2) and `statistics`
+(tier 3's `episode_statistics`).
 
 `gamegrammar.conformance` checks any registered game against this contract.
 """
@@ -216,6 +227,48 @@ class Symmetries(Protocol):
 
 
 @dataclass(frozen=True)
+class GameType:
+    """What kind of game a game is, declared rather than read off its grammar (OpenSpiel's GameType).
+
+    players: the least and most players a config may have. dynamics: "simultaneous" (every live player gives an input
+    each tick, and the tick resolves them together: Battlesnake) or "sequential" (one player moves per tick, in turn:
+    a one-player game is sequential too). chance: "sampled" where the game draws from its own seeded randomness (Snake's
+    food, Battlesnake's starts and spawns; `chance_tokens` names where it is written), "deterministic" where nothing
+    is drawn but the agents' inputs. Every game here is of perfect information.
+    """
+
+    min_players: int
+    max_players: int
+    dynamics: str  # "simultaneous" | "sequential"
+    chance: str  # "sampled" | "deterministic"
+
+    DYNAMICS: ClassVar[tuple[str, ...]] = ("simultaneous", "sequential")
+    CHANCE: ClassVar[tuple[str, ...]] = ("sampled", "deterministic")
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_players <= self.max_players:
+            raise ValueError(f"players must satisfy 1 <= min <= max, got {self.min_players}..{self.max_players}")
+        if self.dynamics not in self.DYNAMICS or self.chance not in self.CHANCE:
+            raise ValueError(f"dynamics must be one of {self.DYNAMICS} and chance one of {self.CHANCE}")
+
+
+CAPABILITIES: dict[str, str] = {
+    "batch_engine": "play_batch: a vectorized engine, byte-identical to play_episode",
+    "automaton": "automaton: the grammar as an action mask (constrained sampling)",
+    "symmetries": "symmetries: board symmetries on token ids (augmentation)",
+    "chance": "chance_targets: the distribution each chance token was drawn from (exact training targets)",
+    "play": "input_prompt, play_controlled: a model plays the real game",
+    "dream": "input_policy, read_tick: a scripted agent plays inside the model's game",
+    "novelty": "feature_space, state_features, feature_changes: Zobrist state identity",
+    "probes": "probe_targets, board_shape: what world-state probes read of a state",
+    "replay": "renderer: replays in the terminal, GIF and HTML",
+    "emergence": "emergence: tier 2, rule emergence and counterfactual probes",
+    "statistics": "episode_statistics: tier 3's hand-made statistics of an episode",
+}
+"""The optional capabilities of `GameSpec`, each with the methods that make it."""
+
+
+@dataclass(frozen=True)
 class ConfigFlag:
     """One command-line flag of a game config (`--max-ticks` for the field max_ticks).
 
@@ -262,6 +315,19 @@ class GameSpec:
     rules: ClassVar[dict[str, tuple[str, ...]]]  # the strict evaluator's rule names by tier (structural, physical, rules)
     teacher_categories: ClassVar[tuple[str, ...]]  # categories of `rule_determined_positions`
     outcome_labels: ClassVar[tuple[str, ...]] = ()  # each player's possible fates (EpisodeSummary.outcomes); () = one player
+    game_type: ClassVar[GameType] = GameType(1, 1, "sequential", "sampled")
+    capabilities: ClassVar[frozenset[str]] = frozenset()  # of CAPABILITIES: the optional parts the game implements
+
+    # -- metadata
+
+    def num_players(self, config: Any) -> int:
+        """How many players a game of this config has (one, unless the game's type allows more)."""
+        return self.game_type.min_players
+
+    def to_move(self, state: Any) -> tuple[int, ...]:
+        """The players whose input the next tick takes, read from the state: in a one-player game, the player (none once
+        the game is over is the caller's business: `trace` ends there)."""
+        return (0,)
 
     # -- config
 

@@ -38,6 +38,8 @@ def test_games_lists_the_registered_games(capsys):
     games = {g["name"]: g for g in json.loads(capsys.readouterr().out)}
     assert games["snake"]["vocab_size"] > 4 and games["snake"]["batch_engine"]
     assert games["battlesnake"]["rules"]["physical"][-1] == "starvation"
+    assert games["battlesnake"]["game_type"] == {"min_players": 1, "max_players": 8, "dynamics": "simultaneous", "chance": "sampled"}
+    assert "symmetries" in games["snake"]["capabilities"] and "symmetries" not in games["battlesnake"]["capabilities"]
 
 
 @pytest.mark.parametrize(

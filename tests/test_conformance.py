@@ -96,6 +96,17 @@ class _EverySymmetry(SnakeSpec):
         return transform
 
 
+class _TwoMovers(SnakeSpec):
+    """Metadata that says two players move each tick, where the grammar writes one input."""
+
+    def to_move(self, state):
+        return (0, 1)
+
+
+class _UndeclaredReplay(SnakeSpec):
+    capabilities = SnakeSpec.capabilities - {"replay"}
+
+
 class _DesignReadOff(SnakeSpec):
     """An evaluator that reads the design off each sequence whatever the codec declares."""
 
@@ -107,6 +118,8 @@ class _DesignReadOff(SnakeSpec):
     ("spec", "check", "message"),
     [
         (_NoStartRule(), "openings", "is not refused inside the opening"),
+        (_TwoMovers(), "game_type", "to_move before tick 1 is \\(0, 1\\)"),
+        (_UndeclaredReplay(), "capabilities", "capability replay is not declared but works"),
         (_DesignReadOff(), "design_words", "passes declared as the codec's design"),
         (_ShortTrace(), "trace", "conformance check 'trace' failed for snake .* agent random episode 0"),
         (_LenientFast(), "fast_evaluator", "validate_many .* differs from validate"),
@@ -114,7 +127,17 @@ class _DesignReadOff(SnakeSpec):
         (_MiscountedScore(), "endings", "summarize_episode gives"),
         (_SpawnXOnly(), "chance_targets", "chance targets at .*, but its chance tokens are at"),
     ],
-    ids=["no-start-rule", "design-read-off", "short-trace", "lenient-fast", "no-trace", "miscounted-score", "spawn-x-only"],
+    ids=[
+        "no-start-rule",
+        "two-movers",
+        "undeclared-replay",
+        "design-read-off",
+        "short-trace",
+        "lenient-fast",
+        "no-trace",
+        "miscounted-score",
+        "spawn-x-only",
+    ],
 )
 def test_the_kit_fails_loudly_naming_check_and_episode(small, spec, check, message):
     with pytest.raises(ConformanceError, match=message):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 
 from gamegrammar.games import game_names, load_game
@@ -27,6 +28,8 @@ def describe(name: str) -> dict:
         "end_events": list(game.end_events),
         "rules": {tier: list(rules) for tier, rules in game.rules.items()},
         "batch_engine": game.play_batch is not None,
+        "game_type": dataclasses.asdict(game.game_type),
+        "capabilities": sorted(game.capabilities),
     }
 
 
@@ -40,6 +43,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"{g['name']}: {g['description']}")
         print(f"  {'default config':<18}{config} (vocabulary {g['vocab_size']} tokens)")
         print(f"  {'agents':<18}{', '.join(g['agents'])}; engines: scalar{', batch' if g['batch_engine'] else ''}")
+        kind = g["game_type"]
+        players = kind["min_players"] if kind["min_players"] == kind["max_players"] else f"{kind['min_players']} to {kind['max_players']}"
+        print(
+            f"  {'players':<18}{players}, moving {'at once' if kind['dynamics'] == 'simultaneous' else 'in turn'}; chance: {kind['chance']}"
+        )
+        print(f"  {'capabilities':<18}{', '.join(g['capabilities'])}")
         print(f"  {'end events':<18}{', '.join(g['end_events'])}")
         for tier, rules in g["rules"].items():
             print(f"  {tier + ' tier':<18}{', '.join(rules)}")

@@ -29,8 +29,8 @@ from gamegrammar.games.battlesnake import grammar as _grammar
 from gamegrammar.games.battlesnake import validity as _validity
 from gamegrammar.games.battlesnake.agents import AGENTS, lineup, make_agent, parse_lineup
 from gamegrammar.games.battlesnake.api import board_from_state, state_from_board, step_board
-from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeGame, BattlesnakeState, final_length, snake_id
-from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, PlayerResult, ProbeTargets
+from gamegrammar.games.battlesnake.rules import MAX_SNAKES, BattlesnakeConfig, BattlesnakeGame, BattlesnakeState, final_length, snake_id
+from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, GameType, PlayerResult, ProbeTargets
 
 __all__ = ["GAME", "BattlesnakeConfig", "BattlesnakeSpec", "board_from_state", "state_from_board", "step_board"]
 
@@ -48,6 +48,17 @@ class BattlesnakeSpec(GameSpec):
     rules = _validity.RULES
     teacher_categories = _fidelity.CATEGORIES
     outcome_labels = _fidelity.OUTCOMES
+    game_type = GameType(1, MAX_SNAKES, "simultaneous", "sampled")  # the starts and the food are drawn
+    capabilities = frozenset(
+        ("batch_engine", "automaton", "chance", "play", "dream", "novelty", "probes", "replay", "emergence")
+    )  # no symmetries yet, no tier-3 statistics
+
+    def num_players(self, config: BattlesnakeConfig) -> int:
+        return config.num_snakes
+
+    def to_move(self, state: BattlesnakeState) -> tuple[int, ...]:
+        """Every live snake: the turn resolves their moves together."""
+        return state.alive
 
     def describe_config(self, config: BattlesnakeConfig) -> dict[str, Any]:
         return {"board": f"{config.width}x{config.height}", "snakes": config.num_snakes, "max_ticks": config.max_ticks}

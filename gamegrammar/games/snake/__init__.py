@@ -29,7 +29,17 @@ from gamegrammar.games.snake import statistics as _statistics
 from gamegrammar.games.snake import validity as _validity
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame, SnakeState
-from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, PlayerResult, ProbeTargets
+from gamegrammar.gamespec import (
+    CAPABILITIES,
+    BatchResult,
+    CodecConfig,
+    EpisodeRecord,
+    EpisodeSummary,
+    GameSpec,
+    GameType,
+    PlayerResult,
+    ProbeTargets,
+)
 
 
 class SnakeSpec(GameSpec):
@@ -47,6 +57,8 @@ class SnakeSpec(GameSpec):
     rules = _validity.RULES
     teacher_categories = tuple(_fidelity.CATEGORIES)
     statistic_names = _statistics.NAMES
+    game_type = GameType(1, 1, "sequential", "sampled")  # one player; the start's direction and the food are drawn
+    capabilities = frozenset(CAPABILITIES)  # every optional part
 
     def describe_config(self, config: SnakeConfig) -> dict[str, Any]:
         return {"board": f"{config.width}x{config.height}", "max_ticks": config.max_ticks}
