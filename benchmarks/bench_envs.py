@@ -22,11 +22,11 @@ import numpy as np
 from gymnasium.vector import SyncVectorEnv
 
 from gamegrammar.cli import OneLineParser, run_guarded
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.envs import SnakeEnv, SnakeVectorEnv
 from gamegrammar.games.snake.batch_agents import AGENT_NAMES, scripted_policy
 from gamegrammar.games.snake.rollout import play_batch
 from gamegrammar.games.snake.rules import SnakeConfig
-from gamegrammar.gamespec import CodecConfig
 
 
 def single(steps: int) -> dict[str, float]:

@@ -43,11 +43,11 @@ from pathlib import Path
 import numpy as np
 
 from gamegrammar.cli import OneLineParser, run_guarded
-from gamegrammar.corpus import Corpus, CorpusSpec, engines, generate
+from gamegrammar.core.verdict import rule_names
+from gamegrammar.data.corpus import Corpus, CorpusSpec, engines, generate
 from gamegrammar.evaluation import validate, validate_many
 from gamegrammar.evaluation.report import describe_game
 from gamegrammar.games import DEFAULT_GAME, game_of, load_game
-from gamegrammar.verdict import rule_names
 
 ORIGINAL_SEQUENCES_PER_S = 1_200
 REFERENCE_SEQUENCES = 2_000

@@ -2,7 +2,7 @@
 
 Run from the repository root:  python -m benchmarks.bench_generate  [--game NAME] [--quick] [--json PATH]
 
-Every figure is end to end through `gamegrammar.corpus.generate` (simulation,
+Every figure is end to end through `gamegrammar.data.corpus.generate` (simulation,
 tokens, index, atomic shard files, manifest), except the batch-size table, which
 times `batch_shard` alone. Ratios are against the scalar engine measured in
 the same run; for Snake the original pure-Python generator's ~400k tokens/s (DESIGN.md)
@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from gamegrammar.cli import OneLineParser, run_guarded
-from gamegrammar.corpus import CorpusSpec, batch_shard, generate
+from gamegrammar.data.corpus import CorpusSpec, batch_shard, generate
 from gamegrammar.evaluation.report import describe_game
 from gamegrammar.games import DEFAULT_GAME, load_game
 

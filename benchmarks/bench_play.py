@@ -19,15 +19,15 @@ import time
 import numpy as np
 import torch
 
+from gamegrammar.act.play import ModelAgent, TokenTap
 from gamegrammar.cli import OneLineParser, run_guarded
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games import load_game, tokenizer_for
 from gamegrammar.games.snake.batch_agents import AGENT_NAMES, agent_actions
 from gamegrammar.games.snake.control import LEGAL
 from gamegrammar.games.snake.rollout import play_batch
 from gamegrammar.games.snake.rules import SnakeConfig
-from gamegrammar.gamespec import CodecConfig
 from gamegrammar.model import GameGPT, preset
-from gamegrammar.play import ModelAgent, TokenTap
 
 GREEDY = AGENT_NAMES.index("greedy")
 

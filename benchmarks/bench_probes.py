@@ -23,12 +23,12 @@ from typing import Any
 import torch
 
 from gamegrammar.cli import OneLineParser, run_guarded
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games import load_game
 from gamegrammar.games.battlesnake import emergence as battlesnake_emergence
 from gamegrammar.games.snake import emergence as snake_emergence
-from gamegrammar.hidden import next_logprobs
 from gamegrammar.model import GameGPT, preset
+from gamegrammar.model.hidden import next_logprobs
 
 WORKLOADS = {  # name -> (game, codec options, its emergence module)
     "Snake, grammar v1": ("snake", {}, snake_emergence),

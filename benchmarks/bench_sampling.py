@@ -30,10 +30,10 @@ import torch
 from torch import Tensor
 
 from gamegrammar.cli import OneLineParser, run_guarded
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games import load_game, tokenizer_for
 from gamegrammar.model import GameGPT, KVCache, preset
-from gamegrammar.sampling import SamplingConfig, SamplingStats, generate, next_tokens
+from gamegrammar.model.sampling import SamplingConfig, SamplingStats, generate, next_tokens
 
 VOCAB = 250
 NO_EOS = -1  # an id no model emits: sequences run to max_length
@@ -84,7 +84,7 @@ class _BaselineGrammarMask:
 def baseline_generate(
     model: GameGPT, prompts: list[list[int]], eos_id: int, config: SamplingConfig, stats: SamplingStats, grammar=None
 ) -> list[list[int]]:
-    """gamegrammar.sampling.generate as it was before it was made faster (same arguments, same samples)."""
+    """gamegrammar.model.sampling.generate as it was before it was made faster (same arguments, same samples)."""
     model.eval()
     device = next(model.parameters()).device
     generator = torch.Generator(device=device).manual_seed(config.seed)

@@ -28,10 +28,10 @@ import torch
 import yaml
 
 from gamegrammar.cli import OneLineParser, run_guarded
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.model import IGNORE_INDEX, GameGPT, preset
-from gamegrammar.optim import build_optimizer
-from gamegrammar.training import ChanceTargets, GameGPTModule, Windows, window_loader
+from gamegrammar.training.lightning import ChanceTargets, GameGPTModule, Windows, window_loader
+from gamegrammar.training.optim import build_optimizer
 
 ORIGINAL_TOKENS_PER_S = 3.0  # DESIGN.md: about 21 s per 64-token step on 2 cores
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"

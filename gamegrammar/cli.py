@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from gamegrammar import __version__
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `run=`.
 COMMANDS = ["games", "generate", "corpus", "sample", "evaluate", "export", "replay", "analyze", "dream", "play", "ouroboros"]

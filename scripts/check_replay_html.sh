@@ -37,7 +37,7 @@ read -r row mid bad_tick < <("$PYTHON" - "$work" <<'PY'
 import sys
 from pathlib import Path
 
-from gamegrammar.corpus import Corpus
+from gamegrammar.data.corpus import Corpus
 from gamegrammar.games.snake.replay import replay
 
 work = Path(sys.argv[1])

@@ -14,7 +14,7 @@ os.environ.setdefault("WANDB_SILENT", "true")
 @pytest.fixture(scope="session")
 def tiny_corpus(tmp_path_factory: pytest.TempPathFactory):
     """A small default-settings corpus (10x10, 200 ticks, default agent mix), made once per test run."""
-    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.data.corpus import CorpusSpec, generate
 
     out = tmp_path_factory.mktemp("corpus")
     generate(CorpusSpec(episodes=120, seed=11, shard_episodes=50), out)
@@ -28,7 +28,7 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory):
     import yaml
 
     from gamegrammar.cli import main
-    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.data.corpus import CorpusSpec, generate
     from gamegrammar.games.snake.rules import SnakeConfig
 
     root = tmp_path_factory.mktemp("tiny_run")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gamegrammar.cli import main, run_guarded
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 
 
 def gg(*args: str) -> subprocess.CompletedProcess:

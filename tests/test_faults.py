@@ -54,9 +54,9 @@ def _truncate_shard(path: Path) -> None:
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory, tiny_corpus) -> Path:
     """Inputs good and bad; nothing in here may change while the cases run."""
-    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.data.corpus import CorpusSpec, generate
     from gamegrammar.games.snake.rules import SnakeConfig
-    from gamegrammar.training import CorpusDataModule, GameGPTModule
+    from gamegrammar.training.lightning import CorpusDataModule, GameGPTModule
 
     w = tmp_path_factory.mktemp("faults")
     shutil.copytree(tiny_corpus, w / "corpus")
@@ -85,7 +85,7 @@ def workspace(tmp_path_factory, tiny_corpus) -> Path:
     run = w / "run" / "checkpoints"
     run.mkdir(parents=True)
     (run / "last.ckpt").write_bytes(ckpt.read_bytes()[:1000])
-    from gamegrammar.corpus import Corpus
+    from gamegrammar.data.corpus import Corpus
 
     corpus = Corpus(w / "corpus")
     (w / "t.txt").write_text("".join(" ".join(corpus.episode_tokens(r)) + "\n" for r in range(3)))

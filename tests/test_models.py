@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from gamegrammar.checkpoint import EXPORT_FILES, load_checkpoint
 from gamegrammar.evaluation.validity import validate_many
-from gamegrammar.sampling import SamplingConfig, generate
+from gamegrammar.model.sampling import SamplingConfig, generate
+from gamegrammar.training.checkpoint import EXPORT_FILES, load_checkpoint
 
 MODELS = Path(__file__).parent.parent / "models"
 SHIPPED = sorted(p for p in MODELS.iterdir() if p.is_dir()) if MODELS.is_dir() else []

@@ -16,12 +16,12 @@ import pytest
 import torch
 from nbclient import NotebookClient
 
-from gamegrammar.checkpoint import EXPORT_FORMAT
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games import game_of
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import GameGPT, preset
-from gamegrammar.training import EpisodeWindows, collate_windows
+from gamegrammar.training.checkpoint import EXPORT_FORMAT
+from gamegrammar.training.lightning import EpisodeWindows, collate_windows
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from gamegrammar.commands.progress import progress_bar, stage_log
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.io import check_output_dir
 from gamegrammar.interpret.analysis import run_analysis, write_analysis
-from gamegrammar.io import check_output_dir
 
 KEYS = {"2": "tier2", "3": "tier3"}
 
@@ -85,7 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gamegrammar.commands.sample import load_model
-    from gamegrammar.corpus import Corpus
+    from gamegrammar.data.corpus import Corpus
 
     tiers = parse_tiers(args.tiers)
     if "1" in tiers:

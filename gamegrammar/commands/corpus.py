@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
-from gamegrammar.corpus import Corpus, corpus_stats, merge
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.io import atomic_write, check_output_file
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.io import atomic_write, check_output_file
+from gamegrammar.data.corpus import Corpus, corpus_stats, merge
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,8 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def state_stats(corpus: Corpus) -> dict:
     """States of the corpus's episodes (every tick's, repeats counted) and distinct ones, by split; how many of val's
     distinct states train never reaches."""
-    from gamegrammar.novelty import corpus_states
-    from gamegrammar.zobrist import member
+    from gamegrammar.core.zobrist import member
+    from gamegrammar.data.novelty import corpus_states
 
     train, val = corpus_states(corpus, "train"), corpus_states(corpus, "val")
     unseen = int((~member(val.keys, train.keys)).sum())

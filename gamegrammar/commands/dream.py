@@ -1,7 +1,7 @@
 """gamegrammar dream: the model as the simulator. A scripted agent plays inside the model's world.
 
 Each dream starts from the real start of episode e of --seed (e = 0 .. --games - 1), the agent's inputs are
-forced into the sequence and the model writes every outcome (`gamegrammar.dream`). The report gives the
+forced into the sequence and the model writes every outcome (`gamegrammar.act.dream`). The report gives the
 per-tick agreement with the real rules, the horizon (ticks until the first broken rule, a survival curve),
 the agent's length/score/end distributions in its dreams against its real games from the same starts, the
 strict evaluator on whole dreams and, with --corpus, the novelty of the dreamed states.
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from gamegrammar.commands.sample import add_decoding_arguments
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.io import atomic_write_text, check_output_dir
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.io import atomic_write_text, check_output_dir
 
 NOVELTY_EPISODES = 5000  # training episodes whose states novelty compares with, by default
 
@@ -54,12 +54,12 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gamegrammar.commands.sample import default_max_length, device_of
-    from gamegrammar.sampling import SamplingConfig
+    from gamegrammar.model.sampling import SamplingConfig
 
     _check_args(args)
     SamplingConfig(args.temperature, args.top_k, None, 2, args.batch_size, args.seed)  # bad settings fail before any work
     device = device_of(args.device)
-    from gamegrammar.checkpoint import load_checkpoint
+    from gamegrammar.training.checkpoint import load_checkpoint
 
     loaded = load_checkpoint(args.ckpt, map_location=device)
     corpus = _open_corpus(args.corpus, loaded)
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 def _open_corpus(path: str | None, loaded: Any) -> Any:
     if path is None:
         return None
-    from gamegrammar.corpus import Corpus
+    from gamegrammar.data.corpus import Corpus
 
     corpus = Corpus(path)
     corpus.check_model(loaded)
@@ -91,7 +91,7 @@ def _open_corpus(path: str | None, loaded: Any) -> Any:
 
 def build_report(args: argparse.Namespace, loaded: Any, corpus: Any, sampling: Any) -> tuple[dict, list]:
     """Play the real games, dream from their starts, measure; the report dict and the dreams."""
-    from gamegrammar.dream import DreamStats, dream, measure, novelty_report, real_games, start_of
+    from gamegrammar.act.dream import DreamStats, dream, measure, novelty_report, real_games, start_of
     from gamegrammar.evaluation.report import describe_game
 
     game, config, codec = loaded.game_spec, loaded.game, loaded.codec

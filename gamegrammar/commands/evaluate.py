@@ -19,11 +19,11 @@ from gamegrammar.commands.analyze import add_analysis_arguments, analysis_from_a
 from gamegrammar.commands.game_args import add_game_arguments, game_config
 from gamegrammar.commands.progress import stage_log
 from gamegrammar.commands.sample import add_sampling_arguments, journal_path, load_model, sample_from_args, sampling_config
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.io import atomic_write_json, atomic_write_text
 from gamegrammar.evaluation.cli_tokens import read_token_file
 from gamegrammar.evaluation.validity import summarize, validate_many
 from gamegrammar.games import game_of
-from gamegrammar.io import atomic_write_json, atomic_write_text
 
 OUTCOME_EPISODES = 1000  # corpus episodes read for the players' fates (fidelity of a game with several players)
 
@@ -91,7 +91,7 @@ def print_table(dirs: list[str]) -> int:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse, before any work, outputs that cannot be written or would replace an input or a user's file."""
-    from gamegrammar.io import check_output_dir, check_output_file
+    from gamegrammar.core.io import check_output_dir, check_output_file
 
     inputs = (args.tokens, args.corpus, args.ckpt, args.prompt_corpus)
     if args.json:
@@ -103,7 +103,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
 def _open_corpus(path: str | None) -> Any:
     if path is None:
         return None
-    from gamegrammar.corpus import Corpus
+    from gamegrammar.data.corpus import Corpus
 
     return Corpus(path)
 
@@ -167,8 +167,8 @@ def _fidelity(corpus: Any, sequences: list[list[str]]) -> dict:
 
 
 def _novelty(corpus: Any, sequences: list[list[str]]) -> dict:
-    """The share of the sequences' states that the training corpus never reaches (Zobrist keys, gamegrammar.novelty)."""
-    from gamegrammar.novelty import corpus_states, novelty
+    """The share of the sequences' states that the training corpus never reaches (Zobrist keys, gamegrammar.data.novelty)."""
+    from gamegrammar.data.novelty import corpus_states, novelty
 
     cache = Path(corpus.path) / "states-train.npz"
     if not cache.exists():  # once per corpus: every training episode replayed, then cached beside it
@@ -190,7 +190,7 @@ def _print_novelty(result: dict) -> None:
 def run_model(args: argparse.Namespace) -> int:
     from gamegrammar.evaluation.fidelity import teacher_forced
     from gamegrammar.evaluation.report import describe_game, write_report
-    from gamegrammar.sampling import SamplingStats
+    from gamegrammar.model.sampling import SamplingStats
 
     if args.out is None:
         raise GameGrammarError("--out REPORT_DIR is required with --ckpt")

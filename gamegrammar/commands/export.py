@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gamegrammar.io import check_output_dir
+from gamegrammar.core.io import check_output_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gamegrammar.checkpoint import EXPORT_FILES, export  # imports torch: keep it off the CLI's start-up path
+    from gamegrammar.training.checkpoint import EXPORT_FILES, export  # imports torch: keep it off the CLI's start-up path
 
     check_output_dir(args.out, what="OUT", keep=EXPORT_FILES, overwrite=args.overwrite)
     out = export(args.ckpt, args.out, args.dtype)

@@ -14,9 +14,9 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import ConfigFlag
 from gamegrammar.games import DEFAULT_GAME, game_names, load_game
-from gamegrammar.gamespec import ConfigFlag
 
 _first_game: str | None = None  # the game whose defaults the help lists first (None: DEFAULT_GAME)
 

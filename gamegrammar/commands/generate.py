@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gamegrammar.agents import parse_agent_mix
 from gamegrammar.commands.game_args import add_codec_arguments, add_game_arguments, codec_options, game_config
 from gamegrammar.commands.progress import progress_bar
-from gamegrammar.corpus import CorpusSpec, Part, engines, generate
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.agents import parse_agent_mix
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig
+from gamegrammar.data.corpus import CorpusSpec, Part, engines, generate
 from gamegrammar.games import game_of
-from gamegrammar.gamespec import CodecConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -4,7 +4,7 @@
     gamegrammar ouroboros --config configs/ouroboros.yaml --generations 8     # continue a run further
 
 Each generation plays real games as the model agent, keeps the best by score, and fine-tunes through
-`gamegrammar train fit` on the real corpus plus every kept game so far (see gamegrammar/ouroboros.py).
+`gamegrammar train fit` on the real corpus plus every kept game so far (see gamegrammar/act/ouroboros.py).
 Killed at any point, the same command continues from the last finished generation.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gamegrammar.act.ouroboros import OuroborosConfig, run_loop
     from gamegrammar.commands import train
-    from gamegrammar.ouroboros import OuroborosConfig, run_loop
 
     config = OuroborosConfig.from_yaml(args.config)
     overrides = {k: getattr(args, k) for k in ("generations", "out", "checkpoint", "corpus") if getattr(args, k) is not None}

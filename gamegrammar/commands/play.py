@@ -15,10 +15,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gamegrammar.agents import parse_agent_mix
 from gamegrammar.commands.game_args import add_game_arguments, game_config
 from gamegrammar.commands.progress import progress_bar, stage_log
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.agents import parse_agent_mix
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games import game_of
 
 
@@ -59,7 +59,7 @@ def _agents(args: argparse.Namespace, scripted: tuple[str, ...]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gamegrammar.io import check_output_dir
+    from gamegrammar.core.io import check_output_dir
 
     if args.games < 1:
         raise GameGrammarError(f"--games must be at least 1, got {args.games}")
@@ -78,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
             raise GameGrammarError(f"--corpus-out {args.corpus_out} already holds a finished corpus; pass --overwrite to replace it")
     agent: Any = None
     if args.ckpt is not None:
+        from gamegrammar.act.play import ModelAgent
         from gamegrammar.commands.sample import device_of
-        from gamegrammar.play import ModelAgent
 
         agent = ModelAgent.from_checkpoint(
             args.ckpt, temperature=args.temperature, batch_size=args.batch_size, device=device_of(args.device)
@@ -100,12 +100,12 @@ def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: d
     """Play every agent, print the table, write the report and the model's games."""
     import numpy as np
 
-    from gamegrammar.play import play_agents, play_report, render_markdown, torch_threads, write_play_report
+    from gamegrammar.act.play import play_agents, play_report, render_markdown, torch_threads, write_play_report
 
     model = agents.get("model")
     journal = None
     if model is not None and args.out:  # the model's batches, kept until the report is written
-        from gamegrammar.play_journal import PlayJournal
+        from gamegrammar.act.play_journal import PlayJournal
 
         journal = PlayJournal(Path(args.out) / "play.partial", model.fingerprint(config, codec, args.seed, opponents))
         log = stage_log("play")
@@ -132,7 +132,7 @@ def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: d
     if args.out:
         print(f"wrote {write_play_report(report, args.out)}")
     if args.corpus_out:
-        from gamegrammar.corpus import write_played
+        from gamegrammar.data.corpus import write_played
 
         games = played["model"].result.episodes
         origin = {"agent": "model", "checkpoint": str(args.ckpt), "temperature": args.temperature, "seed": args.seed}

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from gamegrammar.commands.game_args import add_game_arguments, game_config
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.io import check_output_file
 from gamegrammar.games import game_of
-from gamegrammar.io import check_output_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -84,7 +84,7 @@ def token_file_line(path: str | Path, line: int, config: Any) -> list[str]:
 
 def corpus_episode(path: str | Path, row: int) -> tuple[list[str], Any]:
     """The tokens of episode `row` (0-based, in corpus order) and the corpus's game config."""
-    from gamegrammar.corpus import Corpus  # numpy-backed; only needed for this source
+    from gamegrammar.data.corpus import Corpus  # numpy-backed; only needed for this source
 
     corpus = Corpus(path)
     if not 0 <= row < len(corpus):
@@ -95,9 +95,9 @@ def corpus_episode(path: str | Path, row: int) -> tuple[list[str], Any]:
 def model_game(path: str, seed: int, temperature: float) -> tuple[list[str], Any, str]:
     """One game the model at `path` writes from BOS (whole, up to the sampling command's default length), its game
     config, and a title."""
-    from gamegrammar.checkpoint import load_checkpoint
     from gamegrammar.commands.sample import default_max_length
-    from gamegrammar.sampling import SamplingConfig, generate
+    from gamegrammar.model.sampling import SamplingConfig, generate
+    from gamegrammar.training.checkpoint import load_checkpoint
 
     loaded = load_checkpoint(path)
     max_length = default_max_length(loaded.model.config.block_size, loaded.longest_episode)
@@ -133,7 +133,7 @@ def load_sequence(args: argparse.Namespace) -> tuple[list[str], Any, str]:
     if args.tokens is not None:
         corpus_game = None
         if args.corpus is not None:
-            from gamegrammar.corpus import Corpus
+            from gamegrammar.data.corpus import Corpus
 
             corpus_game = Corpus(args.corpus).game
         config = game_config(args, corpus_game)

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gamegrammar.commands.progress import progress_bar, stage_log
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.io import atomic_write_text, check_output_file
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.io import atomic_write_text, check_output_file
 
 if TYPE_CHECKING:  # torch loads only when a command runs, so `gamegrammar --help` stays quick
-    from gamegrammar.checkpoint import LoadedModel
-    from gamegrammar.sampling import SamplingConfig, SamplingProgress, SamplingStats
+    from gamegrammar.model.sampling import SamplingConfig, SamplingProgress, SamplingStats
+    from gamegrammar.training.checkpoint import LoadedModel
 
 
 def add_decoding_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,7 +60,7 @@ def default_max_length(context: int, longest_episode: int | None) -> int:
 
 
 def sampling_config(args: argparse.Namespace, context: int, longest_episode: int | None = None) -> SamplingConfig:
-    from gamegrammar.sampling import SamplingConfig
+    from gamegrammar.model.sampling import SamplingConfig
 
     if args.num < 1:
         raise GameGrammarError(f"--num must be at least 1, got {args.num}")
@@ -72,7 +72,7 @@ def build_prompts(args: argparse.Namespace, loaded: LoadedModel) -> list[list[in
     tok = loaded.tokenizer
     if args.prompt_corpus is None:
         return [[tok.bos_id]] * args.num
-    from gamegrammar.corpus import Corpus
+    from gamegrammar.data.corpus import Corpus
 
     corpus = Corpus(args.prompt_corpus)
     corpus.check_model(loaded, "the model")
@@ -84,7 +84,7 @@ def build_prompts(args: argparse.Namespace, loaded: LoadedModel) -> list[list[in
 
 
 def load_model(args: argparse.Namespace) -> LoadedModel:
-    from gamegrammar.checkpoint import load_checkpoint
+    from gamegrammar.training.checkpoint import load_checkpoint
 
     return load_checkpoint(args.ckpt, map_location=device_of(args.device))
 
@@ -117,8 +117,8 @@ def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: Sampl
 
     The caller removes the journal once the samples are safely written.
     """
-    from gamegrammar.sample_journal import STATS_FIELDS, SampleJournal, run_fingerprint
-    from gamegrammar.sampling import generate
+    from gamegrammar.model.sample_journal import STATS_FIELDS, SampleJournal, run_fingerprint
+    from gamegrammar.model.sampling import generate
 
     config = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode)
     prompts = build_prompts(args, loaded)
@@ -146,7 +146,7 @@ def sample_from_args(args: argparse.Namespace, loaded: LoadedModel, stats: Sampl
 
 
 def run(args: argparse.Namespace) -> int:
-    from gamegrammar.sampling import SamplingStats
+    from gamegrammar.model.sampling import SamplingStats
 
     check_output_file(args.out, what="--out", overwrite=args.overwrite, inputs=(args.ckpt, args.prompt_corpus))
     sampling_config(args, context=0)  # bad settings fail now, not after loading the model

@@ -32,8 +32,8 @@ from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar
 from lightning.pytorch.cli import LightningCLI
 
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.training import CorpusDataModule, GameGPTModule
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.training.lightning import CorpusDataModule, GameGPTModule
 
 
 def _init_args(entry: Any) -> Any:
@@ -161,7 +161,7 @@ def _check_resume(ckpt_path: str, dirpaths: list[str]) -> None:
 
     "last" is Lightning's name for the run's last.ckpt (nothing to check when there is none yet).
     """
-    from gamegrammar.checkpoint import read_checkpoint
+    from gamegrammar.training.checkpoint import read_checkpoint
 
     if ckpt_path in ("best", "hpc", "registry"):
         return

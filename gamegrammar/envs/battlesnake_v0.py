@@ -31,8 +31,8 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec
 
+from gamegrammar.core.events import Event
 from gamegrammar.envs.seeding import check_seed, next_key
-from gamegrammar.events import Event
 from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec, EpisodeEncoder
 from gamegrammar.games.battlesnake.planes import FEATURES, feature_planes
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeGame, BattlesnakeState, Move, step

@@ -5,11 +5,11 @@ The model learned episodes as `... TICK <input> <outcome> ...`: after the tick t
 the model's distribution over the game's input tokens (`GameSpec.input_tokens`, whose order is the environment's
 action order), restricted to the inputs `info["action_mask"]` allows, at a chosen temperature. Sampling uses its own
 seeded generator, so a policy with the same seed plays the same game. The KV cache carries over from step to step, so
-a step costs the new tokens only (a sliding window past the model's context, as in `gamegrammar.sampling`).
+a step costs the new tokens only (a sliding window past the model's context, as in `gamegrammar.model.sampling`).
 
 For games with one input per tick written right after the tick token (Snake); make the environment with
 `env_kwargs` so that it writes the tokens the model was trained on (board, tick limit, codec). For many games at
-once, on any game's batch engine, `gamegrammar.play.ModelAgent` makes the same choice for a whole batch per forward pass.
+once, on any game's batch engine, `gamegrammar.act.play.ModelAgent` makes the same choice for a whole batch per forward pass.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from gamegrammar.checkpoint import load_checkpoint
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.gamespec import CodecConfig, GameSpec
-from gamegrammar.model import GameGPT, KVCache
-from gamegrammar.tokenizer import GameTokenizer
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig, GameSpec
+from gamegrammar.core.tokenizer import GameTokenizer
+from gamegrammar.model.gpt import GameGPT, KVCache
+from gamegrammar.training.checkpoint import load_checkpoint
 
 
 class ModelPolicy:

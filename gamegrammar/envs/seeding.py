@@ -1,6 +1,6 @@
 """Which (seed, episode) a reset plays: the corpus engines' counter-based keys behind gymnasium's `reset(seed=...)`.
 
-Every random draw of a game is a pure function of (seed, episode, tick, purpose) (`gamegrammar.rng`), so an
+Every random draw of a game is a pure function of (seed, episode, tick, purpose) (`gamegrammar.core.rng`), so an
 environment needs no random state of its own: `reset(seed=s)` plays episode 0 of seed s, a later `reset()` the next
 episode of the same seed, and `options={"episode": i}` picks episode i. Episode i of seed s through an environment is
 then episode i of a corpus generated with `--seed s`, draw for draw.
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 
 SEED_LIMIT = 1 << 63  # the corpus's bound on --seed; episode numbers share it
 

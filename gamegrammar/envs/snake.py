@@ -20,8 +20,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from gamegrammar.core.events import Event
 from gamegrammar.envs.seeding import check_seed, next_key
-from gamegrammar.events import Event
 from gamegrammar.games.snake.grammar import EpisodeEncoder, SnakeCodec
 from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeGame, SnakeState
 

@@ -22,7 +22,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gamegrammar import rng
+from gamegrammar.core import rng
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.envs.seeding import check_seed, next_key
 from gamegrammar.envs.snake import DIRECTION_PLANE, MASKS, PLANES, observation_space
 from gamegrammar.games.snake.batch import (
@@ -40,7 +41,6 @@ from gamegrammar.games.snake.batch import (
 )
 from gamegrammar.games.snake.grammar import EpisodeEncoder
 from gamegrammar.games.snake.rules import Direction, SnakeConfig, tick_events
-from gamegrammar.gamespec import CodecConfig
 
 _GAME_ARRAYS = [f.name for f in fields(SnakeBatch) if f.name != "config"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.evaluation.report import describe_game
 from gamegrammar.evaluation.validity import validate
 from gamegrammar.games import game_of

@@ -1,6 +1,6 @@
 """The dream report, for any game: report.json (everything), report.md (for people) and the survival plot.
 
-Everything rendered comes from the report dict (`gamegrammar dream` builds it from `gamegrammar.dream.measure`),
+Everything rendered comes from the report dict (`gamegrammar dream` builds it from `gamegrammar.act.dream.measure`),
 so a report needs no game, model or corpus to be read.
 """
 
@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from gamegrammar.io import atomic_write_json, atomic_write_text, save_figure
+from gamegrammar.core.io import atomic_write_json, atomic_write_text, save_figure
 
 SURVIVAL_PLOT = "survival.png"
 TABLE_TICKS = (1, 2, 5, 10, 20, 50, 100, 200, 300, 500, 1000)  # the survival table's ticks (those the curve reaches)

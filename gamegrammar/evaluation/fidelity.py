@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from gamegrammar.core.gamespec import EpisodeSummary, GameSpec
 from gamegrammar.games import game_of
-from gamegrammar.gamespec import EpisodeSummary, GameSpec
-from gamegrammar.model import GameGPT
+from gamegrammar.model.gpt import GameGPT
 
 TICK_BIN = 20  # episode length bins (ticks) for the TV distance
 SCORE_BINS = [0, 1, 2, 3, 5, 10, 15, 20, 30, 40, 60, 10**9]  # bin edges: [0], [1], [2], [3,4], [5,9], ...

@@ -10,8 +10,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from gamegrammar.core.io import save_figure
 from gamegrammar.games import game_of
-from gamegrammar.io import save_figure
 
 
 def describe_game(config: Any, *, ticks: bool = True) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from gamegrammar.core.gamespec import CodecConfig
+from gamegrammar.core.verdict import Verdict, rule_names, tiers_of
 from gamegrammar.evaluation.stats import wilson_interval
 from gamegrammar.games import game_of
-from gamegrammar.gamespec import CodecConfig
-from gamegrammar.verdict import Verdict, rule_names, tiers_of
 
 
 def validate(tokens: Sequence[str] | str, config: Any, codec: CodecConfig | None = None) -> Verdict:

@@ -12,11 +12,11 @@ import importlib
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 
 if TYPE_CHECKING:
-    from gamegrammar.gamespec import CodecConfig, GameSpec
-    from gamegrammar.tokenizer import GameTokenizer
+    from gamegrammar.core.gamespec import CodecConfig, GameSpec
+    from gamegrammar.core.tokenizer import GameTokenizer
 
 BUILTIN = {"snake": "gamegrammar.games.snake:GAME", "battlesnake": "gamegrammar.games.battlesnake:GAME"}
 DEFAULT_GAME = "snake"  # what `generate` plays, and what specs written before games were plug-ins hold
@@ -75,7 +75,7 @@ def game_of(config: Any) -> GameSpec:
 
 def tokenizer_for(config: Any, codec: CodecConfig | None = None) -> GameTokenizer:
     """The tokenizer of a game config's vocabulary; with a codec, of the corpus it writes (`GameSpec.codec_vocabulary`)."""
-    from gamegrammar.tokenizer import GameTokenizer
+    from gamegrammar.core.tokenizer import GameTokenizer
 
     game = game_of(config)
     return GameTokenizer(game.vocabulary(config) if codec is None else game.codec_vocabulary(config, codec))

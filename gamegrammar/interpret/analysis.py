@@ -15,11 +15,11 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 
 if TYPE_CHECKING:
-    from gamegrammar.checkpoint import LoadedModel
-    from gamegrammar.corpus import Corpus
+    from gamegrammar.data.corpus import Corpus
+    from gamegrammar.training.checkpoint import LoadedModel
 
 IN_MEMORY = {"tier2": "game", "tier3": "arrays"}  # section -> key that renders need and JSON leaves out
 
@@ -47,9 +47,9 @@ def run_analysis(
     the same model, corpus and settings (the caller removes it once the report is written).
     """
     from gamegrammar.games import game_of
-    from gamegrammar.hidden import random_like
     from gamegrammar.interpret import archetypes
     from gamegrammar.interpret import probes as probes_mod
+    from gamegrammar.model.hidden import random_like
 
     corpus.check_model(loaded)
     if episodes < 1:
@@ -184,7 +184,7 @@ def write_documents(doc: dict[str, Any], out: str | Path, stem: str, plots: Any,
 
     One writer for reports and analyses: both are a dict rendered to markdown beside its JSON and plots.
     """
-    from gamegrammar.io import atomic_write_json, atomic_write_text
+    from gamegrammar.core.io import atomic_write_json, atomic_write_text
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

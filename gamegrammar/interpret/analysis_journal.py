@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gamegrammar.io import atomic_write, atomic_write_text, open_journal_folder
+from gamegrammar.core.io import atomic_write, atomic_write_text, open_journal_folder
 
 
 class AnalysisJournal:

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from gamegrammar.core.io import save_figure
 from gamegrammar.games import game_of
-from gamegrammar.hidden import iter_outputs, random_like
-from gamegrammar.io import save_figure
-from gamegrammar.model import GameGPT
+from gamegrammar.model.gpt import GameGPT
+from gamegrammar.model.hidden import iter_outputs, random_like
 
 
 def episode_embeddings(

@@ -30,10 +30,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from gamegrammar.core.io import save_figure
 from gamegrammar.games import game_of
-from gamegrammar.hidden import iter_outputs, layer_names, random_like
-from gamegrammar.io import save_figure
-from gamegrammar.model import GameGPT
+from gamegrammar.model.gpt import GameGPT
+from gamegrammar.model.hidden import iter_outputs, layer_names, random_like
 
 
 @dataclass

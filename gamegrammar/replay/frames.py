@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar, Generic, Protocol, TypeVar
 
-from gamegrammar.verdict import Verdict
+from gamegrammar.core.verdict import Verdict
 
 Cell = tuple[int, int]
 

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gamegrammar.io import atomic_write_bytes
+from gamegrammar.core.io import atomic_write_bytes
 from gamegrammar.replay.frames import BaseReplay, Violation
 from gamegrammar.replay.palette import chrome
 

@@ -8,11 +8,11 @@ import math
 import torch
 from safetensors.torch import save_file
 
-from gamegrammar.checkpoint import EXPORT_FORMAT
 from gamegrammar.cli import main
-from gamegrammar.corpus import Corpus
+from gamegrammar.data.corpus import Corpus
 from gamegrammar.games import game_of
 from gamegrammar.model import GameGPT, preset
+from gamegrammar.training.checkpoint import EXPORT_FORMAT
 
 
 def export_model(corpus: Corpus, out) -> None:

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from gamegrammar.cli import main
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.core.zobrist import unique_keys
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.data.novelty import corpus_states
 from gamegrammar.games.snake.rules import SnakeConfig
-from gamegrammar.novelty import corpus_states
-from gamegrammar.zobrist import unique_keys
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,11 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from gamegrammar.checkpoint import EXPORT_FORMAT
 from gamegrammar.cli import main
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games import load_game
 from gamegrammar.model import GameGPT, GPTConfig
+from gamegrammar.training.checkpoint import EXPORT_FORMAT
 
 SNAKE = load_game("snake")
 

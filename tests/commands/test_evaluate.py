@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gamegrammar.cli import main
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.rules import SnakeConfig
 

@@ -8,8 +8,8 @@ import pytest
 
 from gamegrammar.cli import main
 from gamegrammar.commands.game_args import flag_help, game_on_command_line
+from gamegrammar.core.gamespec import ConfigFlag
 from gamegrammar.games import game_names, load_game
-from gamegrammar.gamespec import ConfigFlag
 
 
 def help_of(capsys, monkeypatch, *argv: str) -> dict[str, str]:

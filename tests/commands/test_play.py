@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from gamegrammar.cli import main
-from gamegrammar.corpus import Corpus
+from gamegrammar.data.corpus import Corpus
 
 
 @pytest.fixture(autouse=True)
@@ -91,7 +91,7 @@ def test_a_finished_corpus_is_not_replaced(tiny_run, tmp_path, capsys):
 
 
 def test_an_interrupted_play_resumes_from_the_model_batches_it_finished(tiny_run, tmp_path, monkeypatch, capsys):
-    from gamegrammar.play_journal import PlayJournal
+    from gamegrammar.act.play_journal import PlayJournal
 
     _, _, ckpt = tiny_run
     argv = ["play", "--ckpt", str(ckpt), "--games", "10", "--batch-size", "4", "--agents", "model,greedy", "--quiet"]

@@ -12,8 +12,8 @@ from PIL import Image
 from gamegrammar.cli import main
 from gamegrammar.commands import replay as replay_command
 from gamegrammar.commands.replay import corpus_episode, token_file_line
-from gamegrammar.corpus import Corpus
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.data.corpus import Corpus
 from gamegrammar.games.snake.grammar import EXAMPLE
 from gamegrammar.games.snake.replay import replay
 from gamegrammar.games.snake.rules import SnakeConfig

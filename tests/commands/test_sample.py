@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from gamegrammar.cli import main
-from gamegrammar.sample_journal import SampleJournal
+from gamegrammar.model.sample_journal import SampleJournal
 
 
 def _interrupt_after_first_batch(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,9 +8,9 @@ import pytest
 @pytest.fixture(scope="session")
 def small_snake_corpus(tmp_path_factory: pytest.TempPathFactory):
     """4x4 boards, 80 ticks, a keyframe every 3 ticks: every end reason (DIE_WALL, DIE_SELF, WIN, TIMEOUT) occurs."""
-    from gamegrammar.corpus import Corpus, CorpusSpec, generate
+    from gamegrammar.core.gamespec import CodecConfig
+    from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
     from gamegrammar.games.snake.rules import SnakeConfig
-    from gamegrammar.gamespec import CodecConfig
 
     out = tmp_path_factory.mktemp("envs") / "corpus"
     generate(CorpusSpec(game=SnakeConfig(4, 4, 80), codec=CodecConfig(keyframe_interval=3), episodes=60, seed=5, shard_episodes=30), out)
@@ -23,9 +23,9 @@ def tiny_snake_model():
     so that an episode outgrows it and the policy's window slides."""
     import torch
 
+    from gamegrammar.core.gamespec import CodecConfig
     from gamegrammar.games import tokenizer_for
     from gamegrammar.games.snake.rules import SnakeConfig
-    from gamegrammar.gamespec import CodecConfig
     from gamegrammar.model import GameGPT, GPTConfig
 
     config = SnakeConfig(6, 6, 60)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.envs import battlesnake_v0
-from gamegrammar.errors import GameGrammarError
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.planes import feature_planes
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, Move
-from gamegrammar.gamespec import CodecConfig
 
 CONFIGS = [
     {"num_snakes": 4, "width": 11, "height": 11},

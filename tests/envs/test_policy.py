@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.envs import ModelPolicy, SnakeEnv
-from gamegrammar.errors import GameGrammarError
 from gamegrammar.games import game_of
 
 
@@ -81,8 +81,8 @@ def test_cached_logits_equal_a_full_forward_pass(policy):
 
 
 def test_from_checkpoint(tmp_path, tiny_snake_model):
-    from gamegrammar.checkpoint import CHECKPOINT_KEY, MODEL_PREFIX
-    from gamegrammar.corpus import CorpusSpec
+    from gamegrammar.data.corpus import CorpusSpec
+    from gamegrammar.training.checkpoint import CHECKPOINT_KEY, MODEL_PREFIX
 
     model, tokenizer, config, codec = tiny_snake_model
     path = tmp_path / "tiny.ckpt"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.envs.seeding import check_seed, next_key
-from gamegrammar.errors import GameGrammarError
 
 
 def test_next_key():

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.envs import SNAKE_ID, SnakeEnv
 from gamegrammar.envs.snake import PLANES, observe
-from gamegrammar.errors import GameGrammarError
 from gamegrammar.games.snake.grammar import Tick, parse
 from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState
 
@@ -71,7 +71,7 @@ def test_corpus_episodes_replay_to_their_tokens(small_snake_corpus):
 
 
 def test_default_corpus_replays(tiny_corpus):
-    from gamegrammar.corpus import Corpus
+    from gamegrammar.data.corpus import Corpus
 
     corpus = Corpus(tiny_corpus)
     env = gymnasium.make(SNAKE_ID, **corpus.game.to_dict(), keyframe_interval=corpus.codec.keyframe_interval)

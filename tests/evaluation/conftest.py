@@ -7,9 +7,9 @@ from typing import ClassVar
 
 import pytest
 
+from gamegrammar.core.gamespec import SPECIAL_TOKENS, EpisodeSummary, GameSpec
+from gamegrammar.core.verdict import Verdict, make_verdict
 from gamegrammar.games.snake.grammar import EXAMPLE
-from gamegrammar.gamespec import SPECIAL_TOKENS, EpisodeSummary, GameSpec
-from gamegrammar.verdict import Verdict, make_verdict
 
 EPISODE = EXAMPLE  # a valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8
 
@@ -25,7 +25,7 @@ def untrained_teacher_forced(tiny_corpus):
     """(tokens, result) of the teacher-forced check of an untrained tiny model on the corpus's first 6 episodes."""
     import torch
 
-    from gamegrammar.corpus import Corpus
+    from gamegrammar.data.corpus import Corpus
     from gamegrammar.evaluation.fidelity import teacher_forced
     from gamegrammar.games import game_of
     from gamegrammar.model import GameGPT, GPTConfig

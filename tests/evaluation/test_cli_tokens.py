@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.evaluation.cli_tokens import validate_token_file
 
 

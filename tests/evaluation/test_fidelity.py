@@ -6,10 +6,10 @@ from collections import Counter
 
 import numpy as np
 
-from gamegrammar.corpus import Corpus
+from gamegrammar.core.gamespec import EpisodeSummary
+from gamegrammar.data.corpus import Corpus
 from gamegrammar.evaluation.fidelity import compare_distributions, end_labels, ks_statistic, summarize_episodes, total_variation
 from gamegrammar.games import load_game
-from gamegrammar.gamespec import EpisodeSummary
 
 
 def test_corpus_against_itself_is_at_distance_zero(tiny_corpus):

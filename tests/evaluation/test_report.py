@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from gamegrammar.cli import main
-from gamegrammar.corpus import Corpus
+from gamegrammar.data.corpus import Corpus
 from gamegrammar.evaluation import summarize, validate_many
 from gamegrammar.evaluation.report import describe_game, render_markdown, results_table, write_report
 from gamegrammar.games import game_of, load_game

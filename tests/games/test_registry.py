@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gamegrammar import games
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games import game_names, game_of, load_game, register_game, tokenizer_for
 from gamegrammar.games.snake import GAME, SnakeSpec
 from gamegrammar.games.snake.rules import SnakeConfig

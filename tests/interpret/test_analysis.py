@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.interpret.analysis import json_ready, markdown_sections, render_markdown
 
 TIER2 = {

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from gamegrammar.corpus import Corpus
+from gamegrammar.data.corpus import Corpus
 from gamegrammar.games import game_of
-from gamegrammar.hidden import run_episodes
 from gamegrammar.interpret import archetypes as ar
 from gamegrammar.interpret.analysis import json_ready
 from gamegrammar.model import GameGPT, preset
+from gamegrammar.model.hidden import run_episodes
 
 
 @pytest.fixture(scope="module")

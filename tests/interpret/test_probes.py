@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games import game_of
 from gamegrammar.games.snake.grammar import Tick, parse
 from gamegrammar.games.snake.planes import PLANES, state_planes
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.games.snake.trace import trace
-from gamegrammar.hidden import layer_names, run_episodes
 from gamegrammar.interpret import probes as pr
 from gamegrammar.model import GameGPT, preset
+from gamegrammar.model.hidden import layer_names, run_episodes
 
 COORDS = ("head_x", "head_y", "food_x", "food_y")
 

@@ -9,8 +9,8 @@ from typing import ClassVar
 
 import pytest
 
+from gamegrammar.core.verdict import Verdict
 from gamegrammar.replay.frames import BaseReplay, cell_at, frame_of, summary, violation_message
-from gamegrammar.verdict import Verdict
 
 FRAMES = [
     SimpleNamespace(tick=0, start=0, rules_say=None),

@@ -24,13 +24,22 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from gamegrammar.core.gamespec import (
+    BatchResult,
+    CodecConfig,
+    EpisodeRecord,
+    EpisodeSummary,
+    GameSpec,
+    GameType,
+    PlayerResult,
+    ProbeTargets,
+)
 from gamegrammar.games.battlesnake import fidelity as _fidelity
 from gamegrammar.games.battlesnake import grammar as _grammar
 from gamegrammar.games.battlesnake import validity as _validity
 from gamegrammar.games.battlesnake.agents import AGENTS, lineup, make_agent, parse_lineup
 from gamegrammar.games.battlesnake.api import board_from_state, state_from_board, step_board
 from gamegrammar.games.battlesnake.rules import MAX_SNAKES, BattlesnakeConfig, BattlesnakeGame, BattlesnakeState, final_length, snake_id
-from gamegrammar.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, GameType, PlayerResult, ProbeTargets
 
 __all__ = ["GAME", "BattlesnakeConfig", "BattlesnakeSpec", "board_from_state", "state_from_board", "step_board"]
 
@@ -220,7 +229,7 @@ class BattlesnakeSpec(GameSpec):
 
         return emergence
 
-    # -- dreams (gamegrammar.dream)
+    # -- dreams (gamegrammar.act.dream)
 
     def input_policy(self, agent: str, config: BattlesnakeConfig) -> Any:
         """Every snake's agent: one name for all, or a lineup "safe,greedy,space,random" (as `play_episode` takes)."""

@@ -26,9 +26,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Sequence
 
-from gamegrammar import rng
-from gamegrammar.agents import Agent, agent_for_episode, unknown_agent
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core import rng
+from gamegrammar.core.agents import Agent, agent_for_episode, unknown_agent
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Cell, Draw, Move, neighbours, purpose, step
 
 SURE, RISKY, DIES = 2, 1, 0

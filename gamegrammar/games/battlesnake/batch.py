@@ -31,6 +31,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from gamegrammar.core.rng import keyed_draw
 from gamegrammar.games.battlesnake.rules import (
     CAUSES,
     END_REASONS,
@@ -44,7 +45,6 @@ from gamegrammar.games.battlesnake.rules import (
     purpose,
     snake_id,
 )
-from gamegrammar.rng import keyed_draw
 
 GOES_ON = -1
 END_WIN, END_DRAW, END_DEATH, END_TIMEOUT = (END_REASONS.index(e) for e in ("WIN", "DRAW", "DEATH", "TIMEOUT"))

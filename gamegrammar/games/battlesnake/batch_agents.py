@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-from gamegrammar import rng
-from gamegrammar.agents import agents_for_episodes
+from gamegrammar.core import rng
+from gamegrammar.core.agents import agents_for_episodes
 from gamegrammar.games.battlesnake.agents import AGENTS
 from gamegrammar.games.battlesnake.batch import BattlesnakeBatch
 from gamegrammar.games.battlesnake.rules import purpose

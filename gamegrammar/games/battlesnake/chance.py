@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gamegrammar.core.gamespec import uniform_cell_targets
+from gamegrammar.emergence.rule_emergence import traced_ticks
 from gamegrammar.games.battlesnake.grammar import GrammarError, parse
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, spawn_cells
 from gamegrammar.games.battlesnake.trace import trace
-from gamegrammar.gamespec import uniform_cell_targets
-from gamegrammar.rule_emergence import traced_ticks
 
 
 def spawn_distributions(tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[int, dict[str, float]]]:

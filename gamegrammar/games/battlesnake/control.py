@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamegrammar.agents import unknown_agent
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.agents import unknown_agent
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import BatchResult, CodecConfig, Controller, PlayerResult
+from gamegrammar.core.tokenlog import TokenLog
 from gamegrammar.games.battlesnake.batch import ALIVE, END_DRAW, END_WIN, BattlesnakeBatch, TurnBatch
 from gamegrammar.games.battlesnake.batch_agents import AGENT_NAMES, agent_moves, lineup_codes, scripted_policy
 from gamegrammar.games.battlesnake.grammar import DIE_TOKEN
 from gamegrammar.games.battlesnake.rollout import Policy, play_batch
 from gamegrammar.games.battlesnake.rules import CAUSES, BattlesnakeConfig
-from gamegrammar.gamespec import BatchResult, CodecConfig, Controller, PlayerResult
-from gamegrammar.tokenlog import TokenLog
 
 FATES = ("WIN", "DRAW", "TIMEOUT", *(DIE_TOKEN[c] for c in CAUSES))  # a death's fate: 3 + its cause code - 1
 _RANDOM = AGENT_NAMES.index("random")

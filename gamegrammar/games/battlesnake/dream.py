@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gamegrammar.core.gamespec import TickReading
+from gamegrammar.core.tick_reading import PAST_LIMIT as PAST_LIMIT  # the rule a tick past the limit breaks
+from gamegrammar.core.tick_reading import read_tick as read_written_tick
 from gamegrammar.games.battlesnake.agents import make_agent, parse_lineup
 from gamegrammar.games.battlesnake.grammar import INPUT_TOKEN, keyframe_tokens, parse
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState
 from gamegrammar.games.battlesnake.trace import agrees, follow
 from gamegrammar.games.battlesnake.validity import check_tick
-from gamegrammar.gamespec import TickReading
-from gamegrammar.tick_reading import PAST_LIMIT as PAST_LIMIT  # the rule a tick past the limit breaks
-from gamegrammar.tick_reading import read_tick as read_written_tick
 
 
 class ScriptedInputs:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gamegrammar.core.gamespec import EpisodeSummary
 from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, parse
 from gamegrammar.games.battlesnake.rules import CAUSES
-from gamegrammar.gamespec import EpisodeSummary
 
 CATEGORIES = ("move", "free", "eat", "grow", "health", "death", "end", "flow", "keyframe")
 SURVIVED, UNFINISHED = "survived", "unfinished"

@@ -48,10 +48,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from gamegrammar.episode_grammar import GrammarError as GrammarError  # the error the game's parser raises
-from gamegrammar.episode_grammar import episode_prefix as prefix_of
-from gamegrammar.episode_grammar import expect_word, fail, read_episode, token_at
-from gamegrammar.events import Event
+from gamegrammar.core.episode_grammar import GrammarError as GrammarError  # the error the game's parser raises
+from gamegrammar.core.episode_grammar import episode_prefix as prefix_of
+from gamegrammar.core.episode_grammar import expect_word, fail, read_episode, token_at
+from gamegrammar.core.events import Event
+from gamegrammar.core.gamespec import SPECIAL_TOKENS, CodecConfig
 from gamegrammar.games.battlesnake.rules import (
     CAUSES,
     END_REASONS,
@@ -68,7 +69,6 @@ from gamegrammar.games.battlesnake.rules import (
     sorted_food,
     step,
 )
-from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig
 
 END_EVENTS = END_REASONS
 INPUT_TOKEN = {Move.U: "UP", Move.D: "DOWN", Move.L: "LEFT", Move.R: "RIGHT"}

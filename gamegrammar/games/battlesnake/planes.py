@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamegrammar.core.gamespec import ProbeTargets
 from gamegrammar.games.battlesnake.rules import MAX_HEALTH, BattlesnakeConfig, BattlesnakeState
-from gamegrammar.gamespec import ProbeTargets
 
 FEATURES = ("board", "food", "own_body", "own_head", "other_bodies", "other_heads", "hazards", "health")
 PROBE_PLANES = ("food", "own_body", "own_head", "other_bodies", "other_heads")  # the binary planes that vary

@@ -18,6 +18,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from gamegrammar.core.gamespec import BatchResult, CodecConfig
+from gamegrammar.core.rng import episode_keys, keyed_draw, tick_keys
+from gamegrammar.core.tokenizer import GameTokenizer
+from gamegrammar.core.tokenlog import TokenLog
 from gamegrammar.games.battlesnake.batch import (
     ALIVE,
     GOES_ON,
@@ -30,10 +34,6 @@ from gamegrammar.games.battlesnake.batch import (
 )
 from gamegrammar.games.battlesnake.grammar import DIE_TOKEN, END_EVENTS, INPUT_TOKEN, STEP_TOKEN, vocabulary
 from gamegrammar.games.battlesnake.rules import CAUSES, EVENTS, MAX_HEALTH, BattlesnakeConfig, Draw, Move, purpose, snake_id
-from gamegrammar.gamespec import BatchResult, CodecConfig
-from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
-from gamegrammar.tokenizer import GameTokenizer
-from gamegrammar.tokenlog import TokenLog
 
 
 class TokenTable:

@@ -28,7 +28,7 @@ snake on a random cell with x + y even that is neither the centre nor taken, and
 snake on cells that are not a snake, not food and not next to a head. A config whose board has no
 room for its snakes that way is refused with a one-line error.
 
-Randomness is counter-based (`gamegrammar.rng`): every draw is a pure function of (seed, episode,
+Randomness is counter-based (`gamegrammar.core.rng`): every draw is a pure function of (seed, episode,
 tick, purpose); the purposes of this game are `Draw` (above `rng.Purpose`), a sub-index k folded in
 as `purpose + (k << 8)`. "Uniform among k candidates" is the (hash mod k)-th in a fixed order
 (row-major from the bottom-left for cells). The spawn chance is exactly `food_spawn_chance`% (the
@@ -47,10 +47,10 @@ from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from typing import ClassVar
 
-from gamegrammar import rng
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.events import Event, Salience
-from gamegrammar.simulator import Simulator
+from gamegrammar.core import rng
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.events import Event, Salience
+from gamegrammar.core.simulator import Simulator
 
 Cell = tuple[int, int]
 

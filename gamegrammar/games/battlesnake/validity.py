@@ -71,7 +71,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
+from gamegrammar.core.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
+from gamegrammar.core.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
 from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, cell_tokens, parse
 from gamegrammar.games.battlesnake.rules import (
     BODY_COLLISION,
@@ -93,7 +94,6 @@ from gamegrammar.games.battlesnake.rules import (
     start_food_possible,
     with_food,
 )
-from gamegrammar.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
 
 RULES: dict[str, tuple[str, ...]] = {
     "structural": ("grammar", "complete", "keyframe_schedule"),

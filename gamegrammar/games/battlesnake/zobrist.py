@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import itertools
 
+from gamegrammar.core.zobrist import Feature, OutsideSpace
 from gamegrammar.games.battlesnake.rules import MAX_HEALTH, BattlesnakeConfig, BattlesnakeState, Cell, Move, Snake
-from gamegrammar.zobrist import Feature, OutsideSpace
 
 HEAD = 0
 PER_SNAKE = 1 + len(Move)  # HEAD and the four pointers 1 + move, snake k's codes offset by k * PER_SNAKE

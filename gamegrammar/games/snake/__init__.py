@@ -23,13 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from gamegrammar.games.snake import fidelity as _fidelity
-from gamegrammar.games.snake import grammar as _grammar
-from gamegrammar.games.snake import statistics as _statistics
-from gamegrammar.games.snake import validity as _validity
-from gamegrammar.games.snake.agents import AGENTS
-from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame, SnakeState
-from gamegrammar.gamespec import (
+from gamegrammar.core.gamespec import (
     CAPABILITIES,
     BatchResult,
     CodecConfig,
@@ -40,6 +34,12 @@ from gamegrammar.gamespec import (
     PlayerResult,
     ProbeTargets,
 )
+from gamegrammar.games.snake import fidelity as _fidelity
+from gamegrammar.games.snake import grammar as _grammar
+from gamegrammar.games.snake import statistics as _statistics
+from gamegrammar.games.snake import validity as _validity
+from gamegrammar.games.snake.agents import AGENTS
+from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame, SnakeState
 
 
 class SnakeSpec(GameSpec):
@@ -206,7 +206,7 @@ class SnakeSpec(GameSpec):
     def episode_statistics(self, tokens: Sequence[str], config: SnakeConfig) -> np.ndarray:
         return _statistics.episode_statistics(tokens, config)
 
-    # -- dreams (gamegrammar.dream)
+    # -- dreams (gamegrammar.act.dream)
 
     def input_policy(self, agent: str, config: SnakeConfig) -> Any:
         from gamegrammar.games.snake.dream import ScriptedInputs

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gamegrammar import rng
-from gamegrammar.agents import Agent, unknown_agent
+from gamegrammar.core import rng
+from gamegrammar.core.agents import Agent, unknown_agent
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeState, legal_directions, resolve
 
 

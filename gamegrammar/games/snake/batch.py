@@ -50,7 +50,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from gamegrammar import rng
+from gamegrammar.core import rng
 from gamegrammar.games.snake.rules import END_REASONS, Direction, Outcome, SnakeConfig, SnakeState, start_cell
 
 MOVE, EAT, DIE_WALL, DIE_SELF = 0, 1, 2, 3

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gamegrammar.core.gamespec import uniform_cell_targets
+from gamegrammar.emergence.rule_emergence import traced_ticks
 from gamegrammar.games.snake.grammar import GrammarError, parse
 from gamegrammar.games.snake.rules import SnakeConfig, empty_cells
 from gamegrammar.games.snake.trace import trace
-from gamegrammar.gamespec import uniform_cell_targets
-from gamegrammar.rule_emergence import traced_ticks
 
 
 def spawn_distributions(tokens: Sequence[str], config: SnakeConfig) -> list[tuple[int, dict[str, float]]]:

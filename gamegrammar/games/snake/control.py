@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamegrammar.agents import unknown_agent
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.agents import unknown_agent
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig, Controller, PlayerResult
+from gamegrammar.core.tokenlog import TokenLog
 from gamegrammar.games.snake.batch import DIRS, OPPOSITE, Probe, SnakeBatch
 from gamegrammar.games.snake.batch_agents import AGENT_NAMES, scripted_policy
 from gamegrammar.games.snake.grammar import END_EVENTS
 from gamegrammar.games.snake.rollout import Policy, play_batch
 from gamegrammar.games.snake.rules import SnakeConfig
-from gamegrammar.gamespec import CodecConfig, Controller, PlayerResult
-from gamegrammar.tokenlog import TokenLog
 
 LEGAL = OPPOSITE[:, None] != DIRS  # [current direction, input]: not a reversal
 

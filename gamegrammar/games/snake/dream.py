@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gamegrammar.core.gamespec import TickReading
+from gamegrammar.core.tick_reading import PAST_LIMIT as PAST_LIMIT  # the rule a tick past the limit breaks
+from gamegrammar.core.tick_reading import read_tick as read_written_tick
 from gamegrammar.games.snake.agents import make_agent
 from gamegrammar.games.snake.grammar import event_tokens, keyframe_tokens, parse
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeState, event
 from gamegrammar.games.snake.trace import follow
 from gamegrammar.games.snake.validity import check_tick
-from gamegrammar.gamespec import TickReading
-from gamegrammar.tick_reading import PAST_LIMIT as PAST_LIMIT  # the rule a tick past the limit breaks
-from gamegrammar.tick_reading import read_tick as read_written_tick
 
 
 class ScriptedInputs:

@@ -91,8 +91,22 @@ from typing import Any
 import numpy as np
 import torch
 
-from gamegrammar import rule_emergence
-from gamegrammar.emergence_markdown import context_tables, heading, probe_table, rule_table
+from gamegrammar.core.tokenizer import GameTokenizer
+from gamegrammar.emergence import rule_emergence
+from gamegrammar.emergence.markdown import context_tables, heading, probe_table, rule_table
+from gamegrammar.emergence.rule_emergence import (
+    Probe,
+    RuleTally,
+    Scores,
+    counted,
+    fmt,
+    mean,
+    probe_section,
+    teacher_forced,
+    tier2_section,
+    traced_ticks,
+)
+from gamegrammar.emergence.rule_emergence import plot as plot_emergence
 from gamegrammar.games.snake.grammar import (
     COLUMN_WORDS,
     FREE,
@@ -118,22 +132,8 @@ from gamegrammar.games.snake.rules import (
     resolve,
 )
 from gamegrammar.games.snake.trace import trace
-from gamegrammar.hidden import branch_sequences, edited_logprobs, iter_outputs
-from gamegrammar.model import GameGPT
-from gamegrammar.rule_emergence import (
-    Probe,
-    RuleTally,
-    Scores,
-    counted,
-    fmt,
-    mean,
-    probe_section,
-    teacher_forced,
-    tier2_section,
-    traced_ticks,
-)
-from gamegrammar.rule_emergence import plot as plot_emergence
-from gamegrammar.tokenizer import GameTokenizer
+from gamegrammar.model.gpt import GameGPT
+from gamegrammar.model.hidden import branch_sequences, edited_logprobs, iter_outputs
 
 RULES = [
     "eat_when_food",

@@ -89,13 +89,13 @@ from operator import itemgetter
 
 import numpy as np
 
+from gamegrammar.core.tokenizer import GameTokenizer
+from gamegrammar.core.verdict import Verdict, make_verdict
 from gamegrammar.games.snake import batch as sb
 from gamegrammar.games.snake.grammar import FREE, EpisodeEncoder, SnakeCodec, vocabulary
 from gamegrammar.games.snake.rollout import TokenTable, keyframe_token_ids
 from gamegrammar.games.snake.rules import Cell, Direction, Outcome, SnakeConfig, SnakeState, start_cell, tick_events
 from gamegrammar.games.snake.validity import RULES, validate
-from gamegrammar.tokenizer import GameTokenizer
-from gamegrammar.verdict import Verdict, make_verdict
 
 SLOW, VALID, CUT = 0, 1, 2  # `fast_status` codes: needs the reference, valid, a valid prefix cut off
 CHUNK = 16_384  # sequences replayed together: large enough to amortize NumPy's per-call cost, small enough for memory

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gamegrammar.core.gamespec import EpisodeSummary
 from gamegrammar.games.snake.grammar import GrammarError, Keyframe, Tick, parse
-from gamegrammar.gamespec import EpisodeSummary
 
 CATEGORIES = ("outcome", "move", "free", "sense", "grow", "score", "spawn_presence", "column", "listed", "flow", "keyframe")
 

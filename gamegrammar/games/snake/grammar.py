@@ -95,11 +95,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from gamegrammar.episode_grammar import GrammarError as GrammarError  # the error the game's parser raises
-from gamegrammar.episode_grammar import episode_prefix as prefix_of
-from gamegrammar.episode_grammar import expect_word, fail, read_episode, token_at
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.events import Event
+from gamegrammar.core.episode_grammar import GrammarError as GrammarError  # the error the game's parser raises
+from gamegrammar.core.episode_grammar import episode_prefix as prefix_of
+from gamegrammar.core.episode_grammar import expect_word, fail, read_episode, token_at
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.events import Event
+from gamegrammar.core.gamespec import SPECIAL_TOKENS, CodecConfig
 from gamegrammar.games.snake.rules import (
     END_REASONS,
     EVENTS,
@@ -113,7 +114,6 @@ from gamegrammar.games.snake.rules import (
     freed_cell,
 )
 from gamegrammar.games.snake.rules import event as _event  # the rules make the events; the parser rebuilds the same ones
-from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig
 
 __all__ = ["SPECIAL_TOKENS", "CodecConfig", "SnakeCodec"]  # CodecConfig re-exported: the codec config every game shares
 END_EVENTS = END_REASONS  # the grammar writes each as a word of its own

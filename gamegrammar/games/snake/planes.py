@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamegrammar.core.gamespec import ProbeTargets
 from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState
-from gamegrammar.gamespec import ProbeTargets
 
 PLANES = ("head", "body", "food", "empty")
 

@@ -15,8 +15,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gamegrammar import rng
-from gamegrammar.events import Salience
+from gamegrammar.core import rng
+from gamegrammar.core.events import Salience
+from gamegrammar.core.gamespec import BatchResult, CodecConfig
+from gamegrammar.core.rng import episode_keys, keyed_draw, tick_keys
+from gamegrammar.core.tokenizer import GameTokenizer
+from gamegrammar.core.tokenlog import TokenLog
 from gamegrammar.games.snake.batch import (
     DIE_SELF,
     DIE_WALL,
@@ -46,10 +50,6 @@ from gamegrammar.games.snake.grammar import (
     vocabulary,
 )
 from gamegrammar.games.snake.rules import EVENTS, Direction, SnakeConfig
-from gamegrammar.gamespec import BatchResult, CodecConfig
-from gamegrammar.rng import episode_keys, keyed_draw, tick_keys
-from gamegrammar.tokenizer import GameTokenizer
-from gamegrammar.tokenlog import TokenLog
 
 # ---------------------------------------------------------------- tokens
 

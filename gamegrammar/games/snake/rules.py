@@ -10,10 +10,10 @@ from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 from typing import ClassVar
 
-from gamegrammar import rng
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.events import Event, Salience
-from gamegrammar.simulator import Simulator
+from gamegrammar.core import rng
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.events import Event, Salience
+from gamegrammar.core.simulator import Simulator
 
 Cell = tuple[int, int]
 

@@ -35,10 +35,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.tokenizer import GameTokenizer
 from gamegrammar.games.snake.grammar import COLUMN_WORDS, SENSE_OF, sense_token
 from gamegrammar.games.snake.rules import Direction, SnakeConfig, start_cell
-from gamegrammar.tokenizer import GameTokenizer
 
 Cell = tuple[int, int]
 

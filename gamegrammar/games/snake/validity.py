@@ -6,7 +6,7 @@ one rules implementation (`rules.resolve` and `rules.advance`) from its first
 keyframe, which is tick 0 (the replay starts from it, score included); each
 TICK is the next tick. Every written event is checked against what the rules
 allow. Rule names are stable (reports and tests use them) and grouped by tier
-in `RULES` (Snake's `GameSpec.rules`; verdicts are `gamegrammar.verdict`'s,
+in `RULES` (Snake's `GameSpec.rules`; verdicts are `gamegrammar.core.verdict`'s,
 summarised by the game-agnostic `gamegrammar.evaluation`):
 
 structural
@@ -127,7 +127,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
+from gamegrammar.core.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
+from gamegrammar.core.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
 from gamegrammar.games.snake.grammar import (
     GrammarError,
     Keyframe,
@@ -155,7 +156,6 @@ from gamegrammar.games.snake.rules import (
     resolve,
     start_cell,
 )
-from gamegrammar.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
 
 RULES: dict[str, tuple[str, ...]] = {
     "structural": ("grammar", "complete", "keyframe_schedule"),

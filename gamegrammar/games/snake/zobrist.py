@@ -28,10 +28,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from gamegrammar.core.gamespec import CodecConfig
+from gamegrammar.core.zobrist import Feature, OutsideSpace, ZobristTable, chain
 from gamegrammar.games.snake import grammar
 from gamegrammar.games.snake.rules import Cell, Direction, SnakeConfig, SnakeState
-from gamegrammar.gamespec import CodecConfig
-from gamegrammar.zobrist import Feature, OutsideSpace, ZobristTable, chain
 
 HEAD = 0
 FOOD = 1 + len(Direction)  # codes 1..4: the pointer 1 + d, d the direction towards the segment before

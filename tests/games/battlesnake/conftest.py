@@ -12,7 +12,7 @@ register_game("battlesnake", "gamegrammar.games.battlesnake:GAME")
 @pytest.fixture(scope="session")
 def bs_corpus(tmp_path_factory: pytest.TempPathFactory):
     """A small Battlesnake corpus (7x7, 4 snakes, 60 ticks, keyframes every 10 ticks, default agent mix), made once."""
-    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.data.corpus import CorpusSpec, generate
     from gamegrammar.games.battlesnake import BattlesnakeConfig
     from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec
 

@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
-from gamegrammar.agents import Agent, agent_for_episode
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.agents import Agent, agent_for_episode
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.agents import (
     AGENTS,
@@ -23,7 +24,6 @@ from gamegrammar.games.battlesnake.agents import (
     safety,
 )
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Move, Snake, snake_id, sorted_food
-from gamegrammar.gamespec import CodecConfig
 
 CFG = BattlesnakeConfig(11, 11, 2)
 

@@ -6,10 +6,10 @@ import copy
 
 import pytest
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games.battlesnake import GAME, board_from_state, state_from_board, step_board
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, Move
-from gamegrammar.gamespec import CodecConfig
 
 
 def pts(*cells):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gamegrammar import rng
+from gamegrammar.core import rng
+from gamegrammar.core.tokenizer import GameTokenizer
 from gamegrammar.games.battlesnake import GAME, BattlesnakeConfig
 from gamegrammar.games.battlesnake import batch as bb
 from gamegrammar.games.battlesnake.agents import lineup, make_agent
@@ -13,7 +14,6 @@ from gamegrammar.games.battlesnake.batch_agents import AGENT_NAMES, agent_moves,
 from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec
 from gamegrammar.games.battlesnake.rollout import agent_draws, play_batch
 from gamegrammar.games.battlesnake.rules import CAUSES, Move, advance, draw_spawns, initial_state, with_food
-from gamegrammar.tokenizer import GameTokenizer
 
 CONFIGS = [
     BattlesnakeConfig(11, 11, 4, max_ticks=120),
@@ -164,7 +164,7 @@ def test_agents_choose_the_scalar_moves_on_any_state():
 def test_a_mixed_corpus_shard_is_the_batch_engine_given_each_episodes_lineup():
     """What the corpus's batch writer must pass for a mixed agent mix: each episode's lineup (`episode_agent_codes`),
     whose column 0 is the index's agent code; then the bytes are the scalar writer's."""
-    from gamegrammar.corpus import CorpusSpec, scalar_shard
+    from gamegrammar.data.corpus import CorpusSpec, scalar_shard
 
     spec = CorpusSpec(game=BattlesnakeConfig(7, 7, 4, max_ticks=40), codec=BattlesnakeCodec(6), episodes=24, seed=5, shard_episodes=24)
     tokens, index = scalar_shard(spec, 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games import load_game
 from gamegrammar.games.battlesnake.batch_agents import AGENT_NAMES, lineup_codes
 from gamegrammar.games.battlesnake.control import FATES, play_controlled

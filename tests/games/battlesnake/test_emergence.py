@@ -7,14 +7,14 @@ from collections import Counter
 import pytest
 import torch
 
-from gamegrammar.corpus import Corpus
+from gamegrammar.data.corpus import Corpus
+from gamegrammar.emergence.rule_emergence import bucket_label
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake import emergence as em
 from gamegrammar.games.battlesnake.grammar import CAUSE_OF
 from gamegrammar.games.battlesnake.validity import validate
-from gamegrammar.hidden import next_logprobs
 from gamegrammar.model import GameGPT, preset
-from gamegrammar.rule_emergence import bucket_label
+from gamegrammar.model.hidden import next_logprobs
 
 
 @pytest.fixture(scope="module")

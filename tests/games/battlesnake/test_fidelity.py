@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gamegrammar.core.gamespec import CodecConfig, EpisodeSummary
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.fidelity import CATEGORIES, rule_determined_positions, summarize_episode
 from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec
 from gamegrammar.games.battlesnake.planes import FEATURES, feature_planes, probe_targets
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Snake
 from gamegrammar.games.battlesnake.trace import trace
-from gamegrammar.gamespec import CodecConfig, EpisodeSummary
 
 SMALL = BattlesnakeConfig(7, 7, 2, max_ticks=30)
 EXAMPLE = GAME.play_episode(SMALL, CodecConfig(), "greedy", 0, 25).tokens  # S1 (length 5) wins on tick 8

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gamegrammar.events import Salience
+from gamegrammar.core.events import Salience
+from gamegrammar.core.gamespec import SPECIAL_TOKENS, CodecConfig
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.grammar import (
     BattlesnakeCodec,
@@ -18,7 +19,6 @@ from gamegrammar.games.battlesnake.grammar import (
     vocabulary,
 )
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
-from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig
 
 SMALL = BattlesnakeConfig(7, 7, 2, max_ticks=30)
 # Episode 25 of seed 0 with greedy snakes on SMALL: both eat on tick 2, the longer S1 wins a head-to-head on tick 8.

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from gamegrammar.conformance import mutate
 from gamegrammar.games.battlesnake import GAME, BattlesnakeConfig
 from gamegrammar.games.battlesnake import replay as rp_module
 from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec
 from gamegrammar.games.battlesnake.replay import gif_bytes, play, render_frame, render_html, replay
 from gamegrammar.games.battlesnake.replay.style import SNAKE_COLORS, rgb
+from gamegrammar.games.conformance import mutate
 
 CFG = BattlesnakeConfig(7, 7, 4, max_ticks=60)
 LINEUP = "safe,greedy,space,random"

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.events import Salience
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.events import Salience
 from gamegrammar.games.battlesnake.rules import (
     BODY_COLLISION,
     END_REASONS,

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gamegrammar import conformance
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.games import game_of, load_game, tokenizer_for
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import SPECIAL_TOKENS, CodecConfig, GameSpec
+from gamegrammar.games import conformance, game_of, load_game, tokenizer_for
 from gamegrammar.games.battlesnake import GAME, BattlesnakeConfig, step_board
-from gamegrammar.gamespec import SPECIAL_TOKENS, CodecConfig, GameSpec
 
 
 def test_the_registry_finds_the_game_by_name_and_by_config():

@@ -7,12 +7,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.agents import lineup
 from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec, Keyframe, Tick, keyframe_tokens, parse
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
 from gamegrammar.games.battlesnake.validity import RULE_NAMES, RULES, TIERS, validate
-from gamegrammar.gamespec import CodecConfig
 
 SMALL = BattlesnakeConfig(7, 7, 2, max_ticks=30)
 # Real episodes on SMALL (seed 0): greedy episode 25, random episodes 0, 5 and 4, greedy episode 26.

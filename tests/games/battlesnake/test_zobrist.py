@@ -6,11 +6,11 @@ import itertools
 
 import pytest
 
+from gamegrammar.core.zobrist import OutsideSpace, table
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Snake
 from gamegrammar.games.battlesnake.zobrist import feature_changes, feature_space, state_features
-from gamegrammar.zobrist import OutsideSpace, table
 
 
 def keys_from_scratch(states: list[BattlesnakeState], config: BattlesnakeConfig) -> list[int]:

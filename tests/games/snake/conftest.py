@@ -8,7 +8,7 @@ import pytest
 @pytest.fixture(scope="session")
 def tails_corpus(tmp_path_factory: pytest.TempPathFactory):
     """The tiny corpus's settings (10x10, 200 ticks, default agent mix) with the tail-events option on."""
-    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.data.corpus import CorpusSpec, generate
     from gamegrammar.games.snake.grammar import SnakeCodec
 
     out = tmp_path_factory.mktemp("tails-corpus")
@@ -20,7 +20,7 @@ def tails_corpus(tmp_path_factory: pytest.TempPathFactory):
 def head_first_corpus(tmp_path_factory: pytest.TempPathFactory):
     """The tiny corpus's settings (10x10, 200 ticks, default agent mix, seed 11) with the head-first option on: the
     same games as `tiny_corpus`, written with each tick's cell before its outcome word."""
-    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.data.corpus import CorpusSpec, generate
     from gamegrammar.games.snake.grammar import SnakeCodec
 
     out = tmp_path_factory.mktemp("head-first-corpus")
@@ -32,7 +32,7 @@ def head_first_corpus(tmp_path_factory: pytest.TempPathFactory):
 def sense_corpus(tmp_path_factory: pytest.TempPathFactory):
     """The tiny corpus's settings (10x10, 200 ticks, default agent mix, seed 11) with the sense option on: the same
     games as `tiny_corpus`, each input followed by its SENSE word."""
-    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.data.corpus import CorpusSpec, generate
     from gamegrammar.games.snake.grammar import SnakeCodec
 
     out = tmp_path_factory.mktemp("sense-corpus")
@@ -44,7 +44,7 @@ def sense_corpus(tmp_path_factory: pytest.TempPathFactory):
 def column_corpus(tmp_path_factory: pytest.TempPathFactory):
     """The tiny corpus's settings (10x10, 200 ticks, seed 11) with the spawn-column and sense options on, greedy and
     careless games (many eats, so many column words): each spawn's column written out between its X and Y."""
-    from gamegrammar.corpus import CorpusSpec, generate
+    from gamegrammar.data.corpus import CorpusSpec, generate
     from gamegrammar.games.snake.grammar import SnakeCodec
 
     out = tmp_path_factory.mktemp("column-corpus")

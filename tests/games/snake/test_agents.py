@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from gamegrammar import rng
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core import rng
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games.snake.agents import AGENTS, make_agent, slips
 from gamegrammar.games.snake.rules import Outcome, SnakeConfig, SnakeGame, legal_directions, resolve
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gamegrammar import rng
-from gamegrammar.corpus import Corpus, CorpusSpec, batch_shard, engines, scalar_shard
-from gamegrammar.events import Salience
+from gamegrammar.core import rng
+from gamegrammar.core.events import Salience
+from gamegrammar.core.gamespec import CodecConfig
+from gamegrammar.data.corpus import Corpus, CorpusSpec, batch_shard, engines, scalar_shard
 from gamegrammar.games import tokenizer_for
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import batch as sb
@@ -16,7 +17,6 @@ from gamegrammar.games.snake.batch_agents import AGENT_NAMES, agent_actions, scr
 from gamegrammar.games.snake.grammar import COLUMN_OF, SnakeCodec
 from gamegrammar.games.snake.rollout import play_batch
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeGame, SnakeState, advance, resolve, spawn_food
-from gamegrammar.gamespec import CodecConfig
 
 BOARDS = [SnakeConfig(4, 4, 200), SnakeConfig(5, 7, 120), SnakeConfig(10, 10, 200), SnakeConfig(16, 12, 150)]
 

@@ -77,8 +77,8 @@ def test_a_sequence_the_rules_cannot_follow_gives_no_target_past_that_point():
 
 
 def test_the_game_declares_it_and_a_game_without_it_refuses_in_one_line():
-    from gamegrammar.errors import GameGrammarError
-    from gamegrammar.gamespec import GameSpec
+    from gamegrammar.core.errors import GameGrammarError
+    from gamegrammar.core.gamespec import GameSpec
 
     record = GAME.play_episode(BOARD, SnakeCodec(), "greedy", 3, 0)
     assert GAME.chance_targets(record.tokens, BOARD) == spawn_distributions(record.tokens, BOARD)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games.snake.batch_agents import AGENT_NAMES, scripted_policy
 from gamegrammar.games.snake.control import LEGAL, play_controlled
 from gamegrammar.games.snake.grammar import END_EVENTS
 from gamegrammar.games.snake.rollout import play_batch
 from gamegrammar.games.snake.rules import Direction, SnakeConfig
-from gamegrammar.gamespec import CodecConfig
 
 CONFIG = SnakeConfig(5, 5, 40)
 

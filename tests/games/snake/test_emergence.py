@@ -8,17 +8,16 @@ import numpy as np
 import pytest
 import torch
 
-from gamegrammar import hidden
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.emergence.rule_emergence import bucket_label, bucket_labels
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import emergence as em
 from gamegrammar.games.snake.grammar import COLUMN_WORDS, Keyframe, SnakeCodec, Tick, parse, uses_spawn_column
 from gamegrammar.games.snake.rules import Direction, Outcome, column_occupancy, resolve
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.games.snake.validity import validate
-from gamegrammar.hidden import next_logprobs
-from gamegrammar.model import GameGPT, preset
-from gamegrammar.rule_emergence import bucket_label, bucket_labels
+from gamegrammar.model import GameGPT, hidden, preset
+from gamegrammar.model.hidden import next_logprobs
 
 
 def tiny_model(corpus: Corpus, seed: int = 0, **overrides: int) -> GameGPT:

@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.evaluation import validate_many
 from gamegrammar.games.snake import batch as sb
 from gamegrammar.games.snake import fast

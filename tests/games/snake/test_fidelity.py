@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from gamegrammar.corpus import Corpus
+from gamegrammar.data.corpus import Corpus
 from gamegrammar.games.snake.fidelity import CATEGORIES, rule_determined_positions, summarize_episode
 
 

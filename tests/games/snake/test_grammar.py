@@ -6,11 +6,12 @@ from functools import cache
 
 import pytest
 
-from gamegrammar import conformance
-from gamegrammar.conformance import CHECKS, Skipped, run_check
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
-from gamegrammar.errors import GameGrammarError
-from gamegrammar.events import Salience
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.events import Salience
+from gamegrammar.core.gamespec import EpisodeRecord
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.games import conformance
+from gamegrammar.games.conformance import CHECKS, Skipped, run_check
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.grammar import (
@@ -51,7 +52,6 @@ from gamegrammar.games.snake.rules import (
     resolve,
 )
 from gamegrammar.games.snake.trace import trace
-from gamegrammar.gamespec import EpisodeRecord
 
 
 def episode(config: SnakeConfig, codec: CodecConfig, agent_name: str, seed: int, ep: int):
@@ -281,7 +281,7 @@ def test_the_automaton_knows_both_designs():
 @pytest.mark.parametrize("config_index", [0, 1, 2])
 @pytest.mark.parametrize("option", ["tail_events", "head_first", "sense", "spawn_column", "sense+spawn_column"])
 def test_each_grammar_option_keeps_the_game_contract(option, config_index, check):
-    """The conformance kit's every check (tests/test_conformance.py runs grammar v1) on each option's design."""
+    """The conformance kit's every check (tests/games/test_conformance.py runs grammar v1) on each option's design."""
     try:
         run_check(check, _played_with(option, config_index))
     except Skipped as why:

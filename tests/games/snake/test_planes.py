@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.planes import PLANES, probe_targets, state_planes
 from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState
-from gamegrammar.gamespec import CodecConfig
 
 BOARD = SnakeConfig(6, 5, 60)
 

@@ -9,6 +9,7 @@ import re
 import pytest
 from PIL import Image
 
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.evaluation import validate
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake import replay as renderer
@@ -19,7 +20,6 @@ from gamegrammar.games.snake.replay.ascii import FOOD, HEAD, MARK, RULES_HEAD
 from gamegrammar.games.snake.replay.frames import RULE_HINTS
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeState
 from gamegrammar.games.snake.validity import RULE_NAMES
-from gamegrammar.gamespec import CodecConfig
 
 BOARD = SnakeConfig()
 BASE_TEXT = EXAMPLE  # a valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8

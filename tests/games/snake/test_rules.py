@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeGame, SnakeState, advance, initial_state, resolve
 
 END_EVENTS = {"DIE_WALL", "DIE_SELF", "WIN", "TIMEOUT"}

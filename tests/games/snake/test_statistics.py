@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.games.snake.statistics import NAMES, episode_statistics
-from gamegrammar.gamespec import CodecConfig
 
 BOARD = SnakeConfig()
 

@@ -3,15 +3,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
-from gamegrammar.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.tokenizer import GameTokenizer
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games import tokenizer_for
 from gamegrammar.games.snake.grammar import CodecConfig, SnakeCodec, Tick, column_tokens, design_of, parse
 from gamegrammar.games.snake.rules import SnakeConfig, body_neighbours, column_occupancy
 from gamegrammar.games.snake.symmetry import SYMMETRIES, TRANSPOSING, SymmetryTransform
 from gamegrammar.games.snake.trace import trace
 from gamegrammar.games.snake.validity import validate
-from gamegrammar.tokenizer import GameTokenizer
 
 
 def assert_image_valid(verdict, name: str, transform: SymmetryTransform, *where) -> None:

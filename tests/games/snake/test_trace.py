@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.grammar import (
@@ -20,7 +21,6 @@ from gamegrammar.games.snake.grammar import (
 from gamegrammar.games.snake.replay import replay
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.games.snake.trace import trace
-from gamegrammar.gamespec import CodecConfig
 
 BOARD = SnakeConfig()
 BASE_TEXT = EXAMPLE  # a valid 10x10 episode: eats on tick 2, a keyframe after tick 3, dies in the top wall on tick 8

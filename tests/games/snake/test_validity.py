@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gamegrammar.corpus import Corpus, CorpusSpec, generate
+from gamegrammar.core.verdict import Verdict, make_verdict
+from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.evaluation import summarize, validate_many
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.agents import AGENTS
@@ -34,7 +35,6 @@ from gamegrammar.games.snake.grammar import (
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.games.snake.validity import RULE_NAMES, RULES, TIERS, lenient_tiers
 from gamegrammar.games.snake.validity import validate as strict
-from gamegrammar.verdict import Verdict, make_verdict
 
 BOARD = SnakeConfig()
 

@@ -8,11 +8,11 @@ import itertools
 import numpy as np
 import pytest
 
+from gamegrammar.core.zobrist import OutsideSpace, table
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.grammar import CodecConfig, SnakeCodec
 from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState
 from gamegrammar.games.snake.zobrist import feature_changes, feature_space, state_features, state_keys_batch
-from gamegrammar.zobrist import OutsideSpace, table
 
 
 def keys_from_scratch(states: list[SnakeState], config: SnakeConfig) -> list[int]:
@@ -156,8 +156,8 @@ def test_the_batch_path_declines_head_first_and_the_trace_keys_are_grammar_v1s(c
 
 
 def test_novelty_reads_a_head_first_corpus_like_its_v1_twin(head_first_corpus, tiny_corpus):
-    from gamegrammar.corpus import Corpus
-    from gamegrammar.novelty import corpus_states, sequence_state_keys
+    from gamegrammar.data.corpus import Corpus
+    from gamegrammar.data.novelty import corpus_states, sequence_state_keys
 
     corpus, v1 = Corpus(head_first_corpus), Corpus(tiny_corpus)  # the same games in the two designs
     assert GAME.state_keys_batch([], corpus.game, corpus.codec, table(*feature_space(corpus.game))) is None  # novelty falls back

@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from gamegrammar.core.io import atomic_write_text
 from gamegrammar.games.battlesnake.replay.frames import Replay
 from gamegrammar.games.battlesnake.replay.style import COLORS, SNAKE_COLORS
-from gamegrammar.io import atomic_write_text
 from gamegrammar.replay.page import PlayerView, clamp_tick, page_data, render_page, violation_data
 
 

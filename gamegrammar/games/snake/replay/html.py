@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from gamegrammar.core.io import atomic_write_text
 from gamegrammar.games.snake.replay.frames import Replay
 from gamegrammar.games.snake.replay.style import COLORS
-from gamegrammar.io import atomic_write_text
 from gamegrammar.replay.page import PlayerView, clamp_tick, page_data, render_page, violation_data
 
 

@@ -1,0 +1,344 @@
+"""GameGPT: a small causal transformer over game-event tokens, with a KV cache for sampling.
+
+Written to be read in one sitting: token + learned position embeddings, pre-norm
+blocks (attention through `scaled_dot_product_attention`, then an MLP), a final
+LayerNorm and an output head tied to the token embedding.
+
+The KV cache holds every layer's keys and values for a batch of sequences that
+all sit at the same position `pos`; `forward(idx, cache=cache)` appends idx's
+keys/values and advances `pos`, so sampling costs one token of work per step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import SPECIAL_TOKENS
+
+IGNORE_INDEX = -100  # targets at PAD positions; skipped by the loss
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    """The model's shape. vocab_size comes from the corpus tokenizer."""
+
+    vocab_size: int = 252
+    block_size: int = 1536  # the position table: the longest context the model can see
+    n_layer: int = 4
+    n_head: int = 4
+    n_embd: int = 128
+    dropout: float = 0.0
+    bias: bool = True
+    # Tick embedding: rows for 0..tick_table-1 ticks since the last BOS (0 = off). Derived from the tokens
+    # themselves (a count of TICK tokens), it gives the model the game clock that TIMEOUT depends on,
+    # as token positions give it the place in the sequence.
+    tick_table: int = 0
+    # Rotary position embeddings in attention instead of a learned position table: "the coordinate a few
+    # tokens back" is then the same pattern at every position, which is most of what MOVE needs.
+    rope: bool = False
+    tick_id: int | None = None  # the game's tick token (GameSpec.tick_token), linked from the corpus like vocab_size
+    bos_id: int = SPECIAL_TOKENS.index("BOS")  # every game's vocabulary starts with the special tokens
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
+            if getattr(self, name) < 1:
+                raise GameGrammarError(f"model {name} must be at least 1, got {getattr(self, name)}")
+        if self.n_embd % self.n_head:
+            raise GameGrammarError(f"model n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
+        if self.rope and (self.n_embd // self.n_head) % 2:
+            raise GameGrammarError(f"rotary embeddings need an even head size, got {self.n_embd // self.n_head}")
+        if self.tick_table < 0:
+            raise GameGrammarError(f"model tick_table must be >= 0, got {self.tick_table}")
+        if not 0 <= self.dropout < 1:
+            raise GameGrammarError(f"model dropout must be in [0, 1), got {self.dropout}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GPTConfig:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+# Named shapes. vocab_size is filled in from the corpus; everything else can be overridden.
+PRESETS: dict[str, GPTConfig] = {
+    # The original implementation's size (2 layers, 32 wide, 4 heads, context 64), for comparisons at equal size.
+    "gg31k": GPTConfig(block_size=64, n_layer=2, n_head=4, n_embd=32, rope=True),
+    # The default on CPU: a whole 10x10, 200-tick episode (the longest of 2000 default episodes has 1255 tokens) fits.
+    # The tick clock (see GPTConfig.tick_table) covers the default 200-tick limit; rotary positions.
+    "gg-cpu": GPTConfig(block_size=1536, n_layer=4, n_head=4, n_embd=128, tick_table=256, rope=True),
+    # For a GPU.
+    "gg-gpu": GPTConfig(block_size=1536, n_layer=8, n_head=8, n_embd=384, dropout=0.1, tick_table=256, rope=True),
+}
+
+
+def preset(name: str | GPTConfig, **overrides: Any) -> GPTConfig:
+    """The preset `name` (or a config) with some fields replaced (None values are ignored)."""
+    if isinstance(name, GPTConfig):
+        base = name
+    elif name in PRESETS:
+        base = PRESETS[name]
+    else:
+        raise GameGrammarError(f"unknown model preset {name!r}; choose from {', '.join(PRESETS)}")
+    return replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+
+CHECKED_CACHE_BYTES = 256 << 20  # caches larger than this are checked against the free memory before they are made
+
+
+def available_memory(device: torch.device) -> int | None:
+    """Bytes free for a new tensor on `device` (the kernel's MemAvailable on a CPU), or None where it cannot be told.
+
+    A KV cache larger than this would be killed by the kernel (CPU) or fail deep in a forward pass (CUDA), after
+    minutes of work; asked first, the user gets one line naming the batch size instead.
+    """
+    if device.type == "cuda":
+        return torch.cuda.mem_get_info(device)[0]
+    if device.type == "cpu":
+        try:
+            with open("/proc/meminfo") as f:
+                for line in f:
+                    if line.startswith("MemAvailable:"):
+                        return int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            return None
+    return None
+
+
+class KVCache:
+    """Keys and values of every layer for a batch of sequences, all at the same position `pos`.
+
+    k, v: [n_layer, batch, n_head, max_len, head_dim]; positions < pos are filled.
+    """
+
+    def __init__(self, k: Tensor, v: Tensor, pos: int = 0) -> None:
+        self.k, self.v, self.pos = k, v, pos
+        # Ticks since the last BOS before the cached tokens begin + those cached: the tick embedding's clock.
+        # A window that starts mid-episode sets it to the ticks before the window.
+        self.ticks = torch.zeros(k.shape[1], dtype=torch.long, device=k.device)
+
+    @property
+    def batch_size(self) -> int:
+        return self.k.shape[1]
+
+    @property
+    def max_len(self) -> int:
+        return self.k.shape[3]
+
+    def select(self, rows: Tensor) -> None:
+        """Keep only these batch rows (in this order), so finished sequences stop costing work.
+
+        Only the filled positions (< pos) are copied. Rows in increasing order (what a sampler dropping its
+        finished rows asks for) are moved down in place, so no memory is allocated and rows that stay put
+        are not copied at all; k and v then become views of the first rows of the same memory.
+        """
+        rows = rows.to(self.k.device)
+        order = rows.tolist()
+        n, pos = len(order), self.pos
+        if all(a < b for a, b in itertools.pairwise(order)):
+            for i, r in enumerate(order):  # r >= i: each row is read before anything is written over it
+                if r != i:
+                    self.k[:, i, :, :pos].copy_(self.k[:, r, :, :pos])
+                    self.v[:, i, :, :pos].copy_(self.v[:, r, :, :pos])
+            self.k, self.v = self.k[:, :n], self.v[:, :n]
+        else:
+            k, v = self.k.new_empty(self.k[:, :n].shape), self.v.new_empty(self.v[:, :n].shape)
+            k[:, :, :, :pos], v[:, :, :, :pos] = self.k[:, rows, :, :pos], self.v[:, rows, :, :pos]
+            self.k, self.v = k, v
+        self.ticks = self.ticks[rows]
+
+
+def rotary_tables(head_dim: int, length: int, base: float = 10000.0) -> tuple[Tensor, Tensor]:
+    """cos and sin tables [length, head_dim/2] for rotating query/key pairs by position."""
+    inv_freq = 1.0 / base ** (torch.arange(0, head_dim, 2).float() / head_dim)
+    angles = torch.outer(torch.arange(length).float(), inv_freq)
+    return angles.cos(), angles.sin()
+
+
+def rotate(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+    """Rotate each (first half, second half) pair of x [B, H, T, D] by its position's angle."""
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, config: GPTConfig) -> None:
+        super().__init__()
+        self.n_head = config.n_head
+        self.qkv = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.bias)
+        self.proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
+        self.dropout = config.dropout
+        self.resid_dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None) -> Tensor:
+        B, T, C = x.shape
+        # [B, T, 3C] -> three [B, n_head, T, head_dim]
+        q, k, v = self.qkv(x).view(B, T, 3, self.n_head, C // self.n_head).permute(2, 0, 3, 1, 4)
+        if rope is not None:  # keys enter the cache already rotated to their absolute positions
+            q, k = rotate(q, *rope), rotate(k, *rope)
+        dropout_p = self.dropout if self.training else 0.0
+        if cache is None:
+            y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
+        else:
+            start, end = cache.pos, cache.pos + T
+            cache.k[layer, :, :, start:end] = k
+            cache.v[layer, :, :, start:end] = v
+            k, v = cache.k[layer, :, :, :end], cache.v[layer, :, :, :end]
+            # Query i (absolute position start+i) sees keys 0..start+i; one new token sees everything cached.
+            mask = None if T == 1 else torch.ones(T, end, dtype=torch.bool, device=x.device).tril(diagonal=start)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+        y = y.transpose(1, 2).reshape(B, T, C)
+        return self.resid_dropout(self.proj(y))
+
+
+class MLP(nn.Module):
+    def __init__(self, config: GPTConfig) -> None:
+        super().__init__()
+        self.fc = nn.Linear(config.n_embd, 4 * config.n_embd, bias=config.bias)
+        self.proj = nn.Linear(4 * config.n_embd, config.n_embd, bias=config.bias)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.dropout(self.proj(F.gelu(self.fc(x))))
+
+
+class Block(nn.Module):
+    """Pre-norm: x + attn(ln(x)), then x + mlp(ln(x))."""
+
+    def __init__(self, config: GPTConfig) -> None:
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd, bias=config.bias)
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = nn.LayerNorm(config.n_embd, bias=config.bias)
+        self.mlp = MLP(config)
+
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None) -> Tensor:
+        x = x + self.attn(self.ln_1(x), cache, layer, rope)
+        return x + self.mlp(self.ln_2(x))
+
+
+class GameGPT(nn.Module):
+    def __init__(self, config: GPTConfig) -> None:
+        super().__init__()
+        if config.tick_table and config.tick_id is None:  # presets are templates: the corpus fills tick_id in
+            raise GameGrammarError("the tick clock (tick_table > 0) needs tick_id, the game's tick token id (linked from the corpus)")
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        self.wpe = None if config.rope else nn.Embedding(config.block_size, config.n_embd)
+        if config.rope:
+            cos, sin = rotary_tables(config.n_embd // config.n_head, config.block_size)
+            self.register_buffer("rope_cos", cos, persistent=False)
+            self.register_buffer("rope_sin", sin, persistent=False)
+        self.wtick = nn.Embedding(config.tick_table, config.n_embd) if config.tick_table else None
+        self.drop = nn.Dropout(config.dropout)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.n_embd, bias=config.bias)
+        self.head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        self.head.weight = self.wte.weight  # tied: one matrix reads and writes tokens
+        self.apply(self._init_weights)
+        # GPT-2: scale the residual projections down with depth so the residual stream stays O(1).
+        for name, p in self.named_parameters():
+            if name.endswith("proj.weight"):
+                nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+        elif isinstance(module, nn.Embedding):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+
+    def num_params(self, non_embedding: bool = False) -> int:
+        """Parameters counted once (the tied head is the token embedding)."""
+        n = sum(p.numel() for p in self.parameters())
+        return n - self.wpe.weight.numel() if non_embedding and self.wpe is not None else n
+
+    def describe(self) -> str:
+        """One line for reports: the shape and the parameter count."""
+        c = self.config
+        return f"{c.n_layer} layers, {c.n_embd} wide, {c.n_head} heads, context {c.block_size}, {self.num_params():,} parameters"
+
+    def weights_sha256(self) -> str:
+        """A hash of every weight and buffer (names, dtypes, shapes, bytes): which model a resumable run belongs to."""
+        h = hashlib.sha256()
+        for name, tensor in sorted(self.state_dict().items()):
+            t = tensor.detach().cpu().contiguous()
+            h.update(f"{name}:{t.dtype}:{tuple(t.shape)}".encode())
+            h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+        return h.hexdigest()
+
+    def new_cache(self, batch_size: int, max_len: int | None = None) -> KVCache:
+        """An empty cache for `batch_size` sequences of up to `max_len` (default block_size) tokens."""
+        max_len = self.config.block_size if max_len is None else max_len
+        if not 1 <= max_len <= self.config.block_size:
+            raise GameGrammarError(f"cache length {max_len} must be between 1 and the model's context ({self.config.block_size} tokens)")
+        p = next(self.parameters())
+        c = self.config
+        shape = (c.n_layer, batch_size, c.n_head, max_len, c.n_embd // c.n_head)
+        need = 2 * math.prod(shape) * p.element_size()
+        free = available_memory(p.device) if need > CHECKED_CACHE_BYTES else None
+        if free is not None and need > free:
+            raise GameGrammarError(
+                f"a KV cache for {batch_size} sequences of {max_len} tokens needs {need / 2**30:.1f} GiB, but {p.device.type} has "
+                f"{free / 2**30:.1f} GiB free: lower the batch size (--batch-size)"
+            )
+        # Uninitialised: attention reads only positions < pos, each written before it is read; zeroing
+        # hundreds of MB would cost more than many decode steps on a small CPU.
+        return KVCache(torch.empty(shape, device=p.device, dtype=p.dtype), torch.empty(shape, device=p.device, dtype=p.dtype))
+
+    def tick_clock(self, idx: Tensor, cache: KVCache | None = None) -> Tensor:
+        """Ticks since the last BOS at every position (TICK tokens counted, the current one included)."""
+        c = torch.cumsum(idx == self.config.tick_id, dim=1)
+        if cache is not None:
+            c = c + cache.ticks[:, None]
+        # c never decreases along a row, so its value at the last BOS so far is a running max.
+        at_bos = torch.where(idx == self.config.bos_id, c, torch.zeros_like(c))
+        c = c - torch.cummax(at_bos, dim=1).values
+        if cache is not None:
+            cache.ticks = c[:, -1].clone()
+        return c
+
+    def forward(self, idx: Tensor, targets: Tensor | None = None, *, cache: KVCache | None = None) -> tuple[Tensor, Tensor | None]:
+        """Logits [B, T, V] and, given targets (IGNORE_INDEX where none), the mean cross-entropy.
+
+        With a cache, idx continues the cached sequences at positions cache.pos .. cache.pos+T-1.
+        """
+        B, T = idx.shape
+        start = 0 if cache is None else cache.pos
+        limit = self.config.block_size if cache is None else cache.max_len
+        if start + T > limit:
+            what = "the model's position table" if cache is None or limit == self.config.block_size else "the KV cache"
+            raise GameGrammarError(f"context of {start + T} tokens is longer than {what} ({limit} tokens)")
+        if cache is not None and cache.batch_size != B:
+            raise GameGrammarError(f"batch of {B} sequences does not match the KV cache's {cache.batch_size}")
+        pos = torch.arange(start, start + T, device=idx.device)
+        x = self.wte(idx)
+        rope = None
+        if self.wpe is not None:
+            x = x + self.wpe(pos)
+        else:
+            rope = (self.rope_cos[pos], self.rope_sin[pos])
+        if self.wtick is not None:
+            x = x + self.wtick(self.tick_clock(idx, cache).clamp_(max=self.config.tick_table - 1))
+        x = self.drop(x)
+        for layer, block in enumerate(self.blocks):
+            x = block(x, cache, layer, rope)
+        logits = self.head(self.ln_f(x))
+        if cache is not None:
+            cache.pos += T
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), targets.reshape(-1), ignore_index=IGNORE_INDEX)
+        return logits, loss
