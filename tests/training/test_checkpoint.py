@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from pathlib import Path
 
 import lightning as L
 import pytest
@@ -163,3 +164,27 @@ def test_export_in_bfloat16_halves_the_weights_and_reads_back_as_float32(trained
 def test_export_refuses_an_unknown_dtype(trained, tmp_path):
     with pytest.raises(GameGrammarError, match="--dtype must be one of"):
         export(trained, tmp_path / "x", dtype="int8")
+
+
+def test_what_samples_from_a_checkpoint_imports_no_lightning():
+    """The import-linter contract at run time, where it also counts the packages' __init__ files it does not see:
+    gamegrammar.training holds the Lightning module beside checkpoint.py, and importing checkpoint.py runs the
+    package's __init__ first."""
+    import subprocess
+    import sys
+
+    modules = [
+        "gamegrammar.training.checkpoint",
+        "gamegrammar.model.sampling",
+        "gamegrammar.model.sample_journal",
+        "gamegrammar.commands.sample",
+        "gamegrammar.commands.dream",
+        "gamegrammar.envs.policy",
+        "gamegrammar.act.dream",
+        "gamegrammar.act.play",
+        "gamegrammar.act.play_journal",
+    ]
+    code = f"import sys\nfor m in {modules!r}: __import__(m)\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('lightning', 'pytorch_lightning')))"
+    root = Path(__file__).resolve().parents[2]  # this checkout's gamegrammar, whatever is installed
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
