@@ -9,6 +9,18 @@ import pytest
 
 os.environ.setdefault("WANDB_MODE", "offline")
 os.environ.setdefault("WANDB_SILENT", "true")
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ:  # `make test` runs a worker per core: each takes its share of them
+    _threads = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    os.environ.setdefault("OMP_NUM_THREADS", str(_threads))
+    os.environ.setdefault("MKL_NUM_THREADS", str(_threads))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: one of the longest tests; runs first, so that parallel workers end together")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: the rest keep their order
 
 
 @pytest.fixture(scope="session")
@@ -75,3 +87,91 @@ def head_first_as_v1(tokens: list[str]) -> list[str]:
 def as_v1():
     """`head_first_as_v1`, for the tests of every module that reads or writes Snake's head-first design."""
     return head_first_as_v1
+
+
+# One process that has imported the CLI and its heavy dependencies (torch, Lightning, jsonargparse) once, then forks a
+# child per command: the child is a process of its own (its own exit code, stderr and environment) that skips the
+# seconds of imports. It never runs a torch op itself, so forking it is safe.
+_FORK_SERVER = r"""
+import json, os, sys, traceback
+import torch, lightning.pytorch, jsonargparse
+import gamegrammar.cli
+from gamegrammar.cli import COMMANDS, PASSTHROUGH
+import importlib
+for name in [*COMMANDS, *PASSTHROUGH]:
+    importlib.import_module(f"gamegrammar.commands.{name}")
+print("ready", flush=True)
+for line in sys.stdin:
+    job = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.chdir(job["cwd"])
+            os.environ.clear()
+            os.environ.update(job["env"])
+            for fd, path in ((1, job["stdout"]), (2, job["stderr"])):
+                out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+                os.dup2(out, fd)
+                os.close(out)
+            sys.argv = ["gamegrammar", *job["argv"]]
+            code = gamegrammar.cli.main(job["argv"])
+        except SystemExit as e:
+            if isinstance(e.code, str):
+                print(e.code, file=sys.stderr)
+            code = e.code if isinstance(e.code, int) else int(e.code is not None)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code or 0)
+    _, status = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(status), flush=True)
+"""
+
+
+class ForkedCli:
+    """Runs `python -m gamegrammar.cli ARGV` as a child of the fork server; one command at a time."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        import subprocess
+        import sys
+        import threading
+
+        self.env = env
+        self.lock = threading.Lock()
+        self.server = subprocess.Popen(
+            [sys.executable, "-c", _FORK_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+        assert self.server.stdout.readline().strip() == "ready"
+
+    def run(self, argv: list[str], cwd: Path, scratch: Path):
+        import json
+        import subprocess
+        import uuid
+
+        out, err = (scratch / f"{uuid.uuid4().hex}.{name}" for name in ("out", "err"))
+        job = {"argv": argv, "cwd": str(cwd), "env": self.env, "stdout": str(out), "stderr": str(err)}
+        with self.lock:
+            self.server.stdin.write(json.dumps(job) + "\n")
+            self.server.stdin.flush()
+            code = int(self.server.stdout.readline())
+        result = subprocess.CompletedProcess(argv, code, out.read_text(), err.read_text())
+        out.unlink()
+        err.unlink()
+        return result
+
+    def close(self) -> None:
+        self.server.stdin.close()
+        self.server.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def forked_clis(tmp_path_factory):
+    """Two ForkedCli servers (warnings off, wandb offline) and a scratch folder for their output."""
+    env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true", "PYTHONWARNINGS": "ignore"}
+    servers = [ForkedCli(env) for _ in range(2)]
+    yield servers, tmp_path_factory.mktemp("cli_output")
+    for server in servers:
+        server.close()

@@ -1,6 +1,7 @@
 """Fault injection through the real CLI: every bad invocation is one clear line on stderr, and destroys nothing.
 
-Each case runs `python -m gamegrammar.cli ...` in a subprocess inside a workspace holding a corpus, a
+Each case runs `python -m gamegrammar.cli ...` as a process of its own (forked from one that imported the CLI once:
+tests/conftest.py's ForkedCli) inside a workspace holding a corpus, a
 checkpoint, token files and broken copies of them. For every case: a non-zero exit, exactly one line on
 stderr naming the problem, no traceback, and no file of the workspace changed, removed or added.
 """
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import pickle
 import shutil
 import subprocess
@@ -203,21 +203,17 @@ def _snapshot(root: Path) -> dict[str, str]:
     return out
 
 
-def _run(workspace: Path, argv: list[str]) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true", "PYTHONWARNINGS": "ignore"}
-    return subprocess.run(
-        [sys.executable, "-m", "gamegrammar.cli", *argv], cwd=workspace, capture_output=True, text=True, env=env, timeout=300
-    )
-
-
 def test_the_table_is_long_enough():
     assert len(CASES) >= 40 and len({c[0] for c in CASES}) == len(CASES)
 
 
-def test_every_bad_invocation_is_one_line_and_changes_nothing(workspace):
+@pytest.mark.slow
+def test_every_bad_invocation_is_one_line_and_changes_nothing(workspace, forked_clis):
+    servers, scratch = forked_clis
     before = _snapshot(workspace)
-    with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(lambda case: _run(workspace, case[1]), CASES))
+    with ThreadPoolExecutor(len(servers)) as pool:
+        runs = [pool.submit(servers[i % len(servers)].run, case[1], workspace, scratch) for i, case in enumerate(CASES)]
+        results = [run.result(timeout=300) for run in runs]
     failures = []
     for (name, argv, message), result in zip(CASES, results):
         lines = result.stderr.strip().splitlines()

@@ -70,6 +70,7 @@ def test_the_analysis_notebooks_are_there():
     assert {"rule_emergence.ipynb", "archetypes.ipynb", "replays.ipynb"} <= {p.name for p in NOTEBOOKS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path: Path, inputs: dict[str, str], monkeypatch: pytest.MonkeyPatch):
     nb = nbformat.read(path, as_version=4)

@@ -13,6 +13,7 @@ import shlex
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from gamegrammar.cli import main
@@ -65,6 +66,7 @@ def small_ouroboros(argv: list[str], tmp: Path) -> list[str]:
     return [*argv, "--generations", "1"]
 
 
+@pytest.mark.slow
 def test_the_readme_pipeline_runs_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)  # its paths (configs/, models/) are the repository's
     run_dir = tmp_path / "demo"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 import torch
 from safetensors.torch import save_file
 
@@ -72,6 +73,7 @@ def test_evaluate_tiers_need_a_corpus(tmp_path, capsys):
     assert "give --corpus" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_an_interrupted_analysis_reads_back_the_parts_it_finished(tmp_path, tiny_corpus, capsys, monkeypatch):
     from gamegrammar.interpret.analysis_journal import AnalysisJournal
 

@@ -522,6 +522,7 @@ def test_model_fields_override_the_preset(tiny_corpus):
     assert (module.config.rope, module.config.n_embd, module.config.n_head) == (False, 64, 2)
 
 
+@pytest.mark.slow
 def test_ddp_on_two_cpu_processes(tmp_path, tiny_corpus):
     """Lightning's own DDP (gloo) with no custom sampler: both ranks train, rank 0 writes the checkpoint."""
     config = tiny_config(tmp_path, tiny_corpus, max_steps=3)

@@ -66,7 +66,7 @@ def test_round_trip_rebuilds_events_and_states(board, interval):
     vocab = set(vocabulary(config))
     count = 0
     for agent in AGENTS:
-        for ep in range(120):
+        for ep in range(60):
             tokens, events, states, end = episode(config, codec, agent, 2, ep)
             assert set(tokens) <= vocab
             decoded = decode(tokens)
@@ -78,7 +78,7 @@ def test_round_trip_rebuilds_events_and_states(board, interval):
             expected = {0} | {t for t in states if interval and t % interval == 0 and t < max(states)}
             assert set(decoded.keyframes) == expected
             count += 1
-    assert count == 120 * len(AGENTS)
+    assert count == 60 * len(AGENTS)
 
 
 def test_the_design_example_parses():
@@ -165,7 +165,7 @@ def option_ticks(config: SnakeConfig, codec: SnakeCodec, as_plain) -> Iterator[t
     the option out, and decode to the engine's events, end and keyframes. Yields (record, tick, state before it)."""
     plain, vocab = CodecConfig(codec.keyframe_interval), set(codec_vocabulary(config, codec))
     for agent in AGENTS:
-        for ep in range(25):
+        for ep in range(12):
             record = GAME.play_episode(config, codec, agent, 2, ep)
             assert set(record.tokens) <= vocab
             assert as_plain(record.tokens) == GAME.play_episode(config, plain, agent, 2, ep).tokens
@@ -623,7 +623,7 @@ def test_spawn_column_round_trips_and_writes_the_grown_body_in_the_spawns_column
     plain = SnakeCodec(interval, **({other: True} if other else {}))
     spawns = occupied = 0
     for agent in AGENTS:
-        for ep in range(25):
+        for ep in range(12):
             record = GAME.play_episode(config, codec, agent, 2, ep)
             assert without_column(record.tokens) == GAME.play_episode(config, plain, agent, 2, ep).tokens
             assert decode(record.tokens).events == record.events  # the words are not events
@@ -756,7 +756,7 @@ def test_body_list_round_trips_and_lists_the_grown_body_behind_the_head(board, i
     plain = SnakeCodec(interval, **({other: True} if other else {}))
     spawns = cells = 0
     for agent in AGENTS:
-        for ep in range(25):
+        for ep in range(12):
             record = GAME.play_episode(config, codec, agent, 2, ep)
             assert without_list(record.tokens) == GAME.play_episode(config, plain, agent, 2, ep).tokens
             assert decode(record.tokens).events == record.events  # the listed cells are not events
