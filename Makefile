@@ -357,11 +357,11 @@ $(SNAKE_GPU)/config.json:
 reproduce-snake-start: setup $(SNAKE_START_CORPUS)/manifest.json $(CORPUS)-careless-sense/manifest.json $(SNAKE_GPU)/config.json
 	$(call snake_gpu_stage,$(SNAKE_START_FT),$(SNAKE_START_CORPUS),$(SNAKE_GPU),1500,12,1.0e-4,0.003,50)
 
-# A worker per core (pytest-xdist; tests/conftest.py gives each its share of torch's threads and starts the longest
-# tests first), and the ten slowest tests listed at the end. TEST_ARGS adds pytest options (TEST_ARGS="-n 0": one process).
+# A worker per core, at most 4 (pytest-xdist; tests/conftest.py gives each its share of torch's threads and starts the
+# longest tests first), and the ten slowest tests listed at the end. TEST_ARGS adds pytest options (TEST_ARGS="-n 0": one process).
 TEST_ARGS ?=
 test: setup
-	$(PY) -m pytest -n auto --dist worksteal --durations=10 $(TEST_ARGS)
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist worksteal --durations=10 $(TEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .
