@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -135,10 +140,6 @@ class ForkedCli:
     """Runs `python -m gamegrammar.cli ARGV` as a child of the fork server; one command at a time."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        import subprocess
-        import sys
-        import threading
-
         self.env = env
         self.lock = threading.Lock()
         self.server = subprocess.Popen(
@@ -146,11 +147,7 @@ class ForkedCli:
         )
         assert self.server.stdout.readline().strip() == "ready"
 
-    def run(self, argv: list[str], cwd: Path, scratch: Path):
-        import json
-        import subprocess
-        import uuid
-
+    def run(self, argv: list[str], cwd: Path, scratch: Path) -> subprocess.CompletedProcess:
         out, err = (scratch / f"{uuid.uuid4().hex}.{name}" for name in ("out", "err"))
         job = {"argv": argv, "cwd": str(cwd), "env": self.env, "stdout": str(out), "stderr": str(err)}
         with self.lock:

@@ -1,7 +1,7 @@
-"""Every `gamegrammar` command the docs show parses as written.
+"""Every `gamegrammar` command the docs show works as written.
 
-tests/test_readme.py runs the README's pipeline; the docs' commands are experiments of minutes to hours, so here they
-are parsed, not run: a command in a code block must parse whole (its subcommand, its flags, their values); one named
+The README's pipeline runs, at small sizes (the last test below). The docs' other commands are experiments of minutes
+to hours, so they are parsed, not run: a command in a code block must parse whole (its subcommand, its flags, their values); one named
 inline in the prose (often a fragment such as `gamegrammar export`) must name a real subcommand and real flags.
 A renamed flag or subcommand fails here instead of in a reader's terminal. `train` lines hand their flags to the
 Lightning CLI: each of their --flags must appear in `train fit --help`. `make` targets named anywhere must exist.
@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
-from gamegrammar.cli import build_parser
+from gamegrammar.cli import build_parser, main
 from gamegrammar.core.errors import GameGrammarError
 
 ROOT = Path(__file__).parent.parent
@@ -31,12 +33,30 @@ def _first_command(text: str) -> list[str]:
     return shlex.split(re.split(r"\s(?:&&|\|\|?|;)\s", text)[0])
 
 
-def _block_lines(text: str) -> list[str]:
+def _code_blocks(text: str) -> list[tuple[str, str]]:
+    """(language, body) of each fenced code block, in order."""
+    blocks, language, body = [], None, []
+    for line in text.splitlines():
+        if line.startswith("```"):
+            if language is None:
+                language, body = line[3:].strip(), []
+            else:
+                blocks.append((language, "\n".join(body)))
+                language = None
+        elif language is not None:
+            body.append(line)
+    return blocks
+
+
+def _block_lines(text: str, languages: tuple[str, ...] = ("bash", "sh", "console", "")) -> list[str]:
     """The lines of the shell code blocks, continuations joined, comments and prompts dropped."""
     out = []
-    for block in re.findall(r"```(?:bash|sh|console)?\n(.*?)```", text, re.S):
-        for line in block.replace("\\\n", " ").splitlines():
-            out.append(line.split(" #", 1)[0].strip().removeprefix("$ "))
+    for language, block in _code_blocks(text):
+        if language in languages:
+            for line in block.replace("\\\n", " ").splitlines():
+                line = line.split(" #", 1)[0].strip().removeprefix("$ ")
+                if line and not line.startswith("#"):
+                    out.append(line)
     return out
 
 
@@ -147,3 +167,67 @@ def test_every_python_name_the_docs_give_exists():
     names = {m.rstrip(".") for path in DOCS for m in re.findall(r"\bgamegrammar(?:\.[A-Za-z_]\w*)+", path.read_text())}
     missing = sorted(n for n in names if not _resolves(n))
     assert len(names) >= 5 and not missing, missing
+
+
+# ---------------------------------------------------------------- the README's pipeline, run at small sizes
+
+README = (ROOT / "README.md").read_text()
+RUN_DIR = "runs/demo"
+
+# flag -> the small value it takes here (the README's own values are the real run's)
+SMALL = {"--episodes": "300", "--num": "3", "--games": "3", "--workers": "1", "--limit": "2"}
+# what each command adds to run small: training steps and windows, sampled lengths, the loop's sizes
+TRAIN_SMALL = ["--trainer.max_steps", "2", "--trainer.val_check_interval", "1", "--trainer.limit_val_batches", "1"]
+EXTRA = {
+    "train": [*TRAIN_SMALL, "--data.batch_size", "2", "--data.block_size", "96", "--trainer.enable_progress_bar", "false"],
+    "sample": ["--max-length", "96"],
+    "evaluate": ["--max-length", "96", "--teacher-episodes", "2"],
+    "dream": ["--max-ticks", "6"],
+}
+
+
+def small(argv: list[str], run_dir: Path) -> list[str]:
+    """One README command at small sizes, in `run_dir` instead of runs/demo. The shipped 14M-parameter model writes a
+    whole game in minutes on a busy 2-core CPU: its commands read the run's own small model instead (tests/test_models.py
+    reads the shipped ones)."""
+    argv = [a.replace(RUN_DIR, str(run_dir)).replace("models/snake", str(run_dir / "model")) for a in argv]
+    argv = [SMALL.get(argv[i - 1], a) if i else a for i, a in enumerate(argv)]
+    return argv + EXTRA.get(argv[0], [])
+
+
+def small_ouroboros(argv: list[str], tmp: Path) -> list[str]:
+    """The loop's README command with its config made small: one generation of a few games and steps."""
+    config = yaml.safe_load((ROOT / argv[argv.index("--config") + 1]).read_text())
+    config["play"] |= {"games": 4, "batch_size": 4}
+    config["measure"] |= {"samples": 2, "batch_size": 2, "baselines": []}
+    config["finetune"] |= {"max_steps": 2, "args": ["--trainer.val_check_interval", "1", "--trainer.limit_val_batches", "1"]}
+    path = tmp / "ouroboros.yaml"
+    path.write_text(yaml.safe_dump(config))
+    argv[argv.index("--config") + 1] = str(path)
+    return [*argv, "--generations", "1"]
+
+
+@pytest.mark.slow
+def test_the_readme_pipeline_runs_as_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)  # its paths (configs/, models/) are the repository's
+    run_dir = tmp_path / "demo"
+    lines = [line for line in _block_lines(README, ("bash",)) if line.split()[0] in ("gamegrammar", "rm")]
+    assert sum(line.startswith("gamegrammar ") for line in lines) >= 15, "the README's pipeline block is gone"
+    ran = []
+    for line in lines:
+        argv = shlex.split(line)
+        if argv[0] == "rm":
+            shutil.rmtree(Path(argv[-1].replace(RUN_DIR, str(run_dir))), ignore_errors=True)
+            continue
+        argv = small(argv[1:], run_dir)
+        if argv[0] == "ouroboros":
+            argv = small_ouroboros(argv, tmp_path)
+        assert main(argv) == 0, line
+        ran.append(argv[0])
+    assert {"games", "generate", "corpus", "train", "export", "sample", "evaluate", "replay", "play", "dream", "ouroboros"} <= set(ran)
+    assert (run_dir / "train" / "checkpoints" / "last.ckpt").is_file() and (run_dir / "report" / "report.json").is_file()
+
+    # the Python snippet, on the checkpoint the commands wrote
+    (snippet,) = [block for language, block in _code_blocks(README) if language == "python"]
+    snippet = snippet.replace(RUN_DIR, str(run_dir)).replace("range(1000)", "range(20)")
+    exec(compile(snippet, "README.md", "exec"), {})
