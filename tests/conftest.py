@@ -28,6 +28,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: the rest keep their order
 
 
+@pytest.fixture
+def one_torch_thread():
+    """One torch thread for the test: a tiny model's steps are microseconds of work, and more threads only wait on each
+    other (much longer on a busy machine). Modules of such tests use it with `pytest.mark.usefixtures`."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session")
 def tiny_corpus(tmp_path_factory: pytest.TempPathFactory):
     """A small default-settings corpus (10x10, 200 ticks, default agent mix), made once per test run."""

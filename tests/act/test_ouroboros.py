@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 import yaml
 
 from gamegrammar.act import ouroboros
@@ -18,14 +17,7 @@ from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.gamespec import BatchResult, PlayerResult
 from gamegrammar.data.corpus import Corpus
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """A tiny model's steps are microseconds of work: more threads only wait on each other (much longer on a busy machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # a tiny model: more threads only wait on each other
 
 
 def test_the_config_refuses_unknown_keys_wrong_types_and_bad_values(tmp_path):

@@ -32,13 +32,7 @@ SNAKE = SnakeConfig(6, 6, 60)
 BATTLESNAKE = BattlesnakeConfig(7, 7, 3, max_ticks=40)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Decode steps of a tiny model are microseconds of work: more threads only wait on each other."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # a tiny model: more threads only wait on each other
 
 
 class Biased(GameGPT):

@@ -5,18 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 
 from gamegrammar.cli import main
 from gamegrammar.data.corpus import Corpus
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # a tiny model: more threads only wait on each other
 
 
 def test_the_model_plays_beside_every_scripted_agent(tiny_run, tmp_path, capsys):

@@ -10,15 +10,7 @@ from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.envs import ModelPolicy, SnakeEnv
 from gamegrammar.games import game_of
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One decode step of a tiny model is microseconds of work: more threads only wait on each other (much longer on a
-    busy machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # a tiny model: more threads only wait on each other
 
 
 @pytest.fixture
