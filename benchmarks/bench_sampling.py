@@ -35,6 +35,8 @@ from gamegrammar.games import load_game, tokenizer_for
 from gamegrammar.model import GameGPT, KVCache, preset
 from gamegrammar.model.sampling import SamplingConfig, SamplingStats, generate, next_tokens
 
+from .roofline import Machine, Recorder
+
 VOCAB = 250
 NO_EOS = -1  # an id no model emits: sequences run to max_length
 
@@ -204,14 +206,18 @@ def workloads(quick: bool, device: torch.device) -> list[Workload]:
     bs_config_model = preset("gg-cpu", vocab_size=len(bs_tok), block_size=context, tick_table=0, tick_id=bs_tok.ids[bs.tick_token])
     bs_model = GameGPT(bs_config_model).eval().to(device)
     rare_eos(bs_model, bs_tok.eos_id, 600 if quick else 2400)
+    # the shipped model's shape (models/snake: gg-gpu, 8 layers, 384 wide, 14M parameters), what `evaluate` samples
+    shipped = GameGPT(preset("gg-gpu", vocab_size=len(snake_tok), tick_id=snake_tok.ids[snake.tick_token], dropout=0.0)).eval().to(device)
+    rare_eos(shipped, snake_tok.eos_id, 150 if quick else 500)
     return [
         Workload("snake", snake_model, snake_tok.eos_id, snake_cap, snake_runs),
+        Workload("snake, gg-gpu shape", shipped, snake_tok.eos_id, snake_cap, ((8, 8),) if quick else ((64, 64),)),
         Workload("snake, grammar mask", snake_model, snake_tok.eos_id, snake_cap, snake_runs, (snake_tok, snake.automaton(snake_config))),
         Workload("battlesnake", bs_model, bs_tok.eos_id, context * 6, ((4, 4),) if quick else ((16, 16), (64, 64))),
     ]
 
 
-def compare(w: Workload, batch: int, sequences: int, repeats: int = 1) -> dict[str, float]:
+def compare(w: Workload, batch: int, sequences: int, machine: Machine, repeats: int = 1) -> dict[str, float]:
     """Both samplers on the same prompts (BOS, seed 0), `repeats` times each, the order alternating
     (baseline first in odd rounds), and the best rate of each: on a shared machine the load drifts."""
     prompts = [[w.model.config.bos_id]] * sequences
@@ -221,8 +227,12 @@ def compare(w: Workload, batch: int, sequences: int, repeats: int = 1) -> dict[s
     for r in range(repeats):
         for name in ("before", "now") if r % 2 == 0 else ("now", "before"):
             stats = SamplingStats()
-            run = baseline_generate if name == "before" else generate
-            out[name] = run(w.model, prompts, w.eos_id, config, stats, w.grammar)
+            if name == "before":
+                out[name] = baseline_generate(w.model, prompts, w.eos_id, config, stats, w.grammar)
+            else:
+                with Recorder(w.model) as recorder:  # the passes this run made: the bound is theirs
+                    out[name] = generate(w.model, prompts, w.eos_id, config, stats, w.grammar)
+                bound = stats.generated_tokens / recorder.bound_seconds(machine)
             rates[name].append(stats.tokens_per_second)
             tokens, slides = stats.generated_tokens, stats.slides
     return {
@@ -234,6 +244,8 @@ def compare(w: Workload, batch: int, sequences: int, repeats: int = 1) -> dict[s
         "baseline_tokens_per_s": max(rates["before"]),
         "tokens_per_s": max(rates["now"]),
         "speedup": max(rates["now"]) / max(rates["before"]),
+        "bound_tokens_per_s": bound,
+        "of_bound": max(rates["now"]) / bound,
         "same_samples": out["before"] == out["now"],
     }
 
@@ -293,18 +305,27 @@ def main() -> None:
 
     best = f", best of {args.repeats} alternating runs each" if args.repeats > 1 else ""
     where = f"{torch.get_num_threads()} threads" if device.type == "cpu" else str(device)
-    print(f"sampling against the sampler before it was made faster (same run, same samples), {where}{best}")
+    loads = workloads(args.quick, device)
+    machine = Machine.measure(loads[0].model)
+    print(machine.describe())
     print(
-        f"{'workload':<22}{'batch':>6}{'seqs':>6}{'tokens':>9}{'mean len':>9}{'slides':>7}{'before tok/s':>14}{'now tok/s':>11}{'x before':>9}{'same':>6}"
+        "bound: each pass's least time, max(bytes read / bandwidth, FLOPs / fp32 peak), summed over the run's own passes "
+        "(weights once per pass, each row's keys and values once per layer)"
+    )
+    print(f"\nsampling against the sampler before it was made faster (same run, same samples), {where}{best}")
+    print(
+        f"{'workload':<22}{'batch':>6}{'seqs':>6}{'tokens':>9}{'mean len':>9}{'slides':>7}{'before tok/s':>14}{'now tok/s':>11}"
+        f"{'x before':>9}{'same':>6}{'bound tok/s':>13}{'of bound':>10}"
     )
     against_baseline = []
-    for w in workloads(args.quick, device):
+    for w in loads:
         for b, n in w.runs:
-            r = {"workload": w.name, **compare(w, b, n, args.repeats)}
+            r = {"workload": w.name, **compare(w, b, n, machine, args.repeats)}
             against_baseline.append(r)
             print(
                 f"{w.name:<22}{b:>6}{n:>6}{r['tokens']:>9,}{r['mean_length']:>9.0f}{r['slides']:>7}"
-                f"{r['baseline_tokens_per_s']:>14,.0f}{r['tokens_per_s']:>11,.0f}{r['speedup']:>9.2f}{'yes' if r['same_samples'] else 'NO':>6}",
+                f"{r['baseline_tokens_per_s']:>14,.0f}{r['tokens_per_s']:>11,.0f}{r['speedup']:>9.2f}{'yes' if r['same_samples'] else 'NO':>6}"
+                f"{r['bound_tokens_per_s']:>13,.0f}{r['of_bound']:>10.0%}",
                 flush=True,
             )
 
@@ -330,6 +351,7 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             figures = {
+                "machine": vars(machine),
                 "against_baseline": against_baseline,
                 "tokens_per_s": rows,
                 "batch_scaling": scaling,

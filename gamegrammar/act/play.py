@@ -7,10 +7,13 @@ Battlesnake's TICK S0), and picks the input among those the action mask allows, 
 over the game's input tokens at a temperature. The draw is the engine's own keyed draw for that player and tick,
 so a game is a function of (seed, episode) and the model, whatever the batch.
 
-One forward pass serves a whole group of games: the KV cache holds rows at one shared position, so games are
-grouped by the tokens cached, each group's rows are gathered from a per-game store (and the new entries written
-back after), and the tokens to feed are padded on the right to the group's longest (causal attention: a row's
-logits at its own last token never see its padding, and its next tokens overwrite the padding's entries). A game
+One forward pass a tick serves every running game: the KV cache has a row per game at the game's own position
+(`KVCache.lengths`), the tokens to feed are padded on the right to the longest, and only the real ones are computed
+(`GameGPT.forward(real=...)`; causal attention: a row's logits at its own last token never see its padding, and its
+next tokens overwrite the padding's entries). Before, games were grouped by the tokens cached, one pass per group
+with each group's rows copied out of a per-game store and back (benchmarks/bench_play.py keeps that controller as
+its baseline: 3-4x slower, and on a busy machine ten times slower again with two threads, since its passes were
+small; one pass a tick is large enough for every core). A game
 whose history outgrows the model's context slides to its last half-context (as `gamegrammar.model.sampling` does), with
 the tick clock carried over: `envs.ModelPolicy`'s window, the last block_size // 2 tokens (the prompt included)
 however many of them are new, so that both make the same choices. A model with a short context (up to
@@ -42,7 +45,7 @@ from gamegrammar.core.io import atomic_write_json, atomic_write_text, save_figur
 from gamegrammar.core.tokenizer import GameTokenizer
 from gamegrammar.core.tokenlog import TokenLog
 from gamegrammar.evaluation.stats import wilson_interval
-from gamegrammar.model.gpt import GameGPT
+from gamegrammar.model.gpt import GameGPT, KVCache
 from gamegrammar.training.checkpoint import load_checkpoint
 
 MODEL = "model"  # the model agent's name in reports and corpora
@@ -52,8 +55,7 @@ RECOMPUTE_CONTEXT = 256  # models with a context up to this read each tick's who
 
 @contextlib.contextmanager
 def torch_threads(n: int | None) -> Iterator[None]:
-    """Run with `n` torch threads (None: as set), then restore. The model's batched steps are small: on a busy 2-core
-    machine, two threads waiting on each other made `play` ten times slower than one (docs: the play command)."""
+    """Run with `n` torch threads (None: as set), then restore."""
     if n is None:
         yield
         return
@@ -180,16 +182,14 @@ class ModelAgent:
         return _Controller(self, log)
 
 
-def _runs(rows: np.ndarray) -> list[tuple[int, int, int]]:
-    """(position in rows, first row, count) of each run of consecutive values in ascending `rows`."""
-    breaks = np.flatnonzero(np.diff(rows) != 1) + 1
-    starts = np.concatenate([[0], breaks])
-    counts = np.diff(np.concatenate([starts, [len(rows)]]))
-    return [(int(a), int(rows[a]), int(c)) for a, c in zip(starts, counts)]
-
-
 class _Controller:
-    """The model's side of one batch: each game's fed tokens, cache rows and tick clock."""
+    """The model's side of one batch: each game's fed tokens, its row in the KV store and its tick clock.
+
+    The store is one KV cache with a row per running game and per-row lengths (`KVCache.lengths`), so every
+    running game goes through the same forward pass each tick, however many tokens each has cached or to feed, and
+    nothing is copied out and back: a pass writes each row's new entries in place, and computes only the fed tokens
+    (`GameGPT.forward(real=...)`), not the padding.
+    """
 
     def __init__(self, agent: ModelAgent, log: TokenTap) -> None:
         self.agent, self.log = agent, log
@@ -198,24 +198,57 @@ class _Controller:
         self.cached = np.zeros(n, np.int64)  # tokens in the game's cache row (its history, or a window of it)
         self.device = next(agent.model.parameters()).device
         self.ticks = torch.zeros(n, dtype=torch.long, device=self.device)  # the tick clock after the cached tokens
-        self.k: torch.Tensor | None = None  # [layers, n, heads, capacity, head_dim]: KVCache's layout
+        self.row = np.full(n, -1, np.int64)  # each game's row in the store (-1: none)
+        self.game_of_row = np.zeros(0, np.int64)  # the game in each row, in row order
+        self.k: torch.Tensor | None = None  # [layers, rows, heads, capacity, head_dim]: KVCache's layout
         self.v: torch.Tensor | None = None
+        self.clean = 0  # positions below this hold numbers in every row (zeros, or entries a row wrote)
 
-    def _store(self, rows: torch.Tensor, k: torch.Tensor, v: torch.Tensor, start: int) -> None:
-        """Write new cache entries (positions start.. of these rows) into the per-game store, growing it as needed."""
-        end = start + k.shape[3]
-        if self.k is None or self.k.shape[3] < end:
+    def _rows_for(self, games: np.ndarray) -> None:
+        """Rows for these games: a new game gets the next row; an ended game's row gets the store's last row, moved
+        into it (one row's filled entries copied, whatever the batch), so that every row in a pass is a running game."""
+        running = np.zeros(len(self.row), bool)
+        running[games] = True
+        used = self.game_of_row
+        for r in np.flatnonzero(~running[used])[::-1]:  # from the last: a row moved down is never one still to drop
+            last = len(used) - 1
+            self.row[used[r]] = -1
+            if r != last and self.k is not None and self.v is not None:
+                moved, n = used[last], int(self.cached[used[last]])
+                self.k[:, r, :, :n].copy_(self.k[:, last, :, :n])
+                self.v[:, r, :, :n].copy_(self.v[:, last, :, :n])
+                used[r], self.row[moved] = moved, r
+            used = used[:last]
+        new = games[self.row[games] < 0]
+        if new.size:
+            self.row[new] = len(used) + np.arange(len(new))
+            self.cached[new] = 0  # a game seen before whose row was dropped starts its window afresh (see the slide)
+            used = np.concatenate([used, new])
+        self.game_of_row = used
+
+    def _room(self, rows: int, length: int) -> None:
+        """A store of at least `rows` rows and `length` positions, grown by doubling up to the model's context (and
+        past it only as far as padding needs). Keys a row never wrote are masked, but a masked key's value must still
+        be a number: every position a pass may read is zeroed once, a slab at a time, as passes reach it."""
+        k, v = self.k, self.v
+        have_rows, have_len = (0, 0) if k is None else (k.shape[1], k.shape[3])
+        if rows > have_rows or length > have_len:
             block = self.agent.model.config.block_size
-            capacity = min(block, max(end, 64, 0 if self.k is None else 2 * self.k.shape[3]))
-            shape = (k.shape[0], len(self.fed), k.shape[2], capacity, k.shape[4])
-            new_k, new_v = k.new_empty(shape), v.new_empty(shape)
-            if self.k is not None and self.v is not None:
-                new_k[:, :, :, : self.k.shape[3]] = self.k
-                new_v[:, :, :, : self.v.shape[3]] = self.v
+            c, p = self.agent.model.config, next(self.agent.model.parameters())
+            shape = (c.n_layer, max(rows, have_rows), c.n_head, max(length, min(block, max(64, 2 * have_len))), c.n_embd // c.n_head)
+            new_k = torch.empty(shape, dtype=p.dtype, device=p.device)  # not zeroed: gigabytes for a large batch
+            new_v = torch.empty(shape, dtype=p.dtype, device=p.device)
+            if k is not None and v is not None:
+                new_k[:, :have_rows, :, : self.clean] = k[:, :, :, : self.clean]
+                new_v[:, :have_rows, :, : self.clean] = v[:, :, :, : self.clean]
+            new_k[:, have_rows:, :, : self.clean] = 0
+            new_v[:, have_rows:, :, : self.clean] = 0
             self.k, self.v = new_k, new_v
-        assert self.v is not None
-        self.k[:, :, :, start:end].index_copy_(1, rows, k)
-        self.v[:, :, :, start:end].index_copy_(1, rows, v)
+        if length > self.clean:
+            assert self.k is not None and self.v is not None
+            self.k[:, :, :, self.clean : length] = 0
+            self.v[:, :, :, self.clean : length] = 0
+            self.clean = length
 
     @torch.no_grad()
     def __call__(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
@@ -232,47 +265,83 @@ class _Controller:
         block = model.config.block_size
         if agent.recompute:
             return self._windows(games, mask, draws)
+        self._rows_for(games)
         start, cached = fed.copy(), self.cached[games].copy()
         need = cursor - start + p
-        slide = np.flatnonzero(cached + need > block)
+        # the context is full, or the game lost its row: its last half-context (envs.ModelPolicy's window), the clock
+        # carried over, even where more than that is new
+        slide = np.flatnonzero((cached + need > block) | ((cached == 0) & (fed > 0)))
         clock = self.ticks[torch.from_numpy(games).to(self.device)]
-        if slide.size:  # the context is full: its last half (envs.ModelPolicy's window), the clock carried over
-            keep = min(block, max(p, block // 2))  # even where more than that is new
-            start[slide] = cursor[slide] + p - keep
+        if slide.size:
+            keep = min(block, max(p, block // 2))
+            start[slide] = np.maximum(cursor[slide] + p - keep, 0)
             cached[slide] = 0
             width = int(start[slide].max())
             before = (log.ids[games[slide], :width] == agent.tick_id) & (np.arange(width) < start[slide][:, None])
             clock[torch.from_numpy(slide).to(self.device)] = torch.from_numpy(before.sum(axis=1)).to(self.device)
-        length = cursor - start + p
+        length = cursor - start + p  # tokens each game feeds now
+        rows = self.row[games]
         scores = np.zeros((len(games), len(agent.input_ids)))
-        input_ids = agent.input_ids.to(self.device)
-        pad = agent.tokenizer.pad_id
-        for old in np.unique(cached):  # one forward pass per cached length: shorter rows are padded on the right
-            idx = np.flatnonzero(cached == old)
-            g, n = games[idx], length[idx]
-            width = int(n.max())
-            body = np.arange(width)[None, :] < (n - p)[:, None]
-            x = np.where(body, log.ids[g[:, None], np.minimum(start[idx][:, None] + np.arange(width), log.ids.shape[1] - 1)], pad)
-            x[np.arange(len(idx))[:, None], (n - p)[:, None] + np.arange(p)] = prompt
-            rows = torch.from_numpy(g).to(self.device)
-            cache = model.new_cache(len(idx), int(old) + width)
-            if old:
-                assert self.k is not None and self.v is not None
-                for at, first, count in _runs(g):  # runs of consecutive games: plain strided copies (index_select is far slower)
-                    cache.k[:, at : at + count, :, :old].copy_(self.k[:, first : first + count, :, :old])
-                    cache.v[:, at : at + count, :, :old].copy_(self.v[:, first : first + count, :, :old])
-                cache.pos = int(old)
-            cache.ticks = clock[torch.from_numpy(idx).to(self.device)].clone()
-            logits, _ = model(torch.from_numpy(x).to(self.device), cache=cache)
-            agent.forward_passes += 1
-            # a padded row's entries past its end are stored too: never read, its next tokens overwrite them
-            self._store(rows, cache.k[:, :, :, old:], cache.v[:, :, :, old:], int(old))
-            self.ticks[rows] = cache.ticks  # the padding is no tick: the clock at each row's end
-            last = torch.from_numpy(n - 1).to(self.device)
-            scores[idx] = logits[torch.arange(len(idx), device=self.device), last][:, input_ids].float().cpu().numpy()
+        rest = np.setdiff1d(np.arange(len(games)), slide, assume_unique=True)
+        if rest.size:  # every row of the store in one pass; sliding rows write padding from position 0
+            used = len(self.game_of_row)
+            fed_rows = rows[rest]
+            part = self._tokens(games[rest], start[rest], length[rest])
+            x = np.full((used, part.shape[1]), agent.tokenizer.pad_id, np.int64)
+            x[fed_rows] = part
+            lengths = np.zeros(used, np.int64)  # sliding games' rows: nothing of theirs there is read again
+            lengths[fed_rows] = cached[rest]
+            self._room(used, int(lengths.max()) + x.shape[1])
+            assert self.k is not None and self.v is not None
+            cache = KVCache(self.k[:, :used], self.v[:, :used], lengths=torch.from_numpy(lengths).to(self.device))
+            at = torch.from_numpy(fed_rows).to(self.device)
+            cache.ticks = torch.zeros(used, dtype=torch.long, device=self.device)
+            cache.ticks[at] = clock[torch.from_numpy(rest).to(self.device)]
+            scores[rest] = self._forward(x, cache, fed_rows, length[rest])
+            self.ticks[torch.from_numpy(games[rest]).to(self.device)] = cache.ticks[at]  # the padding is no tick
+        if slide.size:  # their own pass, from position 0 of a fresh cache, then into their store rows (after the pass above)
+            x = self._tokens(games[slide], start[slide], length[slide])
+            cache = KVCache(*self._zeros(len(slide), x.shape[1]), lengths=torch.zeros(len(slide), dtype=torch.long, device=self.device))
+            cache.ticks = clock[torch.from_numpy(slide).to(self.device)].clone()
+            scores[slide] = self._forward(x, cache, np.arange(len(slide)), length[slide])
+            self._room(len(self.game_of_row), x.shape[1])
+            assert self.k is not None and self.v is not None
+            at = torch.from_numpy(rows[slide]).to(self.device)
+            self.k[:, :, :, : x.shape[1]].index_copy_(1, at, cache.k)
+            self.v[:, :, :, : x.shape[1]].index_copy_(1, at, cache.v)
+            self.ticks[torch.from_numpy(games[slide]).to(self.device)] = cache.ticks
         self.cached[games] = cached + length
         self.fed[games] = cursor + p
         return choose_inputs(scores, mask, agent.temperature, uniform(draws))
+
+    def _tokens(self, games: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+        """[games, longest]: each game's history from `start` and then the input prompt, padded on the right."""
+        agent, log = self.agent, self.log
+        p, width = len(agent.prompt), int(length.max())
+        body = np.arange(width)[None, :] < (length - p)[:, None]
+        x = np.where(body, log.ids[games[:, None], np.minimum(start[:, None] + np.arange(width), log.ids.shape[1] - 1)], agent.tokenizer.pad_id)
+        x[np.arange(len(games))[:, None], (length - p)[:, None] + np.arange(p)] = agent.prompt
+        return x
+
+    def _zeros(self, rows: int, length: int) -> tuple[torch.Tensor, torch.Tensor]:
+        c, p = self.agent.model.config, next(self.agent.model.parameters())
+        shape = (c.n_layer, rows, c.n_head, length, c.n_embd // c.n_head)
+        return torch.zeros(shape, dtype=p.dtype, device=p.device), torch.zeros(shape, dtype=p.dtype, device=p.device)
+
+    def _forward(self, x: np.ndarray, cache: KVCache, rows: np.ndarray, length: np.ndarray) -> np.ndarray:
+        """The model's scores of the game's input tokens at each fed row's last token.
+
+        Only the fed tokens are computed (a packed pass): padding and the rows that feed nothing cost no matrix
+        work, only their share of attention's reading.
+        """
+        agent = self.agent
+        counts = np.zeros(len(x), np.int64)
+        counts[rows] = length
+        real = np.arange(x.shape[1])[None, :] < counts[:, None]
+        logits, _ = agent.model(torch.from_numpy(x).to(self.device), cache=cache, real=torch.from_numpy(real).to(self.device))
+        agent.forward_passes += 1
+        last = torch.from_numpy(np.cumsum(counts)[rows] - 1).to(self.device)  # each fed row's last token, packed
+        return logits[last][:, agent.input_ids.to(self.device)].float().cpu().numpy()
 
     def _windows(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
         """Recompute mode: every game's last `block_size` tokens (prompt included) in one padded pass, no cache."""

@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--opponents", default=None, help="games with several players: the others' agent mix (default: the game's)")
     p.add_argument("--batch-size", type=int, default=128, help="games the model plays at once (default: %(default)s)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
-    p.add_argument("--threads", type=int, default=1, help="torch threads for the model (default: %(default)s: its steps are small)")
+    p.add_argument("--threads", type=int, default=None, help="torch threads for the model (default: torch's, one per core)")
     p.add_argument("--out", default=None, help="report directory: report.json, report.md, scores.png")
     p.add_argument("--corpus-out", default=None, help="also write the model's games as a corpus here")
     p.add_argument("--overwrite", action="store_true", help="replace a finished corpus in --corpus-out")
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.games < 1:
         raise GameGrammarError(f"--games must be at least 1, got {args.games}")
-    if args.threads < 1:
+    if args.threads is not None and args.threads < 1:
         raise GameGrammarError(f"--threads must be at least 1, got {args.threads}")
     if not 0 <= args.seed < 1 << 63:
         raise GameGrammarError(f"--seed must be in [0, 2**63), got {args.seed}")

@@ -7,6 +7,8 @@ LayerNorm and an output head tied to the token embedding.
 The KV cache holds every layer's keys and values for a batch of sequences that
 all sit at the same position `pos`; `forward(idx, cache=cache)` appends idx's
 keys/values and advances `pos`, so sampling costs one token of work per step.
+A cache with per-row `lengths` lets rows sit at different positions (games that
+wrote different numbers of tokens), so one forward pass serves them all.
 """
 
 from __future__ import annotations
@@ -119,10 +121,15 @@ class KVCache:
     """Keys and values of every layer for a batch of sequences, all at the same position `pos`.
 
     k, v: [n_layer, batch, n_head, max_len, head_dim]; positions < pos are filled.
+
+    With `lengths` (a [batch] tensor) each row has its own position instead: a forward pass writes row b's
+    tokens at lengths[b].. and its queries see that row's keys up to themselves only, so rows of different
+    lengths share one pass (a row padded on the right: its next pass, from its real length, writes over the
+    padding's entries). Keys a row never wrote are masked, never read as values: `zeros` makes such a cache.
     """
 
-    def __init__(self, k: Tensor, v: Tensor, pos: int = 0) -> None:
-        self.k, self.v, self.pos = k, v, pos
+    def __init__(self, k: Tensor, v: Tensor, pos: int = 0, lengths: Tensor | None = None) -> None:
+        self.k, self.v, self.pos, self.lengths = k, v, pos, lengths
         # Ticks since the last BOS before the cached tokens begin + those cached: the tick embedding's clock.
         # A window that starts mid-episode sets it to the ticks before the window.
         self.ticks = torch.zeros(k.shape[1], dtype=torch.long, device=k.device)
@@ -156,6 +163,8 @@ class KVCache:
             k[:, :, :, :pos], v[:, :, :, :pos] = self.k[:, rows, :, :pos], self.v[:, rows, :, :pos]
             self.k, self.v = k, v
         self.ticks = self.ticks[rows]
+        if self.lengths is not None:
+            self.lengths = self.lengths[rows]
 
 
 def rotary_tables(head_dim: int, length: int, base: float = 10000.0) -> tuple[Tensor, Tensor]:
@@ -171,6 +180,27 @@ def rotate(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
     return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
 
 
+class Packed:
+    """The real tokens of a [B, T] batch whose rows are padded to different lengths, packed into [N, ...].
+
+    Everything but attention works token by token, so it runs on the N real tokens only; attention unpacks them
+    to the batch's shape (padding as zeros) and packs its output back. Where rows need very different numbers of
+    tokens (games each writing their own tick), that leaves the padding's work undone.
+    """
+
+    def __init__(self, real: Tensor) -> None:
+        self.shape = tuple(real.shape)  # (B, T)
+        self.index = torch.nonzero(real.reshape(-1)).squeeze(1)
+
+    def pack(self, x: Tensor) -> Tensor:
+        return x.reshape(-1, *x.shape[2:])[self.index]
+
+    def unpack(self, x: Tensor) -> Tensor:
+        full = x.new_zeros(self.shape[0] * self.shape[1], *x.shape[1:])
+        full[self.index] = x
+        return full.view(*self.shape, *x.shape[1:])
+
+
 class CausalSelfAttention(nn.Module):
     def __init__(self, config: GPTConfig) -> None:
         super().__init__()
@@ -180,15 +210,29 @@ class CausalSelfAttention(nn.Module):
         self.dropout = config.dropout
         self.resid_dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None) -> Tensor:
-        B, T, C = x.shape
+    def forward(
+        self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None, packed: Packed | None = None
+    ) -> Tensor:
+        qkv = self.qkv(x)
+        if packed is not None:  # x holds only the real tokens of a [B, T] batch: attention sees the batch's shape
+            qkv = packed.unpack(qkv)
+        B, T, C = qkv.shape[0], qkv.shape[1], qkv.shape[2] // 3
         # [B, T, 3C] -> three [B, n_head, T, head_dim]
-        q, k, v = self.qkv(x).view(B, T, 3, self.n_head, C // self.n_head).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv.view(B, T, 3, self.n_head, C // self.n_head).permute(2, 0, 3, 1, 4)
         if rope is not None:  # keys enter the cache already rotated to their absolute positions
             q, k = rotate(q, *rope), rotate(k, *rope)
         dropout_p = self.dropout if self.training else 0.0
         if cache is None:
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
+        elif cache.lengths is not None:  # rows at their own positions: write each row's keys there, mask per row
+            positions = cache.lengths[:, None] + torch.arange(T, device=x.device)  # [B, T]
+            rows = torch.arange(B, device=x.device)[:, None]
+            cache.k[layer][rows, :, positions] = k.transpose(1, 2)
+            cache.v[layer][rows, :, positions] = v.transpose(1, 2)
+            end = int(positions[:, -1].max()) + 1
+            k, v = cache.k[layer, :, :, :end], cache.v[layer, :, :, :end]
+            mask = torch.arange(end, device=x.device) <= positions[:, None, :, None]  # [B, 1, T, end]
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
         else:
             start, end = cache.pos, cache.pos + T
             cache.k[layer, :, :, start:end] = k
@@ -198,6 +242,8 @@ class CausalSelfAttention(nn.Module):
             mask = None if T == 1 else torch.ones(T, end, dtype=torch.bool, device=x.device).tril(diagonal=start)
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
         y = y.transpose(1, 2).reshape(B, T, C)
+        if packed is not None:
+            y = packed.pack(y)
         return self.resid_dropout(self.proj(y))
 
 
@@ -222,8 +268,10 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(config.n_embd, bias=config.bias)
         self.mlp = MLP(config)
 
-    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None) -> Tensor:
-        x = x + self.attn(self.ln_1(x), cache, layer, rope)
+    def forward(
+        self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None, packed: Packed | None = None
+    ) -> Tensor:
+        x = x + self.attn(self.ln_1(x), cache, layer, rope, packed)
         return x + self.mlp(self.ln_2(x))
 
 
@@ -310,34 +358,52 @@ class GameGPT(nn.Module):
             cache.ticks = c[:, -1].clone()
         return c
 
-    def forward(self, idx: Tensor, targets: Tensor | None = None, *, cache: KVCache | None = None) -> tuple[Tensor, Tensor | None]:
+    def forward(
+        self, idx: Tensor, targets: Tensor | None = None, *, cache: KVCache | None = None, real: Tensor | None = None
+    ) -> tuple[Tensor, Tensor | None]:
         """Logits [B, T, V] and, given targets (IGNORE_INDEX where none), the mean cross-entropy.
 
-        With a cache, idx continues the cached sequences at positions cache.pos .. cache.pos+T-1.
+        With a cache, idx continues the cached sequences at positions cache.pos .. cache.pos+T-1. `real` ([B, T]
+        bool, with no targets) marks the tokens that are not padding: only those are computed, and the logits are
+        theirs alone, [N, V] in row-major order.
         """
         B, T = idx.shape
-        start = 0 if cache is None else cache.pos
+        start = 0 if cache is None else cache.pos if cache.lengths is None else int(cache.lengths.max())
         limit = self.config.block_size if cache is None else cache.max_len
-        if start + T > limit:
+        if start + T > limit and (cache is None or cache.lengths is None or start + T > cache.max_len):
             what = "the model's position table" if cache is None or limit == self.config.block_size else "the KV cache"
             raise GameGrammarError(f"context of {start + T} tokens is longer than {what} ({limit} tokens)")
         if cache is not None and cache.batch_size != B:
             raise GameGrammarError(f"batch of {B} sequences does not match the KV cache's {cache.batch_size}")
         pos = torch.arange(start, start + T, device=idx.device)
+        if cache is not None and cache.lengths is not None:
+            # [B, T]: each row's own positions. A cache with room past the context holds padding there (a row padded
+            # to a longer row's width): its positions are clamped to the last, and nothing reads what it writes.
+            pos = (cache.lengths[:, None] + torch.arange(T, device=idx.device)).clamp_(max=self.config.block_size - 1)
         x = self.wte(idx)
         rope = None
         if self.wpe is not None:
             x = x + self.wpe(pos)
         else:
             rope = (self.rope_cos[pos], self.rope_sin[pos])
+            if pos.dim() == 2:  # [B, T, D/2] -> [B, 1, T, D/2]: the same angles for every head
+                rope = (rope[0][:, None], rope[1][:, None])
         if self.wtick is not None:
             x = x + self.wtick(self.tick_clock(idx, cache).clamp_(max=self.config.tick_table - 1))
         x = self.drop(x)
+        packed = None
+        if real is not None:
+            if targets is not None:
+                raise GameGrammarError("a packed forward pass (real=...) computes no loss")
+            packed = Packed(real)
+            x = packed.pack(x)
         for layer, block in enumerate(self.blocks):
-            x = block(x, cache, layer, rope)
+            x = block(x, cache, layer, rope, packed)
         logits = self.head(self.ln_f(x))
         if cache is not None:
             cache.pos += T
+            if cache.lengths is not None:
+                cache.lengths = cache.lengths + T
         loss = None
         if targets is not None:
             loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), targets.reshape(-1), ignore_index=IGNORE_INDEX)

@@ -42,8 +42,8 @@ class Biased(GameGPT):
         super().__init__(config)
         self.bias = bias
 
-    def forward(self, idx, targets=None, *, cache=None):
-        logits, loss = super().forward(idx, targets, cache=cache)
+    def forward(self, idx, targets=None, *, cache=None, real=None):
+        logits, loss = super().forward(idx, targets, cache=cache, real=real)
         logits = logits.clone()
         for token, bias in self.bias.items():
             logits[..., token] += bias

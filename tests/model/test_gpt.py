@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from gamegrammar.core.errors import GameGrammarError
-from gamegrammar.model.gpt import IGNORE_INDEX, PRESETS, GameGPT, GPTConfig, preset
+from gamegrammar.model.gpt import IGNORE_INDEX, PRESETS, GameGPT, GPTConfig, KVCache, preset
 
 
 def small(**kw) -> GameGPT:
@@ -200,3 +200,36 @@ def test_cpu_free_memory_is_read_from_the_kernel():
     free = available_memory(torch.device("cpu"))
     assert free is None or free > 0
     assert available_memory(torch.device("meta")) is None  # a device that cannot tell: nothing is refused
+
+
+@pytest.mark.parametrize("rope", [True, False])
+def test_rows_at_their_own_positions_match_each_rows_own_pass(rope):
+    """A cache with per-row lengths: rows fed different numbers of tokens (padded on the right) in shared passes,
+    only the real ones computed, give each row's logits of a pass over that row alone."""
+    torch.manual_seed(0)
+    model = GameGPT(GPTConfig(vocab_size=30, block_size=24, n_layer=2, n_head=2, n_embd=16, rope=rope, tick_table=8, tick_id=4)).eval()
+    rows = [torch.randint(5, 30, (n,)) for n in (20, 9, 23)]
+    for row in rows:
+        row[::3] = 4  # ticks: the clock is carried per row
+    alone = [model(row[None])[0][0] for row in rows]
+    cuts = [(0, 3, 20), (0, 2, 9), (0, 21, 23)]  # each row's feeds: a long one beside a short one, near the context's end
+    shape = (model.config.n_layer, 3, 2, 24 + 16, 8)  # room past the context: a short row's padding, near the end
+    cache = KVCache(torch.zeros(shape), torch.zeros(shape), lengths=torch.zeros(3, dtype=torch.long))
+    for feed in range(2):
+        parts = [row[c[feed] : c[feed + 1]] for row, c in zip(rows, cuts)]
+        width = max(map(len, parts))
+        idx = torch.zeros(3, width, dtype=torch.long)  # PAD
+        real = torch.zeros(3, width, dtype=torch.bool)
+        for r, part in enumerate(parts):
+            idx[r, : len(part)], real[r, : len(part)] = part, True
+        lengths = cache.lengths.clone()
+        logits, _ = model(idx, cache=cache, real=real)
+        assert logits.shape == (int(real.sum()), 30)  # the real tokens' logits only, row by row
+        at = 0
+        for r, part in enumerate(parts):
+            expected = alone[r][cuts[r][feed] : cuts[r][feed + 1]]
+            assert torch.allclose(logits[at : at + len(part)], expected, atol=1e-5), (feed, r)
+            at += len(part)
+        cache.lengths = lengths + real.sum(1)  # each row's real length: its next feed overwrites its padding
+    with pytest.raises(GameGrammarError, match="computes no loss"):
+        model(idx, idx, real=real)
