@@ -306,8 +306,11 @@ def main() -> None:
     best = f", best of {args.repeats} alternating runs each" if args.repeats > 1 else ""
     where = f"{torch.get_num_threads()} threads" if device.type == "cpu" else str(device)
     loads = workloads(args.quick, device)
-    machine = Machine.measure(loads[0].model)
-    print(machine.describe())
+    machines: dict[int, Machine] = {}  # the peak at each model width's own shapes
+    for w in loads:
+        if w.model.config.n_embd not in machines:
+            machines[w.model.config.n_embd] = machine = Machine.measure(w.model)
+            print(f"{machine.describe()}, {w.model.config.n_embd} wide")
     print(
         "bound: each pass's least time, max(bytes read / bandwidth, FLOPs / fp32 peak), summed over the run's own passes "
         "(weights once per pass, each row's keys and values once per layer)"
@@ -320,7 +323,7 @@ def main() -> None:
     against_baseline = []
     for w in loads:
         for b, n in w.runs:
-            r = {"workload": w.name, **compare(w, b, n, machine, args.repeats)}
+            r = {"workload": w.name, **compare(w, b, n, machines[w.model.config.n_embd], args.repeats)}
             against_baseline.append(r)
             print(
                 f"{w.name:<22}{b:>6}{n:>6}{r['tokens']:>9,}{r['mean_length']:>9.0f}{r['slides']:>7}"
@@ -351,7 +354,7 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             figures = {
-                "machine": vars(machine),
+                "machines": {width: vars(m) for width, m in machines.items()},
                 "against_baseline": against_baseline,
                 "tokens_per_s": rows,
                 "batch_scaling": scaling,
