@@ -1,6 +1,7 @@
 """The `gamegrammar` command: one subcommand per module in gamegrammar.commands.
 
-Every user mistake surfaces as a GameGrammarError and is printed as one line.
+Every user mistake surfaces as a GameGrammarError and is printed as one line. A command ended by a signal exits with
+the shell's code for it, 130 (SIGINT, Ctrl-C) or 143 (SIGTERM), after leaving resumable state.
 """
 
 from __future__ import annotations
@@ -8,12 +9,17 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import NoReturn
 
 from gamegrammar import __version__
-from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.errors import GameGrammarError, Terminated
+
+EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM  # 130 and 143, as a shell reports them
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `run=`.
 COMMANDS = ["games", "generate", "corpus", "sample", "evaluate", "export", "replay", "analyze", "dream", "play", "ouroboros"]
@@ -75,13 +81,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_guarded(run)
 
 
+@contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """While the body runs, SIGTERM raises Terminated where this process is, as Ctrl-C raises KeyboardInterrupt, so
+    that both unwind the same way: atomic writes abandoned, worker pools ended (no orphan writes on, nothing leaks),
+    journals kept for the rerun. A handler that wraps this one stops the work itself at its next safe point (Lightning's,
+    while it trains: the running step ends and last.ckpt is written). A process forked meanwhile (a data-loading
+    worker) ends as SIGTERM ends it by default."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+    owner = os.getpid()
+
+    def terminate(signum: int, frame: object) -> None:
+        if os.getpid() != owner:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+        elif signal.getsignal(signal.SIGTERM) is terminate:
+            raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run_guarded(entry: Callable[[], int | None], prog: str = "gamegrammar") -> int:
-    """Run a command's body with a user's mistakes, the operating system's refusals and Ctrl-C as one line each.
+    """Run a command's body with a user's mistakes, the operating system's refusals, Ctrl-C and SIGTERM as one line
+    each (exit 2, 130, 143).
 
     Anything else is a bug and keeps its traceback. The benchmarks and scripts run under it as the CLI does.
     """
     try:
-        return entry() or 0
+        with sigterm_raises():
+            return entry() or 0
     except GameGrammarError as err:
         return _fail(str(err), prog)
     except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as other Unix tools do
@@ -91,7 +125,10 @@ def run_guarded(entry: Callable[[], int | None], prog: str = "gamegrammar") -> i
         return _fail(os_error_message(err), prog)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_SIGINT
+    except Terminated:
+        print(f"{prog}: terminated", file=sys.stderr)
+        return EXIT_SIGTERM
     except RuntimeError as err:
         torch = sys.modules.get("torch")  # imported by whichever command ran out of memory; not at start-up
         if torch is not None and isinstance(err, torch.OutOfMemoryError):

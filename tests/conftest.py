@@ -107,10 +107,12 @@ def as_v1():
 
 
 # One process that has imported the CLI and its heavy dependencies (torch, Lightning, jsonargparse) once, then forks a
-# child per command: the child is a process of its own (its own exit code, stderr and environment) that skips the
-# seconds of imports. It never runs a torch op itself, so forking it is safe.
+# child per command: the child is a process of its own (its own exit code, stderr, environment and signals) that skips
+# the seconds of imports. It never runs a torch op itself, so forking it is safe. The server answers each job with the
+# child's pid, then its exit code. A job's "fsize" caps the size of any file the child writes (RLIMIT_FSIZE; a write
+# past it fails with EFBIG, as on a full disk).
 _FORK_SERVER = r"""
-import json, os, sys, traceback
+import json, os, resource, signal, sys, traceback
 import torch, lightning.pytorch, jsonargparse
 import gamegrammar.cli
 from gamegrammar.cli import COMMANDS, PASSTHROUGH
@@ -124,6 +126,9 @@ for line in sys.stdin:
     if pid == 0:
         code = 1
         try:
+            if job.get("fsize"):
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the cap then fails instead of killing
+                resource.setrlimit(resource.RLIMIT_FSIZE, (job["fsize"], job["fsize"]))
             os.chdir(job["cwd"])
             os.environ.clear()
             os.environ.update(job["env"])
@@ -143,9 +148,27 @@ for line in sys.stdin:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code or 0)
+    print(pid, flush=True)
     _, status = os.waitpid(pid, 0)
     print(os.waitstatus_to_exitcode(status), flush=True)
 """
+
+
+class ForkedRun:
+    """A command running in a child of a fork server: its `pid` (to signal it), and `wait()` for its result."""
+
+    def __init__(self, cli: ForkedCli, argv: list[str], pid: int, out: Path, err: Path) -> None:
+        self.cli, self.argv, self.pid, self.out, self.err = cli, argv, pid, out, err
+
+    def wait(self) -> subprocess.CompletedProcess:
+        try:
+            code = int(self.cli.server.stdout.readline())
+        finally:
+            self.cli.lock.release()
+        result = subprocess.CompletedProcess(self.argv, code, self.out.read_text(), self.err.read_text())
+        self.out.unlink()
+        self.err.unlink()
+        return result
 
 
 class ForkedCli:
@@ -159,17 +182,22 @@ class ForkedCli:
         )
         assert self.server.stdout.readline().strip() == "ready"
 
-    def run(self, argv: list[str], cwd: Path, scratch: Path) -> subprocess.CompletedProcess:
+    def start(self, argv: list[str], cwd: Path, scratch: Path, fsize: int | None = None) -> ForkedRun:
+        """Start a command (the server is this run's until its `wait()`); `fsize`: the cap on any file it writes."""
         out, err = (scratch / f"{uuid.uuid4().hex}.{name}" for name in ("out", "err"))
-        job = {"argv": argv, "cwd": str(cwd), "env": self.env, "stdout": str(out), "stderr": str(err)}
-        with self.lock:
+        job = {"argv": argv, "cwd": str(cwd), "env": self.env, "stdout": str(out), "stderr": str(err), "fsize": fsize}
+        self.lock.acquire()
+        try:
             self.server.stdin.write(json.dumps(job) + "\n")
             self.server.stdin.flush()
-            code = int(self.server.stdout.readline())
-        result = subprocess.CompletedProcess(argv, code, out.read_text(), err.read_text())
-        out.unlink()
-        err.unlink()
-        return result
+            pid = int(self.server.stdout.readline())
+        except BaseException:
+            self.lock.release()
+            raise
+        return ForkedRun(self, argv, pid, out, err)
+
+    def run(self, argv: list[str], cwd: Path, scratch: Path, fsize: int | None = None) -> subprocess.CompletedProcess:
+        return self.start(argv, cwd, scratch, fsize).wait()
 
     def close(self) -> None:
         self.server.stdin.close()

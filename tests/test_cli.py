@@ -6,6 +6,7 @@ import importlib
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,28 @@ def _raises(error: BaseException):
 def test_run_guarded_gives_a_users_mistake_one_line_under_the_programs_name(capsys, error, code, line):
     assert run_guarded(_raises(error), "bench") == code
     assert capsys.readouterr().err == line
+
+
+def test_sigterm_raises_where_the_command_is_and_exits_143_and_the_handler_is_restored(capsys):
+    """SIGTERM unwinds like Ctrl-C: the `finally` of the work runs (where atomic writes and worker pools clean up)."""
+    import os
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+    unwound = []
+
+    def work() -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1000):  # the handler runs between bytecodes, at the latest a moment later
+                time.sleep(0.01)
+            return 0
+        finally:
+            unwound.append(True)
+
+    assert run_guarded(work, "bench") == 143
+    assert capsys.readouterr().err == "bench: terminated\n"
+    assert unwound == [True] and signal.getsignal(signal.SIGTERM) == before
 
 
 def test_run_guarded_keeps_a_bugs_traceback():

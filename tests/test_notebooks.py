@@ -8,7 +8,6 @@ They are executed with the repository root as the working directory.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import nbformat
@@ -20,7 +19,7 @@ from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games import game_of
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import GameGPT, preset
-from gamegrammar.training.checkpoint import EXPORT_FORMAT
+from gamegrammar.training.checkpoint import LoadedModel, write_export
 from gamegrammar.training.lightning import EpisodeWindows, collate_windows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,8 +28,6 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 def train_tiny(corpus: Corpus, out: Path, steps: int = 120) -> Path:
     """A gg31k-shaped model trained for a few seconds with a plain loop, written as an exported model directory."""
-    from safetensors.torch import save_file
-
     torch.manual_seed(0)
     tick_id = corpus.tokenizer.ids[game_of(corpus.game).tick_token]
     model = GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=128, tick_id=tick_id))
@@ -43,12 +40,7 @@ def train_tiny(corpus: Corpus, out: Path, steps: int = 120) -> Path:
         opt.zero_grad()
         model(x, y)[1].backward()
         opt.step()
-    out.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items() if k != "head.weight"}, out / "model.safetensors")
-    (out / "tokenizer.json").write_text(corpus.tokenizer.to_json())
-    config = {"format_version": EXPORT_FORMAT, "gpt_config": model.config.to_dict(), "corpus_spec": corpus.spec.to_dict()}
-    (out / "config.json").write_text(json.dumps(config))
-    return out
+    return write_export(LoadedModel(model.eval(), corpus.tokenizer, corpus.spec, model.config), out)
 
 
 @pytest.fixture(scope="module")

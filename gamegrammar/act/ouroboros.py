@@ -44,7 +44,7 @@ from gamegrammar.act.play import ModelAgent, Played, play_games, play_report, su
 from gamegrammar.act.play_journal import PlayJournal
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.gamespec import BatchResult, PlayerResult
-from gamegrammar.core.io import atomic_write_json, atomic_write_text, save_figure
+from gamegrammar.core.io import atomic_write_json, atomic_write_text, check_output_dir, save_figure
 from gamegrammar.data.corpus import Corpus, write_played
 from gamegrammar.evaluation.fidelity import compare_distributions, summarize_episodes
 from gamegrammar.evaluation.validity import summarize, validate_many
@@ -413,6 +413,7 @@ def baselines(run: Run, corpus: Corpus) -> dict[str, Any]:
 def run_loop(config: OuroborosConfig, train: Train, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Run (or continue) the loop to `config.generations`; returns the log (also written to out/log.json)."""
     run = Run(config)
+    check_output_dir(run.out, what="out", inputs=(config.corpus, config.checkpoint))  # its generations are no input's
     corpus = Corpus(config.corpus)
     corpus.check_model(load_checkpoint(config.checkpoint), f"the checkpoint {config.checkpoint}")
     if not Path(config.finetune.config).is_file() and config.generations:

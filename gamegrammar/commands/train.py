@@ -11,6 +11,10 @@ Everything LightningCLI offers works; on top of it:
 - vocab_size and tick_id (the game's tick token) are linked from the corpus (data.*) into the model.
 - a fresh `fit` refuses a checkpoint folder that already holds checkpoints (resume with
   `--ckpt_path last` or choose another `--run_dir`), so last.ckpt is always this run's.
+- every refusal comes before the Trainer exists (the model against the corpus and the checkpoint resumed),
+  so it is the one line printed.
+- SIGTERM stops at the end of the running step with last.ckpt written there (FinalLastCheckpoint) and exits 143,
+  not Lightning's 0; Ctrl-C exits 130, not 1.
 - what it prints is what a user reads: no model summary by default (the module's own line gives the
   parameters and the shape, and Lightning's table adds a FLOPs column of 0), "Epoch N" where a run
   bounded by max_steps alone would read "Epoch N/-2", no wandb warnings about settings nobody made,
@@ -31,9 +35,10 @@ from jsonargparse import ArgumentError
 from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.callbacks import ModelCheckpoint, RichProgressBar
 from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from gamegrammar.core.errors import GameGrammarError
-from gamegrammar.training.lightning import CorpusDataModule, GameGPTModule
+from gamegrammar.core.errors import GameGrammarError, Terminated
+from gamegrammar.training.lightning import CorpusDataModule, GameGPTModule, check_before_fit
 
 
 def _init_args(entry: Any) -> Any:
@@ -76,6 +81,7 @@ def checkpoints_written(trainer: Any) -> str | None:
 
 class GameGrammarCLI(LightningCLI):
     def __init__(self, *args: Any, trainer_defaults: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        self.resume: dict[str, Any] | None = None  # what the checkpoint a run resumes from says of its model and corpus
         # The module logs its parameters and shape; Lightning's summary table repeats them with a FLOPs column of 0
         # (it counts FLOPs only for a module with an example input). A config may still turn it on.
         super().__init__(*args, trainer_defaults={"enable_model_summary": False, **(trainer_defaults or {})}, **kwargs)
@@ -108,7 +114,7 @@ class GameGrammarCLI(LightningCLI):
         if self.subcommand == "fit" and ckpt_path is None:
             _refuse_stale_checkpoints(dirpaths)
         elif ckpt_path is not None:
-            _check_resume(ckpt_path, dirpaths)
+            self.resume = _check_resume(ckpt_path, dirpaths)
         if "WANDB_MODE" not in os.environ:  # an explicit WANDB_MODE always wins
             wandb_offline = [
                 args.offline
@@ -117,6 +123,10 @@ class GameGrammarCLI(LightningCLI):
             ]
             if all(wandb_offline):
                 os.environ["WANDB_MODE"] = "offline"
+
+    def instantiate_trainer(self, **kwargs: Any) -> Any:
+        check_before_fit(self.model, self.datamodule, self.resume)  # before the Trainer prints its first line
+        return super().instantiate_trainer(**kwargs)
 
     def after_instantiate_classes(self) -> None:
         super().after_instantiate_classes()
@@ -156,22 +166,26 @@ def _ckpt_path_of(argv: Sequence[str]) -> str | None:
     return None
 
 
-def _check_resume(ckpt_path: str, dirpaths: list[str]) -> None:
-    """Read the checkpoint a run resumes from with our own reader first, so a bad one is refused in one line.
+def _check_resume(ckpt_path: str, dirpaths: list[str]) -> dict[str, Any] | None:
+    """Read the checkpoint a run resumes from with our own reader first, so a bad one is refused in one line; what
+    it says of its model, corpus and optimizer (for GameGPTModule.check_resume), or None when there is none to read.
 
     "last" is Lightning's name for the run's last.ckpt (nothing to check when there is none yet).
     """
-    from gamegrammar.training.checkpoint import read_checkpoint
+    from gamegrammar.training.checkpoint import CHECKPOINT_KEY, read_checkpoint
 
     if ckpt_path in ("best", "hpc", "registry"):
-        return
-    if ckpt_path == "last":
-        for dirpath in dirpaths:
-            last = Path(dirpath) / "last.ckpt"
-            if last.exists():
-                read_checkpoint(last)
-        return
-    read_checkpoint(ckpt_path)
+        return None
+    paths = [Path(d) / "last.ckpt" for d in dict.fromkeys(dirpaths)] if ckpt_path == "last" else [Path(ckpt_path)]
+    found = [read_checkpoint(path) for path in paths if ckpt_path != "last" or path.exists()]
+    if not found:
+        return None
+    ckpt = found[0]
+    return {
+        CHECKPOINT_KEY: ckpt[CHECKPOINT_KEY],
+        "hyper_parameters": ckpt.get("hyper_parameters", {}),
+        "optimizer_states": bool(ckpt.get("optimizer_states")),
+    }
 
 
 def _refuse_stale_checkpoints(dirpaths: list[str]) -> None:
@@ -203,6 +217,9 @@ def main(argv: Sequence[str]) -> int:
     warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated", category=FutureWarning)
     logging.getLogger("lightning.fabric.utilities.seed").setLevel(logging.WARNING)  # the seed is in the saved config
     logging.getLogger("lightning.pytorch.utilities.rank_zero").addFilter(_no_cloud_tips)
+    # A log file that cannot be written (wandb's, on a full disk) must not print a traceback per record after the
+    # one-line error: logging's production setting drops such records quietly.
+    logging.raiseExceptions = False
     given = _ckpt_path_of(argv)
     if given is not None:  # LightningCLI reads the checkpoint's hparams while parsing: refuse a bad file before that
         _check_resume(given, [])
@@ -219,6 +236,12 @@ def main(argv: Sequence[str]) -> int:
         raise
     except ArgumentError as err:
         raise GameGrammarError(" ".join(str(err).split())) from None
+    except SIGTERMException:  # Lightning's stop after SIGTERM (a SystemExit of code 0): 143 as every command exits
+        raise Terminated from None
+    except SystemExit as err:
+        if isinstance(err.__context__, KeyboardInterrupt):  # Lightning turns Ctrl-C into exit 1 after its teardown
+            raise KeyboardInterrupt from None
+        raise
     except Exception as err:
         # jsonargparse may wrap errors raised while instantiating classes; unwrap ours.
         cause = _our_cause(err)

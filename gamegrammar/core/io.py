@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
+
+from gamegrammar.core.errors import GameGrammarError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -23,15 +26,36 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the file the mode open() would
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as err:
+            raise _naming(err, path) from None
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     _fsync_directory(path.parent)
+
+
+def _naming(err: OSError, path: Path) -> OSError:
+    """A failed write as an error that names the file it was for, and a full disk as a full disk: NumPy's writers
+    report a short write as "N requested and M written", with neither a file nor a reason. An error that names its
+    file already (one the writer read, say) is left as it is."""
+    if err.filename is not None:
+        return err
+    if err.errno is not None:
+        return OSError(err.errno, err.strerror or os.strerror(err.errno), str(path))
+    try:
+        room = os.statvfs(path.parent)
+        full = min(room.f_bavail, room.f_bfree) == 0
+    except OSError:
+        full = False
+    if full:
+        return OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} ({err})", str(path))
+    return OSError(errno.EIO, f"the write stopped short ({err})", str(path))
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -91,14 +115,21 @@ def _inside(path: Path, other: Path) -> bool:
     return path == other or other in path.parents
 
 
+def _refuse_unwritable(what: str, path: Path, folder: Path) -> None:
+    """Refuse an output whose nearest existing folder takes no new entry, found by trying (a folder made and removed):
+    permission bits say yes to root on /proc, and nothing of a mount that is read-only or full."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".gamegrammar-", dir=folder))
+    except OSError as err:
+        raise GameGrammarError(f"{what} {path}: {folder} is not writable ({err.strerror or err})") from None
+
+
 def check_output_file(path: str | Path, *, what: str, overwrite: bool = False, inputs: tuple[str | Path | None, ...] = ()) -> Path:
     """Refuse, before any work, an output file that could not be written or would destroy something.
 
     A directory, a path under a file, an input (or a path inside an input directory such as a corpus), and an
     existing file without `overwrite` are refused with one line naming `what` (the flag, say "--out").
     """
-    from gamegrammar.core.errors import GameGrammarError
-
     path = Path(path)
     resolved = path.resolve()
     for given in inputs:
@@ -111,8 +142,8 @@ def check_output_file(path: str | Path, *, what: str, overwrite: bool = False, i
         raise GameGrammarError(f"{what} {path}: {parent} is a file, not a directory")
     if path.exists() and not overwrite:
         raise GameGrammarError(f"{what} {path} already exists; pass --overwrite to replace it")
-    if parent is not None and not os.access(parent, os.W_OK):
-        raise GameGrammarError(f"{what} {path}: {parent} is not writable")
+    if parent is not None:
+        _refuse_unwritable(what, path, parent)
     return path
 
 
@@ -123,8 +154,6 @@ def check_output_dir(
 
     `keep` names files that must not be replaced without `overwrite` (a model directory's weights, say).
     """
-    from gamegrammar.core.errors import GameGrammarError
-
     path = Path(path)
     resolved = path.resolve()
     for given in inputs:
@@ -139,8 +168,8 @@ def check_output_dir(
     if taken and not overwrite:
         raise GameGrammarError(f"{what} {path} already holds {', '.join(taken)}; pass --overwrite to replace it")
     writable = path if path.exists() else parent
-    if writable is not None and not os.access(writable, os.W_OK):
-        raise GameGrammarError(f"{what} {path}: {writable} is not writable")
+    if writable is not None:
+        _refuse_unwritable(what, path, writable)
     return path
 
 

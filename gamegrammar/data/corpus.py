@@ -38,7 +38,7 @@ from gamegrammar.core import rng
 from gamegrammar.core.agents import unknown_agent
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.gamespec import BatchResult, CodecConfig, GameSpec
-from gamegrammar.core.io import atomic_write, atomic_write_json, remove_stale_temporaries
+from gamegrammar.core.io import atomic_write, atomic_write_json, check_output_dir, remove_stale_temporaries
 from gamegrammar.core.tokenizer import GameTokenizer
 from gamegrammar.games import DEFAULT_GAME, game_of, load_game, tokenizer_for
 
@@ -270,7 +270,16 @@ def _prepare_out(out: Path, plan: dict[str, Any], overwrite: bool, resume: bool 
     elif out.exists() and any(out.iterdir()):
         if (out / "manifest.json").exists():
             raise GameGrammarError(f"{out} already holds a finished corpus; pass --overwrite to replace it")
-        if not resume or not plan_path.exists() or json.loads(plan_path.read_text()) != plan:
+        if not resume or not plan_path.exists():
+            raise GameGrammarError(f"--out {out} is not empty; pass --overwrite to replace its contents")
+        try:
+            found = json.loads(plan_path.read_text())
+        except (ValueError, UnicodeDecodeError):  # damaged since: nothing says which corpus the shards there belong to
+            raise GameGrammarError(
+                f"{plan_path} is damaged (not valid JSON), so the interrupted run in {out} cannot be resumed; "
+                "pass --overwrite to start afresh"
+            ) from None
+        if found != plan:
             raise GameGrammarError(f"--out {out} is not empty; pass --overwrite to replace its contents")
         for folder in (out, out / "shards"):  # what the killed run was writing when it died
             remove_stale_temporaries(folder)
@@ -279,11 +288,27 @@ def _prepare_out(out: Path, plan: dict[str, Any], overwrite: bool, resume: bool 
     atomic_write_json(plan_path, plan)
 
 
+def read_index(path: Path) -> np.ndarray:
+    """A shard's index as `generate` writes it, a 1-d array of INDEX_DTYPE records, or a one-line error: the one
+    reader of index files (a corpus opening, a resumed `generate`, `merge`). Never unpickles anything."""
+    try:
+        index = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
+        raise GameGrammarError(f"shard index {path} is unreadable: {err}") from None
+    if not isinstance(index, np.ndarray):  # an .npz archive
+        index.close()
+        raise GameGrammarError(f"shard index {path} is an archive of arrays, not one array of index records")
+    if index.dtype != INDEX_DTYPE or index.ndim != 1:
+        raise GameGrammarError(f"shard index {path} holds a {index.dtype} array of shape {index.shape}, not index records")
+    return index
+
+
 def _shard_done(out: Path, shard: int, itemsize: int) -> tuple[int, int] | None:
+    """(episodes, tokens) of a finished shard; None while it is unfinished (its index is checked by `read_index`)."""
     tokens_path, index_path = _shard_paths(out, shard)
     if not tokens_path.exists() or not index_path.exists():
         return None
-    index = np.load(index_path, allow_pickle=False)
+    index = read_index(index_path)
     n_tokens = int(index["length"].sum())
     if tokens_path.stat().st_size != n_tokens * itemsize:
         return None
@@ -340,7 +365,10 @@ def generate(
     for s in range(spec.num_shards):
         if part is not None and not part.holds(s):
             continue
-        done = _shard_done(out, s, tokenizer.dtype.itemsize)
+        try:
+            done = _shard_done(out, s, tokenizer.dtype.itemsize)
+        except GameGrammarError:  # a finished shard damaged since: written again, to the same bytes (a function of the spec)
+            done = None
         if done is None:
             todo.append(s)
         else:
@@ -407,12 +435,11 @@ def merge(out: str | Path, parts: list[str | Path], *, overwrite: bool = False, 
         raise GameGrammarError("merge needs at least one part")
     out = Path(out)
     paths = [Path(p) for p in parts]
+    check_output_dir(out, what="OUT", inputs=tuple(paths))  # not a part, nor inside one, nor holding one
     manifests = [_read_manifest(p) for p in paths]
     first = manifests[0]
     owner: dict[str, Path] = {}
     for path, manifest in zip(paths, manifests):
-        if out.resolve() == path.resolve():
-            raise GameGrammarError(f"the output {out} is also a part; merge into a new directory")
         if manifest["spec"] != first["spec"]:
             raise GameGrammarError(f"parts {paths[0]} and {path} were made with different specs (seed, episodes, game, ...)")
         if manifest["tokenizer_sha256"] != first["tokenizer_sha256"]:
@@ -552,10 +579,7 @@ class Corpus(_Episodes):
             if size != expected:
                 found = "missing" if size is None else f"{size} of {expected} bytes"
                 raise GameGrammarError(f"shard {tokens_path} is truncated or corrupt ({found})")
-            try:
-                index = np.load(index_path, allow_pickle=False)
-            except (OSError, ValueError) as err:
-                raise GameGrammarError(f"shard index {index_path} is unreadable: {err}") from None
+            index = read_index(index_path)
             if len(index) != entry["episodes"] or int(index["length"].sum()) != entry["tokens"]:
                 raise GameGrammarError(f"shard index {index_path} does not match the manifest")
             tokens = np.memmap(tokens_path, dtype=dtype, mode="r") if expected else np.zeros(0, dtype)
@@ -563,12 +587,29 @@ class Corpus(_Episodes):
                 raise GameGrammarError(
                     f"shard {tokens_path} holds token id {int(tokens.max())}, outside the vocabulary of {len(self.tokenizer)}"
                 )
-            if len(index) and (index["offset"].min() < 0 or (index["offset"] + index["length"]).max() > entry["tokens"]):
-                raise GameGrammarError(f"shard index {index_path} points outside its shard")
+            self._check_index(index, entry["tokens"], index_path)
             self.shards.append(tokens)
             index = _with_shard(index, number)
             indexes.append(index)
         self.index = np.concatenate(indexes) if indexes else np.zeros(0, _with_shard(np.zeros(0, INDEX_DTYPE), 0).dtype)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def _check_index(self, index: np.ndarray, tokens: int, path: Path) -> None:
+        """Refuse index records that point outside their shard or name no agent, end or split of the game."""
+        if not len(index):
+            return
+        if index["offset"].min() < 0 or index["length"].min() < 0 or (index["offset"] + index["length"]).max() > tokens:
+            raise GameGrammarError(f"shard index {path} points outside its shard")
+        agents = index["agent"][index["agent"] != OUTSIDE_AGENT]
+        for name, codes, count in (
+            ("agent", agents, len(self.game_spec.agent_names)),
+            ("end", index["end"], len(self.game_spec.end_events)),
+            ("split", index["split"], len(SPLITS)),
+        ):
+            if len(codes) and int(codes.max()) >= count:
+                raise GameGrammarError(f"shard index {path} holds {name} code {int(codes.max())}; the game has {count}")
 
     def check_model(self, model: Any, who: str = "the checkpoint") -> None:
         """Refuse a model (a `LoadedModel`: tokenizer and codec) these episodes cannot be read against.

@@ -138,7 +138,11 @@ def export(ckpt: str | Path, out_dir: str | Path, dtype: str = "float32") -> Pat
     """
     if dtype not in EXPORT_DTYPES:
         raise GameGrammarError(f"--dtype must be one of {', '.join(EXPORT_DTYPES)}, got {dtype!r}")
-    loaded = load_checkpoint(ckpt)
+    return write_export(load_checkpoint(ckpt), out_dir, dtype)
+
+
+def write_export(loaded: LoadedModel, out_dir: str | Path, dtype: str = "float32") -> Path:
+    """`export`'s three files for a model in memory (one a test built, say); config.json last, naming the others."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise GameGrammarError(f"{out} exists and is not a directory")
@@ -167,11 +171,14 @@ def export(ckpt: str | Path, out_dir: str | Path, dtype: str = "float32") -> Pat
     return out
 
 
-def _check_export_file(d: Path, name: str, said: str | None, found: Callable[[], str]) -> None:
+def _check_export_file(d: Path, name: str, config: dict[str, Any], field: str, found: Callable[[], str]) -> None:
     """Refuse an export whose weights or tokenizer are not the ones its config.json was written with: an export
-    killed half-way over an older one, or a file replaced by hand, would otherwise load as a model it is not.
-    (Exports written before config.json named its weights' hash are checked by their tokenizer only.)"""
-    if said is not None and said != found():
+    killed half-way over an older one, or a file replaced by hand, would otherwise load as a model it is not. The
+    hashes are required: a config.json without them vouches for nothing."""
+    said = config.get(field)
+    if not isinstance(said, str):
+        raise GameGrammarError(f"{d}/config.json lacks {field!r}, the hash of its {name}: export the model again")
+    if said != found():
         raise GameGrammarError(f"{d}/{name} is not the one its config.json names: export the model again")
 
 
@@ -200,10 +207,10 @@ def load_exported(directory: str | Path, map_location: str | torch.device = "cpu
         raise GameGrammarError(f"cannot read {d / name} (truncated or not written by `gamegrammar export`?): {err}") from None
     if not isinstance(config, dict) or config.get("format_version") != EXPORT_FORMAT:
         raise GameGrammarError(f"{d}/config.json is not a gamegrammar export of format {EXPORT_FORMAT}")
-    _check_export_file(d, "model.safetensors", config.get("weights_sha256"), lambda: _file_sha256(d / "model.safetensors"))
+    _check_export_file(d, "model.safetensors", config, "weights_sha256", lambda: _file_sha256(d / "model.safetensors"))
     try:
         loaded = _build(config["gpt_config"], state, tokenizer_json, config["corpus_spec"], d, config.get("longest_episode"), map_location)
     except KeyError as err:
         raise GameGrammarError(f"{d}/config.json lacks {err.args[0]!r}") from None
-    _check_export_file(d, "tokenizer.json", config.get("tokenizer_sha256"), loaded.tokenizer.sha256)
+    _check_export_file(d, "tokenizer.json", config, "tokenizer_sha256", loaded.tokenizer.sha256)
     return loaded

@@ -70,13 +70,8 @@ class EpisodeWindows(Dataset):
         chance_targets: ChanceTargets = "drawn",
     ) -> None:
         self.corpus, self.rows, self.block_size, self.windows = corpus, rows, block_size, windows
-        game = corpus.game_spec
-        self.keyframe_id = None
-        if windows == "keyframe":
-            if game.keyframe_token is None:
-                raise GameGrammarError(f"--data.windows keyframe: the game {game.name} has no keyframe token")
-            self.keyframe_id = corpus.tokenizer.ids[game.keyframe_token]
-        self.symmetry = game.symmetries(corpus.tokenizer, corpus.game) if augment else None
+        self.keyframe_id = keyframe_id(corpus) if windows == "keyframe" else None
+        self.symmetry = corpus.game_spec.symmetries(corpus.tokenizer, corpus.game) if augment else None
         self.exact = chance_targets == "exact"
 
     def __len__(self) -> int:
@@ -124,6 +119,20 @@ class EpisodeWindows(Dataset):
                 starts = starts[starts <= len(ids) - 2]  # at least one target
                 start = int(starts[int(torch.randint(0, len(starts), ()))])
         return np.asarray(ids[start : start + n], dtype=np.int64)
+
+
+def keyframe_id(corpus: Corpus | CorpusMix) -> int:
+    """The id of the token `windows: keyframe` starts windows at, refused for a corpus with no mid-episode keyframes
+    (its keyframe windows would be episode windows under another name)."""
+    game = corpus.game_spec
+    if game.keyframe_token is None:
+        raise GameGrammarError(f"--data.windows keyframe: the game {game.name} has no keyframe token")
+    if corpus.codec.keyframe_interval <= 0:
+        raise GameGrammarError(
+            f"--data.windows keyframe: corpus {corpus} has no keyframe after the first (keyframe_interval 0); "
+            "generate it with --keyframe-interval K, or choose another --data.windows"
+        )
+    return corpus.tokenizer.ids[game.keyframe_token]
 
 
 def collate_windows(batch: list[Any], pad_id: int) -> tuple[torch.Tensor, ...]:
@@ -245,6 +254,18 @@ class CorpusDataModule(L.LightningDataModule):
         self.tokenizer = self.corpus.tokenizer
         if not len(self.corpus.split("train")):
             raise GameGrammarError(f"corpus {path} has no training episodes")
+        if windows == "keyframe":
+            keyframe_id(self.corpus)
+        if augment:  # refused now if the game's config has no symmetries
+            try:
+                self.corpus.game_spec.symmetries(self.tokenizer, self.corpus.game)
+            except GameGrammarError as err:
+                raise GameGrammarError(f"--data.augment: {err} (corpus {self.path})") from None
+        if chance_targets == "exact":  # refused now if the game does not declare its chance
+            try:
+                self.corpus.game_spec.chance_targets([], self.corpus.game)
+            except GameGrammarError as err:
+                raise GameGrammarError(f"--data.chance_targets exact: {err} (corpus {self.path})") from None
 
     @property
     def vocab_size(self) -> int:
@@ -267,27 +288,21 @@ class CorpusDataModule(L.LightningDataModule):
             "longest_episode": int(self.corpus.index["length"].max()) if len(self.corpus) else 0,  # the sampler's default cap
         }
 
-    def setup(self, stage: str) -> None:
-        module = self.trainer.lightning_module if self.trainer is not None else None
-        context = module.config.block_size if isinstance(module, GameGPTModule) else None
+    def fit_context(self, context: int | None) -> None:
+        """Take the model's context (`context`: its position table; None for a model that is not a GameGPTModule) as
+        the block size, or refuse a longer --data.block_size. `gamegrammar train` calls it before Lightning starts."""
         if self.block_size is None:
             if context is None:
                 raise GameGrammarError("--data.block_size is needed when the model is not a GameGPTModule")
             self.block_size = context
         elif context is not None and self.block_size > context:
             raise GameGrammarError(f"--data.block_size {self.block_size} is longer than the model's position table ({context} tokens)")
+
+    def setup(self, stage: str) -> None:
+        module = self.trainer.lightning_module if self.trainer is not None else None
+        self.fit_context(module.config.block_size if isinstance(module, GameGPTModule) else None)
         lengths = self.corpus.index["length"]
         cut = int((lengths > self.block_size + 1).sum())
-        if self.augment:  # refused now, before training starts, if the game's config has no symmetries
-            try:
-                self.corpus.game_spec.symmetries(self.tokenizer, self.corpus.game)
-            except GameGrammarError as err:
-                raise GameGrammarError(f"--data.augment: {err} (corpus {self.path})") from None
-        if self.chance_targets == "exact":  # refused now if the game does not declare its chance
-            try:
-                self.corpus.game_spec.chance_targets([], self.corpus.game)
-            except GameGrammarError as err:
-                raise GameGrammarError(f"--data.chance_targets exact: {err} (corpus {self.path})") from None
         if cut and self.windows == "episode":
             rank_zero_info(
                 f"{cut} of {len(lengths)} episodes are longer than the context ({self.block_size} tokens): windows hold their "
@@ -325,6 +340,18 @@ class CorpusDataModule(L.LightningDataModule):
             rank_zero_warn(f"corpus {self.path} has no validation episodes; val/loss is not logged")
             return []  # type: ignore[return-value]
         return self._loader("val", shuffle=False)
+
+
+def check_before_fit(module: L.LightningModule, datamodule: L.LightningDataModule | None, resume: dict[str, Any] | None) -> None:
+    """Everything a run can refuse that needs the model and the corpus together (the block size against the model's
+    context, the vocabulary, init_from's weights, the checkpoint `resume` holds), checked before a Trainer exists:
+    an error then comes first and alone, not after Lightning's and wandb's first lines."""
+    if isinstance(datamodule, CorpusDataModule):
+        datamodule.fit_context(module.config.block_size if isinstance(module, GameGPTModule) else None)
+    if isinstance(module, GameGPTModule):
+        module.prepare(datamodule)
+        if resume is not None:
+            module.check_resume(resume)
 
 
 def _check_weights(weights: list[float], corpora: int) -> list[float]:
@@ -381,14 +408,17 @@ class TokensPerSecond(Callback):
 
 
 class FinalLastCheckpoint(Callback):
-    """Makes last.ckpt the final state, whatever ends training (max_steps, max_time, an early stop).
+    """Makes last.ckpt the final state, whatever ends training (max_steps, max_time, an early stop, SIGTERM).
 
     ModelCheckpoint writes last.ckpt only every n steps. This saves it at the step training stops, in the
-    same hook as ModelCheckpoint's own saves, so that resuming from it continues exactly.
+    same hook as ModelCheckpoint's own saves, so that resuming from it continues exactly. After SIGTERM, Lightning
+    stops (raising its SIGTERMException) at the end of the running step, after this hook has saved it; a SIGTERM
+    that comes later in the step (during a validation, say) stops it there, leaving the last.ckpt saved before.
     """
 
     def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any, batch_idx: int) -> None:
-        if not (trainer.global_step == trainer.max_steps or trainer.should_stop):  # max_time's Timer has set should_stop by now
+        # max_time's Timer has set should_stop by now
+        if not (trainer.global_step == trainer.max_steps or trainer.should_stop or trainer.received_sigterm):
             return
         for cb in trainer.checkpoint_callbacks:
             if isinstance(cb, ModelCheckpoint) and cb.save_last and cb.dirpath:
@@ -522,7 +552,17 @@ class GameGPTModule(L.LightningModule):
         return self._forward(idx, targets)
 
     def setup(self, stage: str) -> None:
-        dm = self.trainer.datamodule if self._trainer is not None else None
+        self.prepare(self.trainer.datamodule if self._trainer is not None else None)
+        if self.hparams.compile and self._forward is self.model:
+            # Kept out of the module tree so state_dict keys stay plain (no "_orig_mod.").
+            object.__setattr__(self, "_forward", torch.compile(self.model))
+        if stage == "fit":
+            rank_zero_info(f"GameGPT {self.hparams.preset}: {self.model.num_params():,} parameters, {self.config}")
+
+    def prepare(self, dm: Any) -> None:
+        """Read what training needs off the corpus of `dm` (a CorpusDataModule; anything else brings none) and load
+        init_from's weights, refusing in one line what does not fit. `gamegrammar train` calls it before Lightning
+        starts, so that such an error comes first and alone; setup calls it again (the weights are loaded once)."""
         if isinstance(dm, CorpusDataModule):
             if dm.vocab_size != self.config.vocab_size:
                 raise GameGrammarError(f"corpus {dm.path} has {dm.vocab_size} tokens; the model's vocab_size is {self.config.vocab_size}")
@@ -537,11 +577,6 @@ class GameGPTModule(L.LightningModule):
                 raise GameGrammarError(f"--model.chance_weight: {corpus.game_spec.name} writes no chance tokens to weight")
         if self.hparams.init_from and not self._initialized:
             self._load_initial_weights(self.hparams.init_from)
-        if self.hparams.compile and self._forward is self.model:
-            # Kept out of the module tree so state_dict keys stay plain (no "_orig_mod.").
-            object.__setattr__(self, "_forward", torch.compile(self.model))
-        if stage == "fit":
-            rank_zero_info(f"GameGPT {self.hparams.preset}: {self.model.num_params():,} parameters, {self.config}")
 
     def _load_initial_weights(self, path: str) -> None:
         """init_from: the model weights of a gamegrammar checkpoint or exported model (such as models/snake), refused in
@@ -633,6 +668,13 @@ class GameGPTModule(L.LightningModule):
         checkpoint[CHECKPOINT_KEY] = {**self.corpus_info, "gpt_config": self.config.to_dict()}
 
     def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        self.check_resume(checkpoint)
+        if self.corpus_info is None:
+            self.corpus_info = {k: v for k, v in checkpoint[CHECKPOINT_KEY].items() if k != "gpt_config"}
+
+    def check_resume(self, checkpoint: dict[str, Any]) -> None:
+        """Refuse a checkpoint this model cannot resume from: another vocabulary than the corpus's, another model
+        config, another optimizer. `gamegrammar train` calls it (after `prepare`) before Lightning starts."""
         saved = checkpoint.get(CHECKPOINT_KEY)
         if saved is None:
             raise GameGrammarError("not a gamegrammar checkpoint: it carries no tokenizer or game config")
@@ -650,5 +692,3 @@ class GameGPTModule(L.LightningModule):
                 f"the checkpoint was trained with --model.optimizer {trained_with}, not {self.hparams.optimizer}; "
                 "resume with the optimizer it was trained with"
             )
-        if self.corpus_info is None:
-            self.corpus_info = {k: v for k, v in saved.items() if k != "gpt_config"}

@@ -7,13 +7,12 @@ import math
 
 import pytest
 import torch
-from safetensors.torch import save_file
 
 from gamegrammar.cli import main
 from gamegrammar.data.corpus import Corpus
 from gamegrammar.games import game_of
 from gamegrammar.model import GameGPT, preset
-from gamegrammar.training.checkpoint import EXPORT_FORMAT
+from gamegrammar.training.checkpoint import LoadedModel, write_export
 
 
 def export_model(corpus: Corpus, out) -> None:
@@ -21,12 +20,7 @@ def export_model(corpus: Corpus, out) -> None:
     torch.manual_seed(0)
     tick_id = corpus.tokenizer.ids[game_of(corpus.game).tick_token]
     model = GameGPT(preset("gg31k", vocab_size=len(corpus.tokenizer), tick_table=256, tick_id=tick_id))
-    out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.contiguous() for k, v in model.state_dict().items() if k != "head.weight"}
-    save_file(state, out / "model.safetensors", metadata={"format": "pt"})
-    (out / "tokenizer.json").write_text(corpus.tokenizer.to_json())
-    config = {"format_version": EXPORT_FORMAT, "gpt_config": model.config.to_dict(), "corpus_spec": corpus.spec.to_dict()}
-    (out / "config.json").write_text(json.dumps(config))
+    write_export(LoadedModel(model.eval(), corpus.tokenizer, corpus.spec, model.config), out)
 
 
 def test_analyze_writes_a_report(tmp_path, tiny_corpus, capsys):

@@ -6,13 +6,12 @@ import json
 
 import pytest
 import torch
-from safetensors.torch import save_file
 
 from gamegrammar.cli import main
 from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games import load_game
 from gamegrammar.model import GameGPT, GPTConfig
-from gamegrammar.training.checkpoint import EXPORT_FORMAT
+from gamegrammar.training.checkpoint import LoadedModel, write_export
 
 SNAKE = load_game("snake")
 
@@ -30,12 +29,7 @@ def setup(tmp_path_factory):
     torch.manual_seed(0)
     tok = corpus.tokenizer
     model = GameGPT(GPTConfig(vocab_size=len(tok), block_size=128, n_layer=1, n_head=2, n_embd=16, tick_table=64, tick_id=tok.ids["TICK"]))
-    out = root / "model"
-    out.mkdir()
-    save_file({k: v.contiguous() for k, v in model.state_dict().items() if k != "head.weight"}, out / "model.safetensors")
-    (out / "tokenizer.json").write_text(tok.to_json())
-    config = {"format_version": EXPORT_FORMAT, "gpt_config": model.config.to_dict(), "corpus_spec": corpus.spec.to_dict()}
-    (out / "config.json").write_text(json.dumps(config))
+    write_export(LoadedModel(model.eval(), tok, corpus.spec, model.config), root / "model")
     return root
 
 

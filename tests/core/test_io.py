@@ -86,3 +86,34 @@ def test_check_output_dir_refuses_overlap_either_way_and_protects_kept_files(tmp
         with pytest.raises(GameGrammarError, match=message):
             check_output_dir(path, what="--out", inputs=(corpus,), keep=("model.safetensors",))
     assert check_output_dir(model, what="--out", keep=("model.safetensors",), overwrite=True) == model
+
+
+def test_an_output_where_no_folder_can_be_made_is_refused_by_trying_not_by_permission_bits(tmp_path):
+    """As root, permission bits allow writing anywhere; /proc and a read-only mount still refuse: the check tries."""
+    for check in (check_output_file, check_output_dir):
+        with pytest.raises(GameGrammarError, match=r"--out /proc/nodir/x: /proc is not writable \(No such file or directory\)"):
+            check("/proc/nodir/x", what="--out")
+    check_output_dir(tmp_path / "out", what="--out")
+    assert list(tmp_path.iterdir()) == []  # the trial leaves nothing behind
+
+
+def test_a_failed_write_names_its_file_and_a_short_write_on_a_full_disk_says_so(tmp_path, monkeypatch):
+    def short_write(f):  # what NumPy's writers raise when fwrite stops short: neither a file nor an errno
+        raise OSError("3000 requested and 652 written")
+
+    def full_disk(f):
+        raise OSError(28, "No space left on device")
+
+    path = tmp_path / "shards" / "00000.index.npy"
+    with pytest.raises(OSError) as found:
+        atomic_write(path, full_disk)
+    assert (found.value.errno, found.value.filename) == (28, str(path))
+    with pytest.raises(OSError) as found:
+        atomic_write(path, short_write)
+    assert (found.value.filename, found.value.strerror) == (str(path), "the write stopped short (3000 requested and 652 written)")
+    monkeypatch.setattr(os, "statvfs", lambda p: type("Full", (), {"f_bavail": 0, "f_bfree": 0})())  # no block left
+    with pytest.raises(OSError) as found:
+        atomic_write(path, short_write)
+    assert (found.value.errno, found.value.filename) == (28, str(path))
+    assert found.value.strerror == "No space left on device (3000 requested and 652 written)"
+    assert list(path.parent.iterdir()) == []  # no temporary left behind

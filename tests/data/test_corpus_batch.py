@@ -74,8 +74,9 @@ def test_merge_refuses_missing_overlapping_and_foreign_parts(parts, tmp_path):
     with pytest.raises(GameGrammarError, match=r"no manifest\.json"):
         merge(tmp_path / "d", [parts[0], tmp_path / "nowhere"])
     assert not any((tmp_path / name).exists() for name in "abcd")  # nothing written before the checks pass
-    with pytest.raises(GameGrammarError, match="is also a part"):
-        merge(parts[0], parts)
+    for out in (parts[0], parts[0] / "merged", parts[0].parent):  # a part, inside one, or holding one
+        with pytest.raises(GameGrammarError, match=f"OUT {out} overlaps the input"):
+            merge(out, parts)
 
 
 def test_merge_refuses_a_truncated_shard_and_an_occupied_output(parts, tmp_path):

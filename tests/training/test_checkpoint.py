@@ -139,9 +139,11 @@ def test_an_export_whose_files_are_not_those_its_config_names_is_refused(trained
     (mixed / "tokenizer.json").write_text(json.dumps(tokenizer))
     with pytest.raises(GameGrammarError, match=r"tokenizer\.json is not the one its config\.json names"):
         load_exported(mixed)
-    del config["weights_sha256"]  # an export written before the hash was kept: loads, checked by its tokenizer
-    (full / "config.json").write_text(json.dumps(config))
     assert load_exported(full).tokenizer.sha256() == config["tokenizer_sha256"]
+    for field in ("weights_sha256", "tokenizer_sha256"):  # required: a config.json without them vouches for nothing
+        (full / "config.json").write_text(json.dumps({k: v for k, v in config.items() if k != field}))
+        with pytest.raises(GameGrammarError, match=f"config.json lacks '{field}'"):
+            load_exported(full)
 
 
 def test_export_in_bfloat16_halves_the_weights_and_reads_back_as_float32(trained, tmp_path):
