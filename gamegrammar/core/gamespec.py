@@ -315,6 +315,7 @@ class GameSpec:
     rules: ClassVar[dict[str, tuple[str, ...]]]  # the strict evaluator's rule names by tier (structural, physical, rules)
     teacher_categories: ClassVar[tuple[str, ...]]  # categories of `rule_determined_positions`
     outcome_labels: ClassVar[tuple[str, ...]] = ()  # each player's possible fates (EpisodeSummary.outcomes); () = one player
+    score_bins: ClassVar[tuple[int, ...]] = (0, 1, 2, 3, 5, 10, 15, 20, 30, 40, 60, 10**9)  # fidelity's bin edges of scores
     game_type: ClassVar[GameType] = GameType(1, 1, "sequential", "sampled")
     capabilities: ClassVar[frozenset[str]] = frozenset()  # of CAPABILITIES: the optional parts the game implements
 
@@ -402,6 +403,11 @@ class GameSpec:
 
     def new_agent(self, name: str, config: Any) -> Agent:
         raise NotImplementedError
+
+    def agent_unavailable(self, name: str) -> str | None:
+        """Why the scripted agent `name` cannot play on this machine (an outside program it needs is missing), as one
+        line saying how to get it; None when it can. The conformance kit plays the available agents only."""
+        return None
 
     def episode_agents(self, mix: dict[str, float], seed: int, episode: int, config: Any) -> tuple[str, ...]:
         """The agents that play episode `episode` of a corpus with this mix, one per player; the first one's code is the
