@@ -6,6 +6,9 @@ Modules, lowest layer first:
   gtp            GTP from the controller's side: GNU Go as a process
   grammar        the token grammar: vocabulary, encoder, parser
   agents         random, capture (scalar), gnugo (GNU Go through GTP)
+  episode        one episode through the scalar reference engine
+  batch          the rules on NumPy arrays, thousands of games at once; rollout: whole episodes as token ids
+  referee        the differential test against GNU Go
   validity       the strict evaluator
   fidelity       what fidelity and teacher forcing read of a sequence
   trace          the states a sequence describes
@@ -18,14 +21,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from gamegrammar.core.gamespec import CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, GameType
+import numpy as np
+
+from gamegrammar.core.agents import agents_for_episodes
+from gamegrammar.core.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, GameType
+from gamegrammar.core.rng import Purpose
 from gamegrammar.games.go import fidelity as _fidelity
 from gamegrammar.games.go import grammar as _grammar
 from gamegrammar.games.go import validity as _validity
 from gamegrammar.games.go import zobrist as _zobrist
-from gamegrammar.games.go.agents import AGENTS, lineup, make_agent, parse_lineup
+from gamegrammar.games.go.agents import AGENTS, lineup, make_agent
+from gamegrammar.games.go.episode import play_episode
 from gamegrammar.games.go.gtp import gnugo_missing
-from gamegrammar.games.go.rules import RESIGN, GoConfig, GoGame, GoState, area, episode_score
+from gamegrammar.games.go.rules import GoConfig, GoState, purpose
+
+AGENT_NAMES = list(AGENTS)
 
 __all__ = ["GAME", "GoConfig", "GoSpec"]
 
@@ -46,7 +56,7 @@ class GoSpec(GameSpec):
     outcome_labels = _fidelity.OUTCOMES
     score_bins = SIGNED_SCORE_BINS
     game_type = GameType(2, 2, "sequential", "deterministic")  # nothing is drawn but the agents' moves
-    capabilities = frozenset(("novelty",))
+    capabilities = frozenset(("batch_engine", "novelty"))
 
     def num_players(self, config: GoConfig) -> int:
         return 2
@@ -95,21 +105,26 @@ class GoSpec(GameSpec):
 
     def play_episode(self, config: GoConfig, codec: CodecConfig, agent: str, seed: int, episode: int) -> EpisodeRecord:
         """`agent` is one agent name (both players play it) or a lineup "black,white", e.g. "random,gnugo"."""
-        sim = GoGame(config)
-        state = sim.reset(seed, episode)
-        players = [make_agent(name, config, k) for k, name in enumerate(parse_lineup(agent))]
-        for player in players:
-            player.reset(seed, episode)
-        encoder = self.new_encoder(codec, config)
-        encoder.start(state)
-        events, states, done = [], [state], False
-        while not done:
-            state, tick_events, done = sim.step(players[state.to_play].act(state))
-            encoder.tick(tick_events, state, done)
-            events += tick_events
-            states.append(state)
-        score = 0 if state.moves[-1] == RESIGN else episode_score(*area(state.board, config.size))
-        return EpisodeRecord(encoder.tokens, events, states, sim.end_reason or "", state.tick, score)
+        return play_episode(config, codec, agent, seed, episode)
+
+    @staticmethod
+    def play_batch(config: GoConfig, codec: CodecConfig, seed: int, episodes: np.ndarray, agent_codes: np.ndarray) -> BatchResult:
+        """The batch engine. `agent_codes` is (E,): both players of episode e play agent_codes[e] (as `play_episode` with
+        one agent name), or (E, 2): Black's and White's (`episode_agent_codes`, a mixed corpus)."""
+        from gamegrammar.games.go.rollout import play_batch
+
+        codes = np.asarray(agent_codes, np.int64)
+        if codes.ndim == 1:
+            codes = np.repeat(codes[:, None], 2, axis=1)
+        if codes.shape != (len(episodes), 2):
+            raise ValueError(f"agent_codes must be (episodes,) or (episodes, 2), got {codes.shape}")
+        return play_batch(config, codec, seed, episodes, codes)
+
+    @staticmethod
+    def episode_agent_codes(mix: dict[str, float], seed: int, episodes: np.ndarray, config: GoConfig) -> np.ndarray:
+        """(E, 2) agent codes: `episode_agents` for many episodes at once (column 0, Black's, is the core's draw)."""
+        codes = np.array([AGENT_NAMES.index(name) for name in mix])
+        return np.stack([codes[agents_for_episodes(mix, seed, episodes, purpose(Purpose.AGENT_PICK, k))] for k in range(2)], axis=1)
 
     # -- evaluation
 

@@ -7,7 +7,7 @@ keyframe := SNAP BLACK s* WHITE s* (TO_BLACK | TO_WHITE) [PASSED]
 tick     := TICK v [TAKE s+] [end | keyframe]      a play, and the stones it captures in point order
           | TICK PASS [end | keyframe]
           | TICK RESIGN result RESIGNATION
-end      := AREA Nb Nw result (TWO_PASSES | MOVE_LIMIT)
+end      := AREA Vb Vw result (TWO_PASSES | MOVE_LIMIT)   the areas: counts V0..V{N*N} (not N: a column)
 result   := B_WINS | W_WINS | DRAW
 v        := A1 | B1 | ... | J9 ...                 a move: GTP's vertex of a point, one token each (no I column)
 s        := a1 | b1 | ... | j9 ...                 a stone on that point: the vertex in lower case
@@ -62,7 +62,7 @@ TURN_WORDS = ("TO_BLACK", "TO_WHITE")  # by player
 _WORDS = ["TICK", "SNAP", "BLACK", "WHITE", *TURN_WORDS, "PASSED", "PASS", "RESIGN", "TAKE", "AREA", *RESULTS, *END_EVENTS]
 _XY = {f"{COLUMNS[x]}{y + 1}": (x, y) for x in range(MAX_SIZE) for y in range(MAX_SIZE)}  # every move of the largest board
 _STONE_XY = {v.lower(): xy for v, xy in _XY.items()}
-_NUMBER = {f"N{n}": n for n in range(MAX_SIZE * MAX_SIZE + 1)}
+_NUMBER = {f"V{n}": n for n in range(MAX_SIZE * MAX_SIZE + 1)}
 
 
 def vertices(size: int) -> list[str]:
@@ -76,9 +76,9 @@ def stone(p: int, size: int) -> str:
 
 
 def vocabulary(config: GoConfig) -> list[str]:
-    """Every token of the grammar for this board: the words, its moves, its stones, the counts N0..N{N*N}."""
+    """Every token of the grammar for this board: the words, its moves, its stones, the counts V0..V{N*N}."""
     moves = vertices(config.size)
-    return [*SPECIAL_TOKENS, *_WORDS, *moves, *(v.lower() for v in moves), *(f"N{n}" for n in range(config.points + 1))]
+    return [*SPECIAL_TOKENS, *_WORDS, *moves, *(v.lower() for v in moves), *(f"V{n}" for n in range(config.points + 1))]
 
 
 def input_tokens(config: GoConfig) -> list[str]:
@@ -120,7 +120,7 @@ class EpisodeEncoder:
             elif kind == "TAKE":
                 out += ["TAKE", *(v.lower() for v in p["stones"])]
             elif kind == "AREA":
-                out += ["AREA", f"N{p['black']}", f"N{p['white']}"]
+                out += ["AREA", f"V{p['black']}", f"V{p['white']}"]
             else:  # TICK, PASS, RESIGN, the results and the end events are one word each
                 out.append(kind)
         if done:
@@ -157,7 +157,7 @@ class Keyframe:
 class Tick:
     """A parsed tick. move: a point, PASS or RESIGN; taken: the stones its TAKE lists (point order as written), with
     their token indexes. positions: move (its token), after (the token after the move: TAKE or what follows),
-    end (where the end section starts, or would), area (AREA's Nb; Nw at +1), result (the result word)."""
+    end (where the end section starts, or would), area (AREA's Vb; Vw at +1), result (the result word)."""
 
     start: int
     end: int
@@ -277,7 +277,7 @@ def _tick(tokens: Sequence[str], i: int, number: int, size: int) -> Tick:
 def _count(tokens: Sequence[str], i: int) -> int:
     value = _NUMBER.get(token_at(tokens, i))  # type: ignore[arg-type]
     if value is None:
-        raise fail(tokens, i, "expected a count N<n>")
+        raise fail(tokens, i, "expected a count V<n>")
     return value
 
 

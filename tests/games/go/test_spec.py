@@ -83,3 +83,9 @@ def test_gnugo_plays_legal_moves_as_an_agent():
     assert GAME.validate(record.tokens, config).valid
     again = GAME.play_episode(config, CodecConfig(), "gnugo,random", 3, 0)
     assert again.tokens == record.tokens  # seeded per episode: the same game again
+
+
+def test_every_board_size_has_a_vocabulary_of_distinct_words():
+    for size in range(5, 20):
+        vocab = GAME.vocabulary(GoConfig(size))
+        assert len(vocab) == len(set(vocab)) == 4 + 17 + 2 * size * size + size * size + 1, size

@@ -152,7 +152,7 @@ def test_area_result_and_the_end():
     tick = ticks(t)[-1]
     at = tick.positions["area"]
     black, white = tick.area
-    only(validate([*t[:at], f"N{black + 1}", f"N{white + 1}", *t[at + 2 :]], SMALL), "area_score", at)  # the same margin
+    only(validate([*t[:at], f"V{black + 1}", f"V{white + 1}", *t[at + 2 :]], SMALL), "area_score", at)  # the same margin
     won = t[tick.positions["result"]]
     flipped = {"B_WINS": "W_WINS", "W_WINS": "B_WINS"}[won]
     only(validate([*t[: at + 2], flipped, *t[at + 3 :]], SMALL), "result", at + 2)

@@ -1,0 +1,307 @@
+"""Go's rules on NumPy arrays: thousands of games at once, move for move what `rules.py` does.
+
+Every game of a batch is at the same tick, so one colour moves in all of them. Boards are kept padded, (n, N+2, N+2)
+with EDGE around the board, so that a point's four neighbours and four diagonals are views of the same array shifted
+by one (no gather). A tick reads each board once (`analyse`): its groups (`scipy.ndimage.label`, 4-connected within
+each board), their liberties (each empty point counted once per group it touches) and sizes; from these every point's
+play is known at once (`plays`): refused on a stone or as suicide, what it captures, the key of the position after it,
+and positional superko, a key match against the game's history (a bit filter first, then the keys, then the boards
+themselves, as GO.md asks). `apply` plays one move per game; `areas` scores boards by the area rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import ndimage
+
+from gamegrammar.games.go.rules import BLACK, EMPTY, WHITE, GoConfig
+from gamegrammar.games.go.zobrist import point_keys_np
+
+EDGE = 3  # what lies beyond the board's edge, on the padding
+_PLANE = np.zeros((3, 3, 3), bool)
+_PLANE[1] = [[0, 1, 0], [1, 1, 1], [0, 1, 0]]  # four-neighbour connectivity within one board only
+STEPS = ((-1, 0), (0, -1), (0, 1), (1, 0))  # (dy, dx) of the four neighbours, in point order: below, left, right, above
+DIAGONALS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+FILTER_BITS = 14  # a game's history filter: 2**14 bits, indexed by a key's top bits
+MEMORY = 1 << 26  # bytes of board history a chunk of games may hold
+
+
+def shifted(a: np.ndarray, dy: int, dx: int) -> np.ndarray:
+    """The view of a padded (n, N+2, N+2) array that holds, at each point of the board, its neighbour (dy, dx)."""
+    h, w = a.shape[1] - 2, a.shape[2] - 2
+    return a[:, 1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w]
+
+
+def inner(a: np.ndarray) -> np.ndarray:
+    """The board itself: the view of a padded array without its padding."""
+    return a[:, 1:-1, 1:-1]
+
+
+@lru_cache(maxsize=32)
+def point_index(size: int) -> np.ndarray:
+    """(N+2, N+2) int32: each point's index p = y * N + x, -1 on the padding."""
+    out = np.full((size + 2, size + 2), -1, np.int32)
+    out[1:-1, 1:-1] = np.arange(size * size).reshape(size, size)
+    return out
+
+
+@lru_cache(maxsize=32)
+def on_edge(size: int) -> np.ndarray:
+    """(N, N) bool: points with fewer than four neighbours on the board."""
+    out = np.zeros((size, size), bool)
+    out[0, :] = out[-1, :] = out[:, 0] = out[:, -1] = True
+    return out
+
+
+class GoBatch:
+    """n games at one tick: padded boards (n, N+2, N+2) int8, keys, passes in a row, and the history superko needs."""
+
+    def __init__(self, config: GoConfig, n: int) -> None:
+        size, points = config.size, config.points
+        self.config = config
+        self.grid = np.full((n, size + 2, size + 2), EDGE, np.int8)
+        inner(self.grid)[:] = EMPTY
+        self.key = np.zeros(n, np.uint64)
+        self.passes = np.zeros(n, np.int64)
+        plays = config.max_ticks + 1
+        self.history = np.zeros((n, plays), np.uint64)  # every position's key, the empty start's (0) first
+        self.boards = np.zeros((n, plays, points), np.int8)  # and its board
+        self.count = np.ones(n, np.int64)
+        self.filter = np.zeros((n, 1 << (FILTER_BITS - 6)), np.uint64)
+        self._set_filter(np.arange(n), self.key)
+
+    def __len__(self) -> int:
+        return len(self.grid)
+
+    @property
+    def board(self) -> np.ndarray:
+        """(n, P) the boards in point order (a copy)."""
+        return inner(self.grid).reshape(len(self), -1)
+
+    def _set_filter(self, games: np.ndarray, keys: np.ndarray) -> None:
+        bit = (keys >> np.uint64(64 - FILTER_BITS)).astype(np.int64)
+        np.bitwise_or.at(self.filter, (games, bit >> 6), np.uint64(1) << (bit & 63).astype(np.uint64))
+
+    def record(self, games: np.ndarray) -> None:
+        """Add the current position of `games` (just played) to their history and filter."""
+        at = self.count[games]
+        self.history[games, at] = self.key[games]
+        self.boards[games, at] = self.board[games]
+        self.count[games] = at + 1
+        self._set_filter(games, self.key[games])
+
+    def take(self, keep: np.ndarray) -> GoBatch:
+        out = GoBatch.__new__(GoBatch)
+        out.config = self.config
+        for name in ("grid", "key", "passes", "history", "boards", "count", "filter"):
+            setattr(out, name, getattr(self, name)[keep])
+        return out
+
+
+class Analysis:
+    """A batch's boards read once. label: padded group ids (0 on empty points and the padding; ids run across the
+    batch); libs and size: per group id, its liberties and stones; around: per neighbour direction, the neighbours'
+    colours, group ids, liberties, and whether that group is the first of its id around the point. `libsum` (per group
+    id, the sum of its liberty points' indexes: the other liberty of a group with two is that sum less the one known)
+    is read when first asked for."""
+
+    def __init__(self, batch: GoBatch) -> None:
+        grid = batch.grid
+        black, nb = ndimage.label(grid == BLACK, _PLANE)
+        white, nw = ndimage.label(grid == WHITE, _PLANE)
+        self.label = label = np.where(white > 0, white + nb, black).astype(np.int32)
+        self.groups = groups = nb + nw + 1
+        self.size_of = batch.config.size
+        colours = [shifted(grid, dy, dx) for dy, dx in STEPS]
+        labels = [shifted(label, dy, dx) for dy, dx in STEPS]
+        empty = inner(grid) == EMPTY
+        counted = []  # per direction: the group id whose liberty the point is (once per group), 0 for none
+        firsts = []
+        for k, lk in enumerate(labels):
+            first = lk > 0
+            for j in range(k):
+                first &= lk != labels[j]
+            firsts.append(first)
+            counted.append(np.where(empty & first, lk, 0))
+        self._counted = counted
+        self.libs = np.bincount(np.stack(counted).ravel(), minlength=groups)
+        self.libs[0] = 0
+        self.size = np.bincount(label.ravel(), minlength=groups)
+        self.around = [(c, lk, self.libs[lk], f) for c, lk, f in zip(colours, labels, firsts)]
+        self._libsum: np.ndarray | None = None
+
+    @property
+    def libsum(self) -> np.ndarray:
+        if self._libsum is None:
+            index = point_index(self.size_of)[1:-1, 1:-1]
+            weights = np.broadcast_to(index, (4, *self._counted[0].shape)).ravel().astype(np.float64)
+            self._libsum = np.bincount(np.stack(self._counted).ravel(), weights=weights, minlength=self.groups).astype(np.int64)
+        return self._libsum
+
+
+def analyse(batch: GoBatch) -> Analysis:
+    return Analysis(batch)
+
+
+@dataclass
+class Plays:
+    """What a play on each point (n, N, N) by `colour` would do: legal (every rule, superko included), captured (how
+    many stones it removes), capl (4 arrays: the group ids it captures, 0 where none), key (the position's key after)."""
+
+    legal: np.ndarray
+    captured: np.ndarray
+    capl: list[np.ndarray]
+    key: np.ndarray
+    colour: int
+
+
+def plays(batch: GoBatch, a: Analysis, colour: int) -> Plays:
+    grid, size = batch.grid, batch.config.size
+    other = BLACK + WHITE - colour
+    empty = inner(grid) == EMPTY
+    breathes = np.zeros(empty.shape, bool)
+    captured = np.zeros(empty.shape, np.int32)
+    capl = []
+    for c, lk, nlibs, first in a.around:
+        breathes |= (c == EMPTY) | ((c == colour) & (nlibs >= 2))
+        cap = (c == other) & (nlibs == 1) & first
+        capl.append(np.where(cap, lk, 0))
+        if cap.any():
+            captured[cap] += a.size[lk[cap]]
+    basic = empty & (breathes | (captured > 0))
+    keys = point_keys_np(size)
+    key = batch.key[:, None, None] ^ keys[colour].reshape(size, size)[None]
+    if (captured > 0).any():
+        key ^= _captured_keys(a, capl, keys[other])
+    legal = basic & ~_repeats(batch, a, colour, basic, key, capl)
+    return Plays(legal, captured, capl, key, colour)
+
+
+def _captured_keys(a: Analysis, capl: list[np.ndarray], keys: np.ndarray) -> np.ndarray:
+    """The XOR of the keys of the stones each play captures: per group in atari (the only ones a play captures), the
+    XOR of its stones' keys, summed over the distinct groups each point takes."""
+    board_labels = inner(a.label)
+    atari = a.libs[board_labels] == 1
+    gkey = np.zeros(len(a.libs), np.uint64)
+    n = len(board_labels)
+    where = np.nonzero(atari.reshape(n, -1))
+    np.bitwise_xor.at(gkey, board_labels.reshape(n, -1)[where], keys[where[1]])
+    out = np.zeros(capl[0].shape, np.uint64)
+    for lk in capl:
+        out ^= gkey[lk]  # gkey[0] is 0: no group
+    return out
+
+
+def _repeats(batch: GoBatch, a: Analysis, colour: int, candidates: np.ndarray, key: np.ndarray, capl: list[np.ndarray]) -> np.ndarray:
+    """Positional superko: which candidate plays repeat a position of their game's history. A key's top bits in the
+    game's filter first, then the history's keys, then, for a key that matches, the boards themselves."""
+    out = np.zeros(candidates.shape, bool)
+    n, size = len(candidates), batch.config.size
+    flat = key.reshape(n, -1)
+    bit = (flat >> np.uint64(64 - FILTER_BITS)).astype(np.int64)
+    maybe = (np.take_along_axis(batch.filter, bit >> 6, axis=1) >> (bit & 63).astype(np.uint64)) & np.uint64(1)
+    g, p = np.nonzero(maybe.astype(bool) & candidates.reshape(n, -1))
+    if not len(g):
+        return out
+    k = flat[g, p]
+    width = int(batch.count[g].max())
+    same = (batch.history[g, :width] == k[:, None]) & (np.arange(width)[None, :] < batch.count[g][:, None])
+    hit = same.any(axis=1)
+    g, p, at = g[hit], p[hit], same[hit].argmax(axis=1)
+    if not len(g):
+        return out
+    y, x = p // size, p % size
+    taken = np.stack([lk[g, y, x] for lk in capl], axis=1)
+    labels = inner(a.label)[g].reshape(len(g), -1)
+    after = batch.board[g]
+    after[((labels[:, :, None] == taken[:, None, :]) & (taken[:, None, :] > 0)).any(axis=2)] = EMPTY
+    after[np.arange(len(g)), p] = colour
+    out[g, y, x] = (after == batch.boards[g, at]).all(axis=1)
+    return out
+
+
+def apply(batch: GoBatch, a: Analysis, legal: Plays, move: np.ndarray) -> np.ndarray:
+    """Play one move per game (a point legal in `legal`, or -1: a pass); returns (n, P) the stones each captured."""
+    n, size = len(batch), batch.config.size
+    removed = np.zeros((n, size * size), bool)
+    play = move >= 0
+    g, p = np.flatnonzero(play), move[play]
+    if len(g):
+        y, x = p // size, p % size
+        took = legal.captured[g, y, x] > 0
+        if took.any():
+            gc = g[took]
+            taken = np.stack([lk[gc, y[took], x[took]] for lk in legal.capl], axis=1)
+            labels = inner(a.label)[gc].reshape(len(gc), -1)
+            removed[gc] = ((labels[:, :, None] == taken[:, None, :]) & (taken[:, None, :] > 0)).any(axis=2)
+            board = inner(batch.grid)[gc]
+            board[removed[gc].reshape(board.shape)] = EMPTY
+            inner(batch.grid)[gc] = board
+        batch.grid[g, 1 + y, 1 + x] = legal.colour
+        batch.key[g] = legal.key[g, y, x]
+        batch.record(g)
+    batch.passes = np.where(play, 0, batch.passes + 1)
+    return removed
+
+
+def areas(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Black's, White's) area of padded boards: stones, and the empty regions that reach only that colour."""
+    regions, count = ndimage.label(grid == EMPTY, _PLANE)
+    board, empty = inner(grid), inner(regions) > 0
+    nbrs = [shifted(grid, dy, dx) for dy, dx in STEPS]
+    near_black = np.logical_or.reduce([c == BLACK for c in nbrs])
+    near_white = np.logical_or.reduce([c == WHITE for c in nbrs])
+    region = inner(regions)
+    black_ok = np.bincount(region[empty & near_black], minlength=count + 1) > 0
+    white_ok = np.bincount(region[empty & near_white], minlength=count + 1) > 0
+    owner = np.where(black_ok & ~white_ok, BLACK, np.where(white_ok & ~black_ok, WHITE, EMPTY)).astype(np.int8)
+    owner[0] = EMPTY
+    point = np.where(empty, owner[region], board)
+    n = len(grid)
+    return (point == BLACK).reshape(n, -1).sum(axis=1), (point == WHITE).reshape(n, -1).sum(axis=1)
+
+
+def eyes(batch: GoBatch, a: Analysis, colour: int) -> np.ndarray:
+    """(n, N, N) GO.md's eyes of `colour`: empty, every on-board neighbour its stone, at most one opponent diagonal
+    (none on the edge)."""
+    grid = batch.grid
+    other = BLACK + WHITE - colour
+    own = np.logical_and.reduce([(c == colour) | (c == EDGE) for c, _, _, _ in a.around])
+    enemies = sum((shifted(grid, dy, dx) == other).astype(np.int8) for dy, dx in DIAGONALS)
+    edge = on_edge(batch.config.size)[None]
+    return (inner(grid) == EMPTY) & own & np.where(edge, enemies == 0, enemies <= 1)
+
+
+def safe_plays(batch: GoBatch, a: Analysis, colour: int, rows: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """(m, N, N) for the games `rows` and the plays `asked` (m, N, N), which capture nothing: does the played stone's
+    group keep at least two liberties (False where not asked)? They are its empty neighbours and those of the own groups it joins, less the point itself: two empty
+    neighbours, or a group with three or more, leave two; else (few points) the points to count are the empty
+    neighbour and, of each own group with two, its other one (libsum less the point)."""
+    size = batch.config.size
+    plenty = np.zeros((len(rows), size, size), bool)
+    empties = np.zeros((len(rows), size, size), np.int8)
+    for c, _, nlibs, _ in a.around:
+        c = c[rows]
+        plenty |= (c == colour) & (nlibs[rows] >= 3)
+        empties += c == EMPTY
+    out = asked & (plenty | (empties >= 2))
+    r, y, x = np.nonzero(asked & ~out)
+    if not len(r):
+        return out
+    g = rows[r]
+    index = point_index(size)
+    here = index[1 + y, 1 + x].astype(np.int64)
+    values = []
+    for dy, dx in STEPS:
+        c = batch.grid[g, 1 + y + dy, 1 + x + dx]
+        lk = a.label[g, 1 + y + dy, 1 + x + dx]
+        values.append(np.where(c == EMPTY, index[1 + y + dy, 1 + x + dx], -1))
+        values.append(np.where((c == colour) & (a.libs[lk] == 2), a.libsum[lk] - here, -1))
+    stacked = np.stack(values, axis=1)
+    low = np.where(stacked >= 0, stacked, batch.config.points + 1).min(axis=1)
+    high = stacked.max(axis=1)
+    out[r, y, x] = (high >= 0) & (high != low)
+    return out
