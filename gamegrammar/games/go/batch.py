@@ -57,18 +57,26 @@ def on_edge(size: int) -> np.ndarray:
 
 
 class GoBatch:
-    """n games at one tick: padded boards (n, N+2, N+2) int8, keys, passes in a row, and the history superko needs."""
+    """n games at one tick: padded boards (n, N+2, N+2) int8, their groups, keys, passes in a row, and the history
+    superko needs. A group's id is row * (P + 1) + 1 + the point of its latest stone (unique: that stone stands while
+    the group does); `gsize` and `gkey` (n, P + 1) hold each id's stones and Zobrist key (the XOR of its stones')."""
 
     def __init__(self, config: GoConfig, n: int) -> None:
         size, points = config.size, config.points
         self.config = config
         self.grid = np.full((n, size + 2, size + 2), EDGE, np.int8)
         inner(self.grid)[:] = EMPTY
+        self.label = np.zeros(self.grid.shape, np.int32)
+        self.gsize = np.zeros((n, points + 1), np.int32)
+        self.gkey = np.zeros((n, points + 1), np.uint64)
         self.key = np.zeros(n, np.uint64)
         self.passes = np.zeros(n, np.int64)
         plays = config.max_ticks + 1
-        self.history = np.zeros((n, plays), np.uint64)  # every position's key, the empty start's (0) first
-        self.boards = np.zeros((n, plays, points), np.int8)  # and its board
+        # The history, kept in place while games end (`slot`: each game's row of it): every position's key, the empty
+        # start's (0) first, its board, how many, and the filter of their keys.
+        self.slot = np.arange(n)
+        self.history = np.zeros((n, plays), np.uint64)
+        self.boards = np.zeros((n, plays, points), np.int8)
         self.count = np.ones(n, np.int64)
         self.filter = np.zeros((n, 1 << (FILTER_BITS - 6)), np.uint64)
         self._set_filter(np.arange(n), self.key)
@@ -83,38 +91,36 @@ class GoBatch:
 
     def _set_filter(self, games: np.ndarray, keys: np.ndarray) -> None:
         bit = (keys >> np.uint64(64 - FILTER_BITS)).astype(np.int64)
-        np.bitwise_or.at(self.filter, (games, bit >> 6), np.uint64(1) << (bit & 63).astype(np.uint64))
+        np.bitwise_or.at(self.filter, (self.slot[games], bit >> 6), np.uint64(1) << (bit & 63).astype(np.uint64))
 
     def record(self, games: np.ndarray) -> None:
         """Add the current position of `games` (just played) to their history and filter."""
-        at = self.count[games]
-        self.history[games, at] = self.key[games]
-        self.boards[games, at] = self.board[games]
-        self.count[games] = at + 1
+        slot = self.slot[games]
+        at = self.count[slot]
+        self.history[slot, at] = self.key[games]
+        self.boards[slot, at] = self.board[games]
+        self.count[slot] = at + 1
         self._set_filter(games, self.key[games])
 
     def take(self, keep: np.ndarray) -> GoBatch:
         out = GoBatch.__new__(GoBatch)
         out.config = self.config
-        for name in ("grid", "key", "passes", "history", "boards", "count", "filter"):
+        for name in ("grid", "key", "passes", "slot", "gsize", "gkey"):
             setattr(out, name, getattr(self, name)[keep])
+        out.history, out.boards, out.count, out.filter = self.history, self.boards, self.count, self.filter
+        shift = ((keep - np.arange(len(keep))) * (self.config.points + 1)).astype(np.int32)[:, None, None]
+        label = self.label[keep]
+        out.label = np.where(label > 0, label - shift, 0)  # a group's id follows its game's row
         return out
 
 
 class Analysis:
-    """A batch's boards read once. label: padded group ids (0 on empty points and the padding; ids run across the
-    batch); libs and size: per group id, its liberties and stones; around: per neighbour direction, the neighbours'
-    colours, group ids, liberties, and whether that group is the first of its id around the point. `libsum` (per group
-    id, the sum of its liberty points' indexes: the other liberty of a group with two is that sum less the one known)
-    is read when first asked for."""
+    """A batch's liberties, read once a tick. libs: per group id, its liberties; around: per neighbour direction, the
+    neighbours' colours, group ids, liberties, and whether that group is the first of its id around the point."""
 
     def __init__(self, batch: GoBatch) -> None:
-        grid = batch.grid
-        black, nb = ndimage.label(grid == BLACK, _PLANE)
-        white, nw = ndimage.label(grid == WHITE, _PLANE)
-        self.label = label = np.where(white > 0, white + nb, black).astype(np.int32)
-        self.groups = groups = nb + nw + 1
-        self.size_of = batch.config.size
+        grid, label = batch.grid, batch.label
+        self.label = label
         colours = [shifted(grid, dy, dx) for dy, dx in STEPS]
         labels = [shifted(label, dy, dx) for dy, dx in STEPS]
         empty = inner(grid) == EMPTY
@@ -126,20 +132,9 @@ class Analysis:
                 first &= lk != labels[j]
             firsts.append(first)
             counted.append(np.where(empty & first, lk, 0))
-        self._counted = counted
-        self.libs = np.bincount(np.stack(counted).ravel(), minlength=groups)
+        self.libs = np.bincount(np.stack(counted).ravel(), minlength=batch.gsize.size).astype(np.int16)  # at most N * N
         self.libs[0] = 0
-        self.size = np.bincount(label.ravel(), minlength=groups)
         self.around = [(c, lk, self.libs[lk], f) for c, lk, f in zip(colours, labels, firsts)]
-        self._libsum: np.ndarray | None = None
-
-    @property
-    def libsum(self) -> np.ndarray:
-        if self._libsum is None:
-            index = point_index(self.size_of)[1:-1, 1:-1]
-            weights = np.broadcast_to(index, (4, *self._counted[0].shape)).ravel().astype(np.float64)
-            self._libsum = np.bincount(np.stack(self._counted).ravel(), weights=weights, minlength=self.groups).astype(np.int64)
-        return self._libsum
 
 
 def analyse(batch: GoBatch) -> Analysis:
@@ -149,13 +144,17 @@ def analyse(batch: GoBatch) -> Analysis:
 @dataclass
 class Plays:
     """What a play on each point (n, N, N) by `colour` would do: legal (every rule, superko included), captured (how
-    many stones it removes), capl (4 arrays: the group ids it captures, 0 where none), key (the position's key after)."""
+    many stones it removes), cap (4 masks: it captures the group of that neighbour), key (the position's key after)."""
 
     legal: np.ndarray
     captured: np.ndarray
-    capl: list[np.ndarray]
+    cap: list[np.ndarray]
     key: np.ndarray
     colour: int
+
+    def taken(self, a: Analysis, g: np.ndarray, y: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """(m, 4) the ids of the groups plays on (y, x) of games g capture, 0 where none."""
+        return np.stack([np.where(cap[g, y, x], lk[g, y, x], 0) for cap, (_, lk, _, _) in zip(self.cap, a.around)], axis=1)
 
 
 def plays(batch: GoBatch, a: Analysis, colour: int) -> Plays:
@@ -164,62 +163,53 @@ def plays(batch: GoBatch, a: Analysis, colour: int) -> Plays:
     empty = inner(grid) == EMPTY
     breathes = np.zeros(empty.shape, bool)
     captured = np.zeros(empty.shape, np.int32)
-    capl = []
+    caps = []
+    gsize = batch.gsize.ravel()
     for c, lk, nlibs, first in a.around:
         breathes |= (c == EMPTY) | ((c == colour) & (nlibs >= 2))
         cap = (c == other) & (nlibs == 1) & first
-        capl.append(np.where(cap, lk, 0))
+        caps.append(cap)
         if cap.any():
-            captured[cap] += a.size[lk[cap]]
+            captured[cap] += gsize[lk[cap]]
     basic = empty & (breathes | (captured > 0))
-    keys = point_keys_np(size)
-    key = batch.key[:, None, None] ^ keys[colour].reshape(size, size)[None]
-    if (captured > 0).any():
-        key ^= _captured_keys(a, capl, keys[other])
-    legal = basic & ~_repeats(batch, a, colour, basic, key, capl)
-    return Plays(legal, captured, capl, key, colour)
+    key = batch.key[:, None, None] ^ point_keys_np(size)[colour].reshape(size, size)[None]
+    g, y, x = np.nonzero(captured)
+    if len(g):
+        gkey = batch.gkey.ravel()
+        for cap, (_, lk, _, _) in zip(caps, a.around):
+            key[g, y, x] ^= np.where(cap[g, y, x], gkey[lk[g, y, x]], np.uint64(0))
+    legal = Plays(basic, captured, caps, key, colour)
+    legal.legal = basic & ~_repeats(batch, a, legal)
+    return legal
 
 
-def _captured_keys(a: Analysis, capl: list[np.ndarray], keys: np.ndarray) -> np.ndarray:
-    """The XOR of the keys of the stones each play captures: per group in atari (the only ones a play captures), the
-    XOR of its stones' keys, summed over the distinct groups each point takes."""
-    board_labels = inner(a.label)
-    atari = a.libs[board_labels] == 1
-    gkey = np.zeros(len(a.libs), np.uint64)
-    n = len(board_labels)
-    where = np.nonzero(atari.reshape(n, -1))
-    np.bitwise_xor.at(gkey, board_labels.reshape(n, -1)[where], keys[where[1]])
-    out = np.zeros(capl[0].shape, np.uint64)
-    for lk in capl:
-        out ^= gkey[lk]  # gkey[0] is 0: no group
-    return out
-
-
-def _repeats(batch: GoBatch, a: Analysis, colour: int, candidates: np.ndarray, key: np.ndarray, capl: list[np.ndarray]) -> np.ndarray:
+def _repeats(batch: GoBatch, a: Analysis, legal: Plays) -> np.ndarray:
     """Positional superko: which candidate plays repeat a position of their game's history. A key's top bits in the
     game's filter first, then the history's keys, then, for a key that matches, the boards themselves."""
+    candidates, key = legal.legal, legal.key
     out = np.zeros(candidates.shape, bool)
     n, size = len(candidates), batch.config.size
     flat = key.reshape(n, -1)
     bit = (flat >> np.uint64(64 - FILTER_BITS)).astype(np.int64)
-    maybe = (np.take_along_axis(batch.filter, bit >> 6, axis=1) >> (bit & 63).astype(np.uint64)) & np.uint64(1)
+    maybe = (batch.filter[batch.slot[:, None], bit >> 6] >> (bit & 63).astype(np.uint64)) & np.uint64(1)
     g, p = np.nonzero(maybe.astype(bool) & candidates.reshape(n, -1))
     if not len(g):
         return out
     k = flat[g, p]
-    width = int(batch.count[g].max())
-    same = (batch.history[g, :width] == k[:, None]) & (np.arange(width)[None, :] < batch.count[g][:, None])
+    slot = batch.slot[g]
+    width = int(batch.count[slot].max())
+    same = (batch.history[slot, :width] == k[:, None]) & (np.arange(width)[None, :] < batch.count[slot][:, None])
     hit = same.any(axis=1)
-    g, p, at = g[hit], p[hit], same[hit].argmax(axis=1)
+    g, p, at, slot = g[hit], p[hit], same[hit].argmax(axis=1), slot[hit]
     if not len(g):
         return out
     y, x = p // size, p % size
-    taken = np.stack([lk[g, y, x] for lk in capl], axis=1)
+    taken = legal.taken(a, g, y, x)
     labels = inner(a.label)[g].reshape(len(g), -1)
     after = batch.board[g]
     after[((labels[:, :, None] == taken[:, None, :]) & (taken[:, None, :] > 0)).any(axis=2)] = EMPTY
-    after[np.arange(len(g)), p] = colour
-    out[g, y, x] = (after == batch.boards[g, at]).all(axis=1)
+    after[np.arange(len(g)), p] = legal.colour
+    out[g, y, x] = (after == batch.boards[slot, at]).all(axis=1)
     return out
 
 
@@ -234,17 +224,48 @@ def apply(batch: GoBatch, a: Analysis, legal: Plays, move: np.ndarray) -> np.nda
         took = legal.captured[g, y, x] > 0
         if took.any():
             gc = g[took]
-            taken = np.stack([lk[gc, y[took], x[took]] for lk in legal.capl], axis=1)
+            taken = legal.taken(a, gc, y[took], x[took])
             labels = inner(a.label)[gc].reshape(len(gc), -1)
             removed[gc] = ((labels[:, :, None] == taken[:, None, :]) & (taken[:, None, :] > 0)).any(axis=2)
-            board = inner(batch.grid)[gc]
-            board[removed[gc].reshape(board.shape)] = EMPTY
-            inner(batch.grid)[gc] = board
+            gone = removed[gc].reshape(len(gc), size, size)
+            for plane, value in ((batch.grid, EMPTY), (batch.label, 0)):
+                board = inner(plane)[gc]
+                board[gone] = value
+                inner(plane)[gc] = board
+        _join(batch, g, y, x, legal.colour)
         batch.grid[g, 1 + y, 1 + x] = legal.colour
         batch.key[g] = legal.key[g, y, x]
         batch.record(g)
     batch.passes = np.where(play, 0, batch.passes + 1)
     return removed
+
+
+def _join(batch: GoBatch, g: np.ndarray, y: np.ndarray, x: np.ndarray, colour: int) -> None:
+    """Group ids after a stone of `colour` lands on (y, x) of games g: it and the own groups it touches become one
+    group, named after it; its size and key are theirs (each counted once) and the stone's."""
+    size = batch.config.size
+    p = y * size + x
+    new = (g * (batch.config.points + 1) + 1 + p).astype(np.int32)
+    sub = batch.label[g]
+    joined = np.zeros(sub.shape, bool)
+    gsize, gkey = batch.gsize.ravel(), batch.gkey.ravel()
+    stones = np.ones(len(g), np.int32)
+    key = point_keys_np(size)[colour][p]
+    seen: list[np.ndarray] = []
+    for dy, dx in STEPS:
+        ids = np.where(batch.grid[g, 1 + y + dy, 1 + x + dx] == colour, batch.label[g, 1 + y + dy, 1 + x + dx], 0)
+        fresh = ids > 0
+        for before in seen:
+            fresh &= ids != before
+        seen.append(ids)
+        if fresh.any():
+            joined |= sub == np.where(fresh, ids, -1)[:, None, None]
+            stones += np.where(fresh, gsize[ids], 0)
+            key ^= np.where(fresh, gkey[ids], np.uint64(0))
+    sub[joined] = np.broadcast_to(new[:, None, None], sub.shape)[joined]
+    sub[np.arange(len(g)), 1 + y, 1 + x] = new
+    batch.label[g] = sub
+    gsize[new], gkey[new] = stones, key
 
 
 def areas(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -277,16 +298,16 @@ def eyes(batch: GoBatch, a: Analysis, colour: int) -> np.ndarray:
 
 def safe_plays(batch: GoBatch, a: Analysis, colour: int, rows: np.ndarray, asked: np.ndarray) -> np.ndarray:
     """(m, N, N) for the games `rows` and the plays `asked` (m, N, N), which capture nothing: does the played stone's
-    group keep at least two liberties (False where not asked)? They are its empty neighbours and those of the own groups it joins, less the point itself: two empty
-    neighbours, or a group with three or more, leave two; else (few points) the points to count are the empty
-    neighbour and, of each own group with two, its other one (libsum less the point)."""
+    group keep at least two liberties (False where not asked)? They are its empty neighbours and those of the own
+    groups it joins, less the point itself: two empty neighbours, or a group with three or more, leave two; else
+    (few points) the points to count are the empty neighbour and, of each own group with two, its other one."""
     size = batch.config.size
-    plenty = np.zeros((len(rows), size, size), bool)
-    empties = np.zeros((len(rows), size, size), np.int8)
+    empties = np.zeros(asked.shape, np.int8)
+    plenty = np.zeros(asked.shape, bool)
     for c, _, nlibs, _ in a.around:
         c = c[rows]
-        plenty |= (c == colour) & (nlibs[rows] >= 3)
         empties += c == EMPTY
+        plenty |= (c == colour) & (nlibs[rows] >= 3)
     out = asked & (plenty | (empties >= 2))
     r, y, x = np.nonzero(asked & ~out)
     if not len(r):
@@ -299,9 +320,21 @@ def safe_plays(batch: GoBatch, a: Analysis, colour: int, rows: np.ndarray, asked
         c = batch.grid[g, 1 + y + dy, 1 + x + dx]
         lk = a.label[g, 1 + y + dy, 1 + x + dx]
         values.append(np.where(c == EMPTY, index[1 + y + dy, 1 + x + dx], -1))
-        values.append(np.where((c == colour) & (a.libs[lk] == 2), a.libsum[lk] - here, -1))
+        pair = np.flatnonzero((c == colour) & (a.libs[lk] == 2))
+        other = np.full(len(g), -1, np.int64)
+        other[pair] = _other_liberty(batch, g[pair], lk[pair], here[pair])
+        values.append(other)
     stacked = np.stack(values, axis=1)
     low = np.where(stacked >= 0, stacked, batch.config.points + 1).min(axis=1)
     high = stacked.max(axis=1)
     out[r, y, x] = (high >= 0) & (high != low)
     return out
+
+
+def _other_liberty(batch: GoBatch, g: np.ndarray, ids: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """The liberty other than `known` of each group `ids` (of games g) with two: the empty points next to its stones."""
+    stones = batch.label[g] == ids[:, None, None]
+    near = np.logical_or.reduce([shifted(stones, dy, dx) for dy, dx in STEPS])
+    free = near & (inner(batch.grid[g]) == EMPTY)
+    index = point_index(batch.config.size)[1:-1, 1:-1].astype(np.int64)
+    return np.where(free, index, 0).sum(axis=(1, 2)) - known
