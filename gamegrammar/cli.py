@@ -16,7 +16,7 @@ from gamegrammar import __version__
 from gamegrammar.core.errors import GameGrammarError
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `run=`.
-COMMANDS = ["games", "generate", "corpus", "sample", "evaluate", "export", "replay", "analyze", "dream", "play", "ouroboros"]
+COMMANDS = ["games", "generate", "corpus", "sample", "evaluate", "export", "replay", "analyze", "dream", "play", "ouroboros", "gtp"]
 # These hand the rest of the command line to another parser (LightningCLI).
 PASSTHROUGH = {"train": "train GameGPT with the Lightning CLI (fit, validate, ...; --help for its options)"}
 

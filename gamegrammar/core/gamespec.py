@@ -264,6 +264,8 @@ CAPABILITIES: dict[str, str] = {
     "replay": "renderer: replays in the terminal, GIF and HTML",
     "emergence": "emergence: tier 2, rule emergence and counterfactual probes",
     "statistics": "episode_statistics: tier 3's hand-made statistics of an episode",
+    "gtp": "gtp_engine: the game as a GTP engine on stdin and stdout (Go programs' protocol)",
+    "records": "read_records, write_record: the game world's own record files (Go: SGF) in and out",
 }
 """The optional capabilities of `GameSpec`, each with the methods that make it."""
 
@@ -550,6 +552,21 @@ class GameSpec:
     def emergence(self) -> Any:
         """A module-like object with tier2(model, ids, tokens, tokenizer, config, seed=, baseline=), markdown(result), plot(result, out)."""
         raise GameGrammarError(f"{self.name} has no rule-emergence analysis (tier 2)")
+
+    def gtp_engine(self, config: Any, agent: str) -> Any:
+        """An engine speaking GTP (the Go Text Protocol) for this game, whose moves come from the scripted agent
+        `agent`: an object with serve(stdin, stdout)."""
+        raise GameGrammarError(f"{self.name} has no GTP engine (GTP is Go's protocol)")
+
+    record_format: ClassVar[str] = ""  # the name of the game world's record format ("SGF"), where it has one
+
+    def read_records(self, text: str, config: Any) -> list[list[str]]:
+        """The episodes (tokens) of the game records in one file's text, as this game's grammar writes them."""
+        raise GameGrammarError(f"{self.name} has no game-record format to read")
+
+    def write_record(self, tokens: Sequence[str], config: Any) -> str:
+        """One episode (tokens, as far as the rules follow it) as a game record file's text."""
+        raise GameGrammarError(f"{self.name} has no game-record format to write")
 
     statistic_names: ClassVar[tuple[str, ...]] = ()
 

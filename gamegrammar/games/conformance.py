@@ -159,6 +159,8 @@ def _capability_works(spec: GameSpec, name: str, p: Played) -> bool:
         "replay": lambda: spec.renderer(),
         "emergence": lambda: spec.emergence(),
         "statistics": lambda: spec.episode_statistics(tokens, config),
+        "gtp": lambda: spec.gtp_engine(config, spec.agent_names[0]),
+        "records": lambda: spec.read_records(spec.write_record(tokens, config), config),
     }
     try:
         calls[name]()

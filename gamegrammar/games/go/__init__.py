@@ -56,7 +56,7 @@ class GoSpec(GameSpec):
     outcome_labels = _fidelity.OUTCOMES
     score_bins = SIGNED_SCORE_BINS
     game_type = GameType(2, 2, "sequential", "deterministic")  # nothing is drawn but the agents' moves
-    capabilities = frozenset(("batch_engine", "novelty"))
+    capabilities = frozenset(("batch_engine", "novelty", "gtp"))
 
     def num_players(self, config: GoConfig) -> int:
         return 2
@@ -147,6 +147,14 @@ class GoSpec(GameSpec):
         from gamegrammar.games.go.trace import trace
 
         return trace(tokens, config)
+
+    # -- the Go world's protocol and records
+
+    def gtp_engine(self, config: GoConfig, agent: str) -> Any:
+        """A GTP v2 engine on these rules, genmove from the scripted agent `agent` (`gtp_engine.GoGtpEngine`)."""
+        from gamegrammar.games.go.gtp_engine import GoGtpEngine
+
+        return GoGtpEngine(config, agent)
 
     # -- state identity (novelty): gamegrammar/games/go/zobrist.py
 
