@@ -560,8 +560,9 @@ class GameSpec:
 
     record_format: ClassVar[str] = ""  # the name of the game world's record format ("SGF"), where it has one
 
-    def read_records(self, text: str, config: Any) -> list[list[str]]:
-        """The episodes (tokens) of the game records in one file's text, as this game's grammar writes them."""
+    def read_records(self, text: str, config: Any, codec: CodecConfig | None = None) -> list[list[str] | GameGrammarError]:
+        """The games of one record file's text, each as an episode's tokens in the grammar `codec` writes, or as the
+        error that refuses it (a game this config and these rules cannot have been)."""
         raise GameGrammarError(f"{self.name} has no game-record format to read")
 
     def write_record(self, tokens: Sequence[str], config: Any) -> str:

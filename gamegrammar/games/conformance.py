@@ -160,7 +160,7 @@ def _capability_works(spec: GameSpec, name: str, p: Played) -> bool:
         "emergence": lambda: spec.emergence(),
         "statistics": lambda: spec.episode_statistics(tokens, config),
         "gtp": lambda: spec.gtp_engine(config, spec.agent_names[0]),
-        "records": lambda: spec.read_records(spec.write_record(tokens, config), config),
+        "records": lambda: spec.read_records(spec.write_record(tokens, config), config, p.codec),
     }
     try:
         calls[name]()

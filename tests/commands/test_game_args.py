@@ -40,7 +40,7 @@ def test_game_flags_give_each_games_default_the_default_games_first(capsys, monk
 def test_the_chosen_games_defaults_come_first(capsys, monkeypatch):
     flags = help_of(capsys, monkeypatch, "generate", "--game", "battlesnake")
     assert flags["--width"].endswith("(battlesnake: 11, snake: 10; not go)")
-    assert flags["--max-ticks"].endswith("(battlesnake: 300, snake: 200, go: 0)")
+    assert flags["--max-ticks"].endswith("(battlesnake: 300, go: 0, snake: 200)")
     assert help_of(capsys, monkeypatch, "generate")["--width"].endswith("(snake: 10, battlesnake: 11; not go)")  # not left over
 
 

@@ -56,7 +56,8 @@ class GoSpec(GameSpec):
     outcome_labels = _fidelity.OUTCOMES
     score_bins = SIGNED_SCORE_BINS
     game_type = GameType(2, 2, "sequential", "deterministic")  # nothing is drawn but the agents' moves
-    capabilities = frozenset(("batch_engine", "novelty", "gtp"))
+    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records"))
+    record_format = "SGF"
 
     def num_players(self, config: GoConfig) -> int:
         return 2
@@ -155,6 +156,18 @@ class GoSpec(GameSpec):
         from gamegrammar.games.go.gtp_engine import GoGtpEngine
 
         return GoGtpEngine(config, agent)
+
+    def read_records(self, text: str, config: GoConfig, codec: CodecConfig | None = None) -> list[Any]:
+        """SGF games as episodes (`sgf.read_records`): each game's tokens, or the RecordError that refuses it."""
+        from gamegrammar.games.go.sgf import read_records
+
+        return read_records(text, config, codec)
+
+    def write_record(self, tokens: Sequence[str], config: GoConfig) -> str:
+        """An episode as an SGF game (`sgf.write_record`)."""
+        from gamegrammar.games.go.sgf import write_record
+
+        return write_record(tokens, config)
 
     # -- state identity (novelty): gamegrammar/games/go/zobrist.py
 
