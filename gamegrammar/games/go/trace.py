@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.go.grammar import GrammarError, Keyframe, Tick, parse
+from gamegrammar.core.episode_grammar import trace_states
+from gamegrammar.games.go.grammar import Keyframe, Tick, parse
 from gamegrammar.games.go.rules import GoConfig, GoState, attempt
 from gamegrammar.games.go.zobrist import position_key
 
@@ -38,20 +39,4 @@ def opening_state(kf: Keyframe, size: int) -> GoState:
 def trace(tokens: Sequence[str] | str, config: GoConfig) -> list[GoState]:
     """The state at tick 0 (the first keyframe, as written) and after each tick the rules can follow."""
     tokens = tokens.split() if isinstance(tokens, str) else tokens
-    states: list[GoState] = []
-    try:
-        for item in parse(tokens, config.size):
-            if isinstance(item, Keyframe):
-                states.append(opening_state(item, config.size))
-                continue
-            if item.number > config.max_ticks:
-                break
-            after = follow(states[-1], item)
-            if after is None:
-                break
-            states.append(after)
-            if item.keyframe is not None and not agrees(item.keyframe, after):
-                break
-    except GrammarError:
-        pass
-    return states
+    return trace_states(parse(tokens, config.size), lambda kf: opening_state(kf, config.size), follow, agrees, config.max_ticks)
