@@ -135,6 +135,7 @@ class Analysis:
         self.libs = np.bincount(np.stack(counted).ravel(), minlength=batch.gsize.size).astype(np.int16)  # at most N * N
         self.libs[0] = 0
         self.around = [(c, lk, self.libs[lk], f) for c, lk, f in zip(colours, labels, firsts)]
+        self.empties = np.add.reduce([(c == EMPTY).view(np.int8) for c in colours], dtype=np.int8)  # empty neighbours
 
 
 def analyse(batch: GoBatch) -> Analysis:
@@ -161,12 +162,12 @@ def plays(batch: GoBatch, a: Analysis, colour: int) -> Plays:
     grid, size = batch.grid, batch.config.size
     other = BLACK + WHITE - colour
     empty = inner(grid) == EMPTY
-    breathes = np.zeros(empty.shape, bool)
+    breathes = a.empties > 0
     captured = np.zeros(empty.shape, np.int32)
     caps = []
     gsize = batch.gsize.ravel()
     for c, lk, nlibs, first in a.around:
-        breathes |= (c == EMPTY) | ((c == colour) & (nlibs >= 2))
+        breathes |= (c == colour) & (nlibs >= 2)
         cap = (c == other) & (nlibs == 1) & first
         caps.append(cap)
         if cap.any():
@@ -290,10 +291,13 @@ def eyes(batch: GoBatch, a: Analysis, colour: int) -> np.ndarray:
     (none on the edge)."""
     grid = batch.grid
     other = BLACK + WHITE - colour
-    own = np.logical_and.reduce([(c == colour) | (c == EDGE) for c, _, _, _ in a.around])
-    enemies = sum((shifted(grid, dy, dx) == other).astype(np.int8) for dy, dx in DIAGONALS)
-    edge = on_edge(batch.config.size)[None]
-    return (inner(grid) == EMPTY) & own & np.where(edge, enemies == 0, enemies <= 1)
+    out = (inner(grid) == EMPTY) & (a.empties == 0)  # no empty neighbour: the few points to look at
+    g, y, x = np.nonzero(out)
+    own = np.logical_and.reduce([np.isin(grid[g, 1 + y + dy, 1 + x + dx], (colour, EDGE)) for dy, dx in STEPS])
+    enemies = np.add.reduce([grid[g, 1 + y + dy, 1 + x + dx] == other for dy, dx in DIAGONALS], dtype=np.int8)
+    edge = on_edge(batch.config.size)[y, x]
+    out[g, y, x] = own & np.where(edge, enemies == 0, enemies <= 1)
+    return out
 
 
 def safe_plays(batch: GoBatch, a: Analysis, colour: int, rows: np.ndarray, asked: np.ndarray) -> np.ndarray:
@@ -302,13 +306,7 @@ def safe_plays(batch: GoBatch, a: Analysis, colour: int, rows: np.ndarray, asked
     groups it joins, less the point itself: two empty neighbours, or a group with three or more, leave two; else
     (few points) the points to count are the empty neighbour and, of each own group with two, its other one."""
     size = batch.config.size
-    empties = np.zeros(asked.shape, np.int8)
-    plenty = np.zeros(asked.shape, bool)
-    for c, _, nlibs, _ in a.around:
-        c = c[rows]
-        empties += c == EMPTY
-        plenty |= (c == colour) & (nlibs[rows] >= 3)
-    out = asked & (plenty | (empties >= 2))
+    out = asked & (a.empties[rows] >= 2)
     r, y, x = np.nonzero(asked & ~out)
     if not len(r):
         return out
@@ -316,9 +314,11 @@ def safe_plays(batch: GoBatch, a: Analysis, colour: int, rows: np.ndarray, asked
     index = point_index(size)
     here = index[1 + y, 1 + x].astype(np.int64)
     values = []
+    plenty = np.zeros(len(g), bool)
     for dy, dx in STEPS:
         c = batch.grid[g, 1 + y + dy, 1 + x + dx]
         lk = a.label[g, 1 + y + dy, 1 + x + dx]
+        plenty |= (c == colour) & (a.libs[lk] >= 3)
         values.append(np.where(c == EMPTY, index[1 + y + dy, 1 + x + dx], -1))
         pair = np.flatnonzero((c == colour) & (a.libs[lk] == 2))
         other = np.full(len(g), -1, np.int64)
@@ -327,7 +327,7 @@ def safe_plays(batch: GoBatch, a: Analysis, colour: int, rows: np.ndarray, asked
     stacked = np.stack(values, axis=1)
     low = np.where(stacked >= 0, stacked, batch.config.points + 1).min(axis=1)
     high = stacked.max(axis=1)
-    out[r, y, x] = (high >= 0) & (high != low)
+    out[r, y, x] = plenty | ((high >= 0) & (high != low))
     return out
 
 
