@@ -56,7 +56,7 @@ class GoSpec(GameSpec):
     outcome_labels = _fidelity.OUTCOMES
     score_bins = SIGNED_SCORE_BINS
     game_type = GameType(2, 2, "sequential", "deterministic")  # nothing is drawn but the agents' moves
-    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records"))
+    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records", "emergence"))
     record_format = "SGF"
 
     def num_players(self, config: GoConfig) -> int:
@@ -148,6 +148,11 @@ class GoSpec(GameSpec):
         from gamegrammar.games.go.trace import trace
 
         return trace(tokens, config)
+
+    def emergence(self) -> Any:
+        from gamegrammar.games.go import emergence
+
+        return emergence
 
     # -- the Go world's protocol and records
 
