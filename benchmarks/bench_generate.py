@@ -27,8 +27,8 @@ from gamegrammar.evaluation.report import describe_game
 from gamegrammar.games import DEFAULT_GAME, load_game
 
 ORIGINAL_TOKENS_PER_S = 400_000
-SCALE = {"battlesnake": 4, "go": 16}  # Battlesnake's default episodes are ~5x Snake's in tokens: a quarter as many; Go's
-# 9x9 games are ~110 moves of every point's legality (superko included): a sixteenth as many
+SCALE = {"battlesnake": 4, "go": 8}  # Battlesnake's default episodes are ~5x Snake's in tokens: a quarter as many; Go's
+# 9x9 games are ~110 moves of every point's legality (superko included): an eighth as many
 
 
 def timed_generate(spec: CorpusSpec, engine: str, workers: int) -> dict[str, float]:

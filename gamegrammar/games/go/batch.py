@@ -249,25 +249,24 @@ def _join(batch: GoBatch, g: np.ndarray, y: np.ndarray, x: np.ndarray, colour: i
     size = batch.config.size
     p = y * size + x
     new = (g * (batch.config.points + 1) + 1 + p).astype(np.int32)
-    sub = batch.label[g]
-    joined = np.zeros(sub.shape, bool)
     gsize, gkey = batch.gsize.ravel(), batch.gkey.ravel()
     stones = np.ones(len(g), np.int32)
     key = point_keys_np(size)[colour][p]
+    around = [np.where(batch.grid[g, 1 + y + dy, 1 + x + dx] == colour, batch.label[g, 1 + y + dy, 1 + x + dx], 0) for dy, dx in STEPS]
     seen: list[np.ndarray] = []
-    for dy, dx in STEPS:
-        ids = np.where(batch.grid[g, 1 + y + dy, 1 + x + dx] == colour, batch.label[g, 1 + y + dy, 1 + x + dx], 0)
+    for ids in around:  # read before any is renamed
         fresh = ids > 0
         for before in seen:
             fresh &= ids != before
         seen.append(ids)
-        if fresh.any():
-            joined |= sub == np.where(fresh, ids, -1)[:, None, None]
-            stones += np.where(fresh, gsize[ids], 0)
-            key ^= np.where(fresh, gkey[ids], np.uint64(0))
-    sub[joined] = np.broadcast_to(new[:, None, None], sub.shape)[joined]
-    sub[np.arange(len(g)), 1 + y, 1 + x] = new
-    batch.label[g] = sub
+        rows = np.flatnonzero(fresh)
+        if len(rows):  # the games where this neighbour's group joins: its stones take the new id
+            sub = batch.label[g[rows]]
+            sub = np.where(sub == ids[rows, None, None], new[rows, None, None], sub)
+            batch.label[g[rows]] = sub
+            stones[rows] += gsize[ids[rows]]
+            key[rows] ^= gkey[ids[rows]]
+    batch.label[g, 1 + y, 1 + x] = new
     gsize[new], gkey[new] = stones, key
 
 
