@@ -151,16 +151,25 @@ class Plays:
     legal: np.ndarray
     captured: np.ndarray
     cap: list[np.ndarray]
-    key: np.ndarray
     colour: int
 
     def taken(self, a: Analysis, g: np.ndarray, y: np.ndarray, x: np.ndarray) -> np.ndarray:
         """(m, 4) the ids of the groups plays on (y, x) of games g capture, 0 where none."""
         return np.stack([np.where(cap[g, y, x], lk[g, y, x], 0) for cap, (_, lk, _, _) in zip(self.cap, a.around)], axis=1)
 
+    def key(self, batch: GoBatch, a: Analysis, g: np.ndarray, y: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """The position keys after plays on (y, x) of games g: the game's key, the stone's in, the captured groups' out."""
+        size = batch.config.size
+        key = batch.key[g] ^ point_keys_np(size)[self.colour][y * size + x]
+        took = np.flatnonzero(self.captured[g, y, x] > 0)
+        if len(took):
+            gkey = batch.gkey.ravel()
+            for lk in self.taken(a, g[took], y[took], x[took]).T:
+                key[took] ^= gkey[lk]  # gkey[0] is 0: no group
+        return key
+
 
 def plays(batch: GoBatch, a: Analysis, colour: int) -> Plays:
-    size = batch.config.size
     other = BLACK + WHITE - colour
     empty = a.empty
     breathes = a.empties > 0
@@ -174,13 +183,7 @@ def plays(batch: GoBatch, a: Analysis, colour: int) -> Plays:
         if cap.any():
             captured[cap] += gsize[lk[cap]]
     basic = empty & (breathes | (captured > 0))
-    key = batch.key[:, None, None] ^ point_keys_np(size)[colour].reshape(size, size)[None]
-    g, y, x = np.nonzero(captured)
-    if len(g):
-        gkey = batch.gkey.ravel()
-        for cap, (_, lk, _, _) in zip(caps, a.around):
-            key[g, y, x] ^= np.where(cap[g, y, x], gkey[lk[g, y, x]], np.uint64(0))
-    legal = Plays(basic, captured, caps, key, colour)
+    legal = Plays(basic, captured, caps, colour)
     legal.legal = basic & ~_repeats(batch, a, legal)
     return legal
 
@@ -188,12 +191,11 @@ def plays(batch: GoBatch, a: Analysis, colour: int) -> Plays:
 def _repeats(batch: GoBatch, a: Analysis, legal: Plays) -> np.ndarray:
     """Positional superko: which candidate plays repeat a position of their game's history. A key's top bits in the
     game's filter first, then the history's keys, then, for a key that matches, the boards themselves."""
-    candidates, key = legal.legal, legal.key
+    candidates = legal.legal
     out = np.zeros(candidates.shape, bool)
     n, size = len(candidates), batch.config.size
-    flat = key.reshape(n, -1)
     g, p = np.nonzero(candidates.reshape(n, -1))
-    k = flat[g, p]
+    k = legal.key(batch, a, g, p // size, p % size)
     bit = (k >> np.uint64(64 - FILTER_BITS)).astype(np.int64)
     slot = batch.slot[g]
     maybe = ((batch.filter[slot, bit >> 6] >> (bit & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
@@ -237,7 +239,7 @@ def apply(batch: GoBatch, a: Analysis, legal: Plays, move: np.ndarray) -> np.nda
                 inner(plane)[gc] = board
         _join(batch, g, y, x, legal.colour)
         batch.grid[g, 1 + y, 1 + x] = legal.colour
-        batch.key[g] = legal.key[g, y, x]
+        batch.key[g] = legal.key(batch, a, g, y, x)
         batch.record(g)
     batch.passes = np.where(play, 0, batch.passes + 1)
     return removed
