@@ -16,15 +16,24 @@ DEMO ?= runs/demo
 # progress; of the last step's pip lines it leaves out "Requirement already satisfied" (torch and every package
 # already there). The pipe keeps pip's exit status in a file: make's sh has no pipefail.
 PIP_INSTALL = $(PY) -m pip install --disable-pip-version-check --progress-bar on
+# GNU Go (Go's gnugo agent, and the referee of the Go tests: GO.md) is a Debian package installed in /usr/games, often
+# off PATH. Where it is missing and this is root with apt-get, step 4 installs it; elsewhere (no apt, not root, no
+# network) set-up goes on and the tests that need GNU Go are skipped, each saying so.
+GNUGO_FOUND = command -v gnugo 2>/dev/null || { test -x /usr/games/gnugo && echo /usr/games/gnugo; }
+GNUGO_APT = apt-get install -y -qq gnugo >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq gnugo >/dev/null 2>&1; }
 setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
-	@echo "setup 1/3: the virtual environment $(VENV)"
+	@echo "setup 1/4: the virtual environment $(VENV)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
-	@$(PY) -c "import torch" 2>/dev/null && echo "setup 2/3: torch: keeping the one in $(VENV)" || \
-		{ echo "setup 2/3: torch ($(TORCH)), the largest download"; $(PIP_INSTALL) "$(TORCH)"; }
-	@echo "setup 3/3: gamegrammar and its dependencies (pip install -e .[dev])"
+	@$(PY) -c "import torch" 2>/dev/null && echo "setup 2/4: torch: keeping the one in $(VENV)" || \
+		{ echo "setup 2/4: torch ($(TORCH)), the largest download"; $(PIP_INSTALL) "$(TORCH)"; }
+	@echo "setup 3/4: gamegrammar and its dependencies (pip install -e .[dev])"
 	@{ $(PIP_INSTALL) -e ".[dev]"; echo $$? > $(VENV)/.pip-status; } | { grep -v "^Requirement already satisfied" || true; }
 	@exit "$$(cat $(VENV)/.pip-status)"
+	@found="$$($(GNUGO_FOUND))"; if [ -n "$$found" ]; then echo "setup 4/4: GNU Go: keeping $$found"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then echo "setup 4/4: GNU Go (apt-get install gnugo), Go's referee"; \
+		$(GNUGO_APT) || echo "setup 4/4: apt-get could not install gnugo: the tests that need GNU Go are skipped"; \
+	else echo "setup 4/4: GNU Go is missing and apt-get is not at hand as root: the tests that need it are skipped"; fi
 	@touch $@
 	@echo "setup: done ($(GG) --help lists the commands)"
 

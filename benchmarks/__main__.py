@@ -15,6 +15,7 @@ import sys
 BENCHMARKS = [  # (module, its own arguments)
     ("bench_generate", []),
     ("bench_generate", ["--game", "battlesnake"]),
+    ("bench_generate", ["--game", "go"]),
     ("bench_evaluator", []),
     ("bench_evaluator", ["--game", "battlesnake", "--repeats", "1"]),  # no fast path: one pass is minutes
     ("bench_sampling", []),

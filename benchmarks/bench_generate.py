@@ -19,13 +19,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.data.corpus import CorpusSpec, batch_shard, generate
 from gamegrammar.evaluation.report import describe_game
 from gamegrammar.games import DEFAULT_GAME, load_game
 
 ORIGINAL_TOKENS_PER_S = 400_000
-SCALE = {"battlesnake": 4}  # Battlesnake's default episodes are ~5x Snake's in tokens: a quarter as many
+SCALE = {"battlesnake": 4, "go": 8}  # Battlesnake's default episodes are ~5x Snake's in tokens: a quarter as many; Go's
+# 9x9 games are ~110 moves of every point's legality (superko included): an eighth as many
 
 
 def timed_generate(spec: CorpusSpec, engine: str, workers: int) -> dict[str, float]:
@@ -33,14 +36,15 @@ def timed_generate(spec: CorpusSpec, engine: str, workers: int) -> dict[str, flo
         start = time.perf_counter()
         manifest = generate(spec, Path(tmp) / "corpus", engine=engine, workers=workers)
         seconds = time.perf_counter() - start
-    return {"seconds": seconds, "episodes": manifest["episodes"], "tokens": manifest["tokens"]}
+        ticks = sum(int(np.load(path, allow_pickle=False)["ticks"].sum()) for path in (Path(tmp) / "corpus" / "shards").glob("*.index.npy"))
+    return {"seconds": seconds, "episodes": manifest["episodes"], "tokens": manifest["tokens"], "ticks": ticks}
 
 
 def timed_batch(spec: CorpusSpec, batch_episodes: int) -> dict[str, float]:
     start = time.perf_counter()
     tokens, index = batch_shard(spec, 0, batch_episodes)
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "episodes": len(index), "tokens": len(tokens)}
+    return {"seconds": seconds, "episodes": len(index), "tokens": len(tokens), "ticks": int(index["ticks"].sum())}
 
 
 def rates(run: dict[str, float]) -> tuple[float, float]:
@@ -70,15 +74,17 @@ def main() -> None:
             rows.append({"engine": engine, "workers": workers, **timed_generate(spec, engine, workers)})
     scalar_1 = rates(rows[0])[0]
     print(f"\n{'engine':<8}{'workers':>8}{'episodes':>10}{'tokens':>12}{'seconds':>9}{'tokens/s':>12}{'episodes/s':>12}", end="")
-    print(f"{'x scalar(1)':>13}")
+    print(f"{'ticks/s':>12}{'x scalar(1)':>13}")
     for r in rows:
         tps, eps = rates(r)
-        r["tokens_per_s"], r["episodes_per_s"] = tps, eps
+        r["tokens_per_s"], r["episodes_per_s"], r["ticks_per_s"] = tps, eps, r["ticks"] / r["seconds"]
         r["vs_scalar"] = tps / scalar_1
         print(
             f"{r['engine']:<8}{r['workers']:>8}{r['episodes']:>10}{r['tokens']:>12}{r['seconds']:>9.2f}{tps:>12,.0f}{eps:>12,.0f}", end=""
         )
-        print(f"{r['vs_scalar']:>13.1f}")
+        print(f"{r['ticks_per_s']:>12,.0f}{r['vs_scalar']:>13.1f}")
+    if game.game_type.max_players > 1 and game.game_type.dynamics == "sequential":
+        print("(a tick is one player's move: ticks/s are moves/s)")
     if game.name == "snake":
         print(
             f"the original pure-Python generator, as the design notes quote it (another machine; not measured here): ~{ORIGINAL_TOKENS_PER_S:,} tokens/s"

@@ -22,7 +22,7 @@ from gamegrammar.core.errors import GameGrammarError, Terminated
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM  # 130 and 143, as a shell reports them
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `run=`.
-COMMANDS = ["games", "generate", "corpus", "sample", "evaluate", "export", "replay", "analyze", "dream", "play", "ouroboros"]
+COMMANDS = ["games", "generate", "corpus", "sample", "evaluate", "export", "replay", "analyze", "dream", "play", "ouroboros", "gtp"]
 # These hand the rest of the command line to another parser (LightningCLI).
 PASSTHROUGH = {"train": "train GameGPT with the Lightning CLI (fit, validate, ...; --help for its options)"}
 

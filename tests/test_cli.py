@@ -93,9 +93,9 @@ def test_the_parser_reads_the_game_off_the_command_line_for_its_help():
         generate = build_parser(argv)._subparsers._group_actions[0].choices["generate"]
         return next(a.help for a in generate._actions if "--width" in a.option_strings)
 
-    assert width_help(["generate", "--game", "battlesnake", "--help"]).endswith("(battlesnake: 11, snake: 10)")
-    assert width_help(["generate", "--help"]).endswith("(snake: 10, battlesnake: 11)")
-    assert width_help(["generate", "--game", "chess", "--help"]).endswith("(snake: 10, battlesnake: 11)")  # refused when run
+    assert width_help(["generate", "--game", "battlesnake", "--help"]).endswith("(battlesnake: 11, snake: 10; not go)")
+    assert width_help(["generate", "--help"]).endswith("(snake: 10, battlesnake: 11; not go)")
+    assert width_help(["generate", "--game", "chess", "--help"]).endswith("(snake: 10, battlesnake: 11; not go)")  # refused when run
 
 
 def test_running_out_of_device_memory_is_one_line(monkeypatch, capsys):

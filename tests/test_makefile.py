@@ -36,14 +36,15 @@ def test_setup_says_each_step_and_shows_pip_without_its_already_satisfied_lines(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     steps = [line for line in lines if line.startswith("setup")]
-    assert [s.split(":")[0] for s in steps] == ["setup 1/3", "setup 2/3", "setup 3/3", "setup"] and "done" in steps[-1]
+    assert [s.split(":")[0] for s in steps] == ["setup 1/4", "setup 2/4", "setup 3/4", "setup 4/4", "setup"] and "done" in steps[-1]
+    assert "GNU Go" in steps[3]
     assert lines.count("Collecting lightning>=2.2") == 2  # pip's own lines: torch's step, then the package's
     assert sum("Requirement already satisfied" in line for line in lines) == 1  # left out of step 3 (the pipe) only
     assert (tmp_path / "venv" / ".installed").exists()
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
-@pytest.mark.parametrize(("step", "last_step"), [("FAIL_TORCH", "setup 2/3"), ("FAIL_PACKAGE", "setup 3/3")])
+@pytest.mark.parametrize(("step", "last_step"), [("FAIL_TORCH", "setup 2/4"), ("FAIL_PACKAGE", "setup 3/4")])
 def test_setup_stops_when_pip_fails(tmp_path, step, last_step):
     """Also behind the pipe that filters pip's lines (sh has no pipefail): pip's failure is make's."""
     done = make_setup(tmp_path, **{step: "3"})

@@ -10,7 +10,7 @@ so both games cut, close and report an episode the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 
 class GrammarError(ValueError):
@@ -39,6 +39,7 @@ class TickElement(Element, Protocol):
 
 
 K = TypeVar("K", bound=Element)
+S = TypeVar("S")
 T = TypeVar("T", bound=TickElement)
 
 
@@ -117,6 +118,35 @@ def episode_prefix(tokens: Sequence[str], elements: Iterable[Element], ticks: in
             break
         end = item.end
     return list(tokens[:end])
+
+
+def trace_states(
+    elements: Iterable[Any],
+    opening: Callable[[Any], S],
+    follow: Callable[[S, Any], S | None],
+    agrees: Callable[[Any, S], bool],
+    max_ticks: int,
+) -> list[S]:
+    """A game's `trace` from its parse (`elements`: the first keyframe, then the ticks): the opening's state, then the
+    state after each tick the rules can follow (`follow`, None where they cannot), stopping at a grammar error, past
+    `max_ticks`, and after a keyframe that does not show the followed state (`agrees`)."""
+    states: list[S] = []
+    try:
+        for k, item in enumerate(elements):
+            if k == 0:
+                states.append(opening(item))
+                continue
+            if item.number > max_ticks:
+                break
+            after = follow(states[-1], item)
+            if after is None:
+                break
+            states.append(after)
+            if item.keyframe is not None and not agrees(item.keyframe, after):
+                break
+    except GrammarError:
+        pass
+    return states
 
 
 # ---------------------------------------------------------------- the frame's rules, for a strict evaluator

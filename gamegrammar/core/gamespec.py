@@ -264,6 +264,8 @@ CAPABILITIES: dict[str, str] = {
     "replay": "renderer: replays in the terminal, GIF and HTML",
     "emergence": "emergence: tier 2, rule emergence and counterfactual probes",
     "statistics": "episode_statistics: tier 3's hand-made statistics of an episode",
+    "gtp": "gtp_engine: the game as a GTP engine on stdin and stdout (Go programs' protocol)",
+    "records": "read_records, write_record: the game world's own record files (Go: SGF) in and out",
 }
 """The optional capabilities of `GameSpec`, each with the methods that make it."""
 
@@ -315,6 +317,7 @@ class GameSpec:
     rules: ClassVar[dict[str, tuple[str, ...]]]  # the strict evaluator's rule names by tier (structural, physical, rules)
     teacher_categories: ClassVar[tuple[str, ...]]  # categories of `rule_determined_positions`
     outcome_labels: ClassVar[tuple[str, ...]] = ()  # each player's possible fates (EpisodeSummary.outcomes); () = one player
+    score_bins: ClassVar[tuple[int, ...]] = (0, 1, 2, 3, 5, 10, 15, 20, 30, 40, 60, 10**9)  # fidelity's bin edges of scores
     game_type: ClassVar[GameType] = GameType(1, 1, "sequential", "sampled")
     capabilities: ClassVar[frozenset[str]] = frozenset()  # of CAPABILITIES: the optional parts the game implements
 
@@ -402,6 +405,11 @@ class GameSpec:
 
     def new_agent(self, name: str, config: Any) -> Agent:
         raise NotImplementedError
+
+    def agent_unavailable(self, name: str) -> str | None:
+        """Why the scripted agent `name` cannot play on this machine (an outside program it needs is missing), as one
+        line saying how to get it; None when it can. The conformance kit plays the available agents only."""
+        return None
 
     def episode_agents(self, mix: dict[str, float], seed: int, episode: int, config: Any) -> tuple[str, ...]:
         """The agents that play episode `episode` of a corpus with this mix, one per player; the first one's code is the
@@ -544,6 +552,22 @@ class GameSpec:
     def emergence(self) -> Any:
         """A module-like object with tier2(model, ids, tokens, tokenizer, config, seed=, baseline=), markdown(result), plot(result, out)."""
         raise GameGrammarError(f"{self.name} has no rule-emergence analysis (tier 2)")
+
+    def gtp_engine(self, config: Any, agent: str) -> Any:
+        """An engine speaking GTP (the Go Text Protocol) for this game, whose moves come from the scripted agent
+        `agent`: an object with serve(stdin, stdout)."""
+        raise GameGrammarError(f"{self.name} has no GTP engine (GTP is Go's protocol)")
+
+    record_format: ClassVar[str] = ""  # the name of the game world's record format ("SGF"), where it has one
+
+    def read_records(self, text: str, config: Any, codec: CodecConfig | None = None) -> list[list[str] | GameGrammarError]:
+        """The games of one record file's text, each as an episode's tokens in the grammar `codec` writes, or as the
+        error that refuses it (a game this config and these rules cannot have been)."""
+        raise GameGrammarError(f"{self.name} has no game-record format to read")
+
+    def write_record(self, tokens: Sequence[str], config: Any) -> str:
+        """One episode (tokens, as far as the rules follow it) as a game record file's text."""
+        raise GameGrammarError(f"{self.name} has no game-record format to write")
 
     statistic_names: ClassVar[tuple[str, ...]] = ()
 

@@ -717,10 +717,12 @@ def write_played(
     origin: dict[str, Any],
     *,
     overwrite: bool = False,
+    val_fraction: float = 0.0,
 ) -> dict[str, Any]:
-    """A corpus of episodes played outside `generate` (by a model, say): the same layout and codec, one shard, every
-    episode in the train split, agent code OUTSIDE_AGENT. No agent mix made it (the spec's agents are empty), so the
-    manifest's `origin` says who played it (origin["agent"] names the player). The manifest comes last."""
+    """A corpus of episodes played outside `generate` (by a model, or read from game records): the same layout and
+    codec, one shard, agent code OUTSIDE_AGENT, every episode in the train split unless `val_fraction` holds some out
+    (the hash-chosen split of `generate`). No agent mix made it (the spec's agents are empty), so the manifest's
+    `origin` says who played it (origin["agent"] names the player). The manifest comes last."""
     out = Path(out)
     if (out / "manifest.json").exists() and not overwrite:
         raise GameGrammarError(f"{out} already holds a finished corpus; pass overwrite to replace it")
@@ -733,7 +735,7 @@ def write_played(
     if len(episodes) != len(result.lengths) or not len(episodes):
         raise GameGrammarError(f"write_played needs one result per episode, got {len(episodes)} episodes and {len(result.lengths)} results")
     spec = CorpusSpec(
-        game=config, codec=codec, agents={}, episodes=len(episodes), seed=seed, val_fraction=0.0, shard_episodes=len(episodes)
+        game=config, codec=codec, agents={}, episodes=len(episodes), seed=seed, val_fraction=val_fraction, shard_episodes=len(episodes)
     )
     index = np.zeros(len(episodes), INDEX_DTYPE)
     index["episode"] = episodes
@@ -743,6 +745,7 @@ def write_played(
     index["score"] = result.scores
     index["agent"] = OUTSIDE_AGENT
     index["end"] = result.ends
+    index["split"] = splits(spec, episodes)
     tokens = np.asarray(result.tokens, tokenizer.dtype)
     out.mkdir(parents=True, exist_ok=True)
     tokenizer.save(out / "tokenizer.json")
@@ -813,6 +816,34 @@ def _with_shard(index: np.ndarray, shard: int) -> np.ndarray:
         out[name] = index[name]
     out["shard"] = shard
     return out
+
+
+def write_records(
+    out: str | Path,
+    config: Any,
+    codec: CodecConfig,
+    episodes: list[list[str]],
+    origin: dict[str, Any],
+    *,
+    overwrite: bool,
+    val_fraction: float,
+) -> dict[str, Any]:
+    """A corpus of episodes read from game records (`GameSpec.read_records`), each summarised by its game as the index
+    needs (ticks, score, end): `write_played` with the records' origin."""
+    game = game_of(config)
+    tokenizer = tokenizer_for(config, codec)
+    ids = [np.asarray(tokenizer.encode(tokens), tokenizer.dtype) for tokens in episodes]
+    summaries = [game.summarize_episode(tokens) for tokens in episodes]
+    result = BatchResult(
+        np.concatenate(ids) if ids else np.zeros(0, tokenizer.dtype),
+        np.array([len(i) for i in ids]),
+        np.array([s.ticks for s in summaries]),
+        np.array([s.score for s in summaries]),
+        np.array([game.end_events.index(s.end) for s in summaries]),
+    )
+    return write_played(
+        out, config, codec, tokenizer, 0, np.arange(len(ids)), result, origin, overwrite=overwrite, val_fraction=val_fraction
+    )
 
 
 def corpus_stats(corpus: Corpus) -> dict[str, Any]:

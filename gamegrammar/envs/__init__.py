@@ -6,8 +6,8 @@ Importing this package registers `"gamegrammar/Snake-v0"` with gymnasium:
     gymnasium.make_vec("gamegrammar/Snake-v0", num_envs=64)                             # SnakeVectorEnv, the batch engine
     gymnasium.make_vec("gamegrammar/Snake-v0", num_envs=64, vectorization_mode="sync")  # 64 SnakeEnv
 
-`battlesnake_v0.parallel_env(num_snakes=4, width=11, height=11)` is the PettingZoo `ParallelEnv` (imported on
-demand: `from gamegrammar.envs import battlesnake_v0`), and `ModelPolicy.from_checkpoint(path)` plays a trained model
+`battlesnake_v0.parallel_env(num_snakes=4, width=11, height=11)` is the PettingZoo `ParallelEnv` and
+`go_v0.env(size=9)` Go's `AECEnv` (imported on demand: `from gamegrammar.envs import battlesnake_v0, go_v0`), and `ModelPolicy.from_checkpoint(path)` plays a trained model
 in either (imported on demand too, so that making an environment never imports torch). docs/envs.md has the details.
 """
 

@@ -25,7 +25,6 @@ from gamegrammar.games import game_of
 from gamegrammar.model.gpt import GameGPT
 
 TICK_BIN = 20  # episode length bins (ticks) for the TV distance
-SCORE_BINS = [0, 1, 2, 3, 5, 10, 15, 20, 30, 40, 60, 10**9]  # bin edges: [0], [1], [2], [3,4], [5,9], ...
 NO_END = "none"  # the end label of a sequence that never wrote a valid end
 
 
@@ -102,7 +101,7 @@ def compare_distributions(
         "samples": len(samples),
         "corpus_episodes": len(corpus_ticks),
         "length_ticks": _compare_binned(s_ticks, corpus_ticks, tick_edges),
-        "score": _compare_binned(s_scores, corpus_scores, SCORE_BINS),
+        "score": _compare_binned(s_scores, corpus_scores, game.score_bins),
         "end_reason": {
             "tv": total_variation(end_p, end_q),
             "labels": labels,

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from gamegrammar.core.gamespec import CodecConfig, GameSpec
     from gamegrammar.core.tokenizer import GameTokenizer
 
-BUILTIN = {"snake": "gamegrammar.games.snake:GAME", "battlesnake": "gamegrammar.games.battlesnake:GAME"}
+BUILTIN = {"snake": "gamegrammar.games.snake:GAME", "battlesnake": "gamegrammar.games.battlesnake:GAME", "go": "gamegrammar.games.go:GAME"}
 DEFAULT_GAME = "snake"  # what `generate` plays, and what specs written before games were plug-ins hold
 _registry: dict[str, str] = dict(BUILTIN)
 _loaded: dict[str, GameSpec] = {}

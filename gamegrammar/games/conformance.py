@@ -63,10 +63,12 @@ class Played:
 
 
 def play(spec: GameSpec, config: Any, codec: CodecConfig, *, seed: int = 0, episodes: int = EPISODES) -> Played:
-    """`episodes` episodes per agent; episode e is played by agent e mod (number of agents), as a mixed corpus would."""
+    """`episodes` episodes per agent; episode e is played by agent e mod (number of agents), as a mixed corpus would.
+    An agent that cannot play on this machine (`agent_unavailable`: an outside program is missing) is left out."""
     tokenizer = GameTokenizer(spec.vocabulary(config))
-    numbers = np.arange(episodes * len(spec.agent_names))
-    agents = [spec.agent_names[e % len(spec.agent_names)] for e in numbers.tolist()]
+    names = [name for name in spec.agent_names if spec.agent_unavailable(name) is None]
+    numbers = np.arange(episodes * len(names))
+    agents = [names[e % len(names)] for e in numbers.tolist()]
     records = []
     for agent, episode in zip(agents, numbers.tolist()):
         with _about(f"play_episode: agent {agent} episode {episode} (seed {seed})"):
@@ -157,6 +159,8 @@ def _capability_works(spec: GameSpec, name: str, p: Played) -> bool:
         "replay": lambda: spec.renderer(),
         "emergence": lambda: spec.emergence(),
         "statistics": lambda: spec.episode_statistics(tokens, config),
+        "gtp": lambda: spec.gtp_engine(config, spec.agent_names[0]),
+        "records": lambda: spec.read_records(spec.write_record(tokens, config), config, p.codec),
     }
     try:
         calls[name]()

@@ -28,9 +28,10 @@ def help_of(capsys, monkeypatch, *argv: str) -> dict[str, str]:
 @pytest.mark.parametrize("command", ["generate", "evaluate", "replay", "play"])
 def test_game_flags_give_each_games_default_the_default_games_first(capsys, monkeypatch, command):
     flags = help_of(capsys, monkeypatch, command)
-    assert flags["--width"] == "board width in cells (snake: 10, battlesnake: 11)"
-    assert flags["--height"] == "board height in cells (snake: 10, battlesnake: 11)"
-    assert flags["--max-ticks"].endswith("(snake: 200, battlesnake: 300)")
+    assert flags["--width"] == "board width in cells (snake: 10, battlesnake: 11; not go)"
+    assert flags["--height"] == "board height in cells (snake: 10, battlesnake: 11; not go)"
+    assert flags["--max-ticks"].endswith("(snake: 200, battlesnake: 300, go: 0)")
+    assert flags["--size"].endswith("(go only: 9)") and flags["--komi"].endswith("(go only: 7.5)")
     assert flags["--num-snakes"].endswith("(battlesnake only: 4)")
     assert flags["--food-spawn-chance"].startswith("percent chance") and flags["--food-spawn-chance"].endswith("(battlesnake only: 15)")
     assert "default: snake" in flags["--game"]
@@ -38,8 +39,9 @@ def test_game_flags_give_each_games_default_the_default_games_first(capsys, monk
 
 def test_the_chosen_games_defaults_come_first(capsys, monkeypatch):
     flags = help_of(capsys, monkeypatch, "generate", "--game", "battlesnake")
-    assert flags["--width"].endswith("(battlesnake: 11, snake: 10)") and flags["--max-ticks"].endswith("(battlesnake: 300, snake: 200)")
-    assert help_of(capsys, monkeypatch, "generate")["--width"].endswith("(snake: 10, battlesnake: 11)")  # not left over
+    assert flags["--width"].endswith("(battlesnake: 11, snake: 10; not go)")
+    assert flags["--max-ticks"].endswith("(battlesnake: 300, go: 0, snake: 200)")
+    assert help_of(capsys, monkeypatch, "generate")["--width"].endswith("(snake: 10, battlesnake: 11; not go)")  # not left over
 
 
 def test_grammar_options_say_what_they_write_and_whose_they_are(capsys, monkeypatch):

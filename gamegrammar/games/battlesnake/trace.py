@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, parse
+from gamegrammar.core.episode_grammar import trace_states
+from gamegrammar.games.battlesnake.grammar import Keyframe, Tick, parse
 from gamegrammar.games.battlesnake.rules import (
     BattlesnakeConfig,
     BattlesnakeState,
@@ -60,20 +61,6 @@ def agrees(kf: Keyframe, state: BattlesnakeState) -> bool:
 def trace(tokens: Sequence[str] | str, config: BattlesnakeConfig) -> list[BattlesnakeState]:
     """The state at tick 0 (the first keyframe, as written) and after each tick the rules can follow."""
     tokens = tokens.split() if isinstance(tokens, str) else tokens
-    states: list[BattlesnakeState] = []
-    try:
-        for item in parse(tokens):
-            if isinstance(item, Keyframe):
-                states.append(item.state(0, config.num_snakes))
-                continue
-            if item.number > config.max_ticks:
-                break
-            after = follow(states[-1], item, config)
-            if after is None:
-                break
-            states.append(after)
-            if item.keyframe is not None and not agrees(item.keyframe, after):
-                break
-    except GrammarError:
-        pass
-    return states
+    return trace_states(
+        parse(tokens), lambda kf: kf.state(0, config.num_snakes), lambda state, tick: follow(state, tick, config), agrees, config.max_ticks
+    )
