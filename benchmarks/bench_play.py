@@ -23,9 +23,8 @@ import time
 import numpy as np
 import torch
 
-from gamegrammar.act.play import ModelAgent, TokenTap, choose_inputs, uniform
+from gamegrammar.act.play import ModelAgent, TokenTap, check_prompt_written, choose_inputs, uniform
 from gamegrammar.cli import OneLineParser, run_guarded
-from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games import load_game, tokenizer_for
 from gamegrammar.games.snake.batch_agents import AGENT_NAMES, agent_actions
@@ -88,11 +87,7 @@ class GroupedController:
         p = len(prompt)
         games = np.asarray(games, np.int64)
         cursor, fed = log.cursor[games], self.fed[games]
-        started = np.flatnonzero(fed > 0)
-        if started.size:  # the prompt fed last tick is what the engine went on to write
-            written = log.ids[games[started][:, None], fed[started][:, None] - p + np.arange(p)]
-            if not (written == prompt).all():
-                raise GameGrammarError("the engine did not write the input prompt")
+        check_prompt_written(agent, log, games, fed)
         block = model.config.block_size
         start, cached = fed.copy(), self.cached[games].copy()
         need = cursor - start + p

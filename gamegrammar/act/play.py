@@ -182,6 +182,17 @@ class ModelAgent:
         return _Controller(self, log)
 
 
+def check_prompt_written(agent: ModelAgent, log: TokenTap, games: np.ndarray, fed: np.ndarray) -> None:
+    """The prompt fed to each started game last tick is what the engine went on to write: else the model's history
+    and the game's have parted."""
+    p = len(agent.prompt)
+    started = np.flatnonzero(fed > 0)
+    if started.size:
+        written = log.ids[games[started][:, None], fed[started][:, None] - p + np.arange(p)]
+        if not (written == agent.prompt).all():
+            raise GameGrammarError(f"{agent.game.name}'s engine did not write its input_prompt {agent.game.input_prompt(agent.config)}")
+
+
 class _Controller:
     """The model's side of one batch: each game's fed tokens, its row in the KV store and its tick clock.
 
@@ -257,11 +268,7 @@ class _Controller:
         p = len(prompt)
         games = np.asarray(games, np.int64)
         cursor, fed = log.cursor[games], self.fed[games]
-        started = np.flatnonzero(fed > 0)
-        if started.size:  # the prompt fed last tick is what the engine went on to write
-            written = log.ids[games[started][:, None], fed[started][:, None] - p + np.arange(p)]
-            if not (written == prompt).all():
-                raise GameGrammarError(f"{agent.game.name}'s engine did not write its input_prompt {agent.game.input_prompt(agent.config)}")
+        check_prompt_written(agent, log, games, fed)
         block = model.config.block_size
         if agent.recompute:
             return self._windows(games, mask, draws)
