@@ -135,7 +135,6 @@ class GroupedController:
 # ---------------------------------------------------------------- the runs
 
 
-
 def run(name: str, games: int, batch: int, recompute: bool | None, machine: Machine, grouped: bool = False) -> dict[str, float]:
     """The model's work on `games` greedy games, `batch` at a time: games/s, tokens/s, forward passes, and the bound."""
     config, codec = SnakeConfig(), CodecConfig()
@@ -198,7 +197,9 @@ def main() -> int:
         rows += [batched, *baselines]
         batched["speedup"] = 1.0
     print(f"torch threads: {torch.get_num_threads()}")
-    print("| model | mode | batch | games | games/s | tokens/s | mean ticks | forward passes | of bound | the first row of its model against this |")
+    print(
+        "| model | mode | batch | games | games/s | tokens/s | mean ticks | forward passes | of bound | the first row of its model against this |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(

@@ -291,6 +291,12 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, ... (default: cpu)")
     parser.add_argument(
+        "--skip-baseline", action="store_true", help="leave out part 1 (the sampler before it was made faster; the roofline)"
+    )
+    parser.add_argument(
+        "--dtype", default="float32", choices=("float32", "bfloat16"), help="weights and KV cache of part 2 (default float32)"
+    )
+    parser.add_argument(
         "--scaling-batches", default=None, help="batch sizes of the throughput table, comma-separated (default 1,8,32,128; quick 1,8)"
     )
     args = parser.parse_args()
@@ -305,21 +311,22 @@ def main() -> None:
 
     best = f", best of {args.repeats} alternating runs each" if args.repeats > 1 else ""
     where = f"{torch.get_num_threads()} threads" if device.type == "cpu" else str(device)
-    loads = workloads(args.quick, device)
+    loads = [] if args.skip_baseline else workloads(args.quick, device)
     machines: dict[int, Machine] = {}  # the peak at each model width's own shapes
     for w in loads:
         if w.model.config.n_embd not in machines:
             machines[w.model.config.n_embd] = machine = Machine.measure(w.model)
             print(f"{machine.describe()}, {w.model.config.n_embd} wide")
-    print(
-        "bound: each pass's least time, max(bytes read / bandwidth, FLOPs / fp32 peak), summed over the run's own passes "
-        "(weights once per pass, each row's keys and values once per layer)"
-    )
-    print(f"\nsampling against the sampler before it was made faster (same run, same samples), {where}{best}")
-    print(
-        f"{'workload':<22}{'batch':>6}{'seqs':>6}{'tokens':>9}{'mean len':>9}{'slides':>7}{'before tok/s':>14}{'now tok/s':>11}"
-        f"{'x before':>9}{'same':>6}{'bound tok/s':>13}{'of bound':>10}"
-    )
+    if loads:
+        print(
+            "bound: each pass's least time, max(bytes read / bandwidth, FLOPs / fp32 peak), summed over the run's own passes "
+            "(weights once per pass, each row's keys and values once per layer)"
+        )
+        print(f"\nsampling against the sampler before it was made faster (same run, same samples), {where}{best}")
+        print(
+            f"{'workload':<22}{'batch':>6}{'seqs':>6}{'tokens':>9}{'mean len':>9}{'slides':>7}{'before tok/s':>14}{'now tok/s':>11}"
+            f"{'x before':>9}{'same':>6}{'bound tok/s':>13}{'of bound':>10}"
+        )
     against_baseline = []
     for w in loads:
         for b, n in w.runs:
@@ -333,8 +340,9 @@ def main() -> None:
             )
 
     torch.manual_seed(0)
-    model = GameGPT(preset(args.preset, vocab_size=VOCAB, block_size=max(length, 64), tick_id=4)).eval().to(device)  # any id: a clock
-    print(f"\nsampling: {args.preset} ({model.num_params():,} parameters), {batch} sequences x {length} tokens, {where}")
+    model = GameGPT(preset(args.preset, vocab_size=VOCAB, block_size=max(length, 64), tick_id=4)).eval()  # any id: a clock
+    model = model.to(device, getattr(torch, args.dtype))
+    print(f"\nsampling: {args.preset} ({model.num_params():,} parameters, {args.dtype}), {batch} sequences x {length} tokens, {where}")
     kv_seconds, tokens = kv_cache(model, batch, length)
     full_seconds = full_recompute(model, batch, length)
     rows = {

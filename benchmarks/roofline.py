@@ -71,7 +71,12 @@ class Machine:
     def measure(cls, model: GameGPT, rows: int = 256) -> Machine:
         device = next(model.parameters()).device
         n = model.config.n_embd
-        return cls(matmul_flops(rows, n, torch.float32, device), matmul_flops(rows, n, torch.bfloat16, device), read_bandwidth(device), torch.get_num_threads())
+        return cls(
+            matmul_flops(rows, n, torch.float32, device),
+            matmul_flops(rows, n, torch.bfloat16, device),
+            read_bandwidth(device),
+            torch.get_num_threads(),
+        )
 
     def describe(self) -> str:
         return (

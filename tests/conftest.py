@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -26,6 +27,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: the rest keep their order
+
+
+@pytest.fixture(autouse=True)
+def _sigint_kept():
+    """Each test leaves Ctrl-C's handler as it found it. Lightning's DDP teardown, run in a test's process, leaves SIGINT
+    ignored; a process started afterwards inherits that, and a test's Ctrl-C to it was lost (1 run in 4, by which
+    worker ran the DDP test first)."""
+    handler = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, handler)
 
 
 @pytest.fixture
@@ -126,6 +137,7 @@ for line in sys.stdin:
     if pid == 0:
         code = 1
         try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # as a shell's foreground command: Ctrl-C interrupts
             if job.get("fsize"):
                 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the cap then fails instead of killing
                 resource.setrlimit(resource.RLIMIT_FSIZE, (job["fsize"], job["fsize"]))

@@ -367,11 +367,7 @@ def test_a_signal_during_train_exits_with_its_code_and_the_run_resumes(tiny_run,
     argv = ["train", "fit", "--config", str(config), "--data.path", str(corpus), "--run_dir", "run"]
     run = servers[0].start([*argv, "--trainer.max_steps", "100000"], tmp_path, scratch)
     last = tmp_path / "run" / "checkpoints" / "last.ckpt"
-    _wait_for(last)  # written every 2 steps
-    # Once (1 run in 4 under a loaded make test), a SIGINT sent the moment last.ckpt appeared was lost and training
-    # ran on to its time limit: a window around the checkpoint's save, left open (see docs/robustness.md). The signal
-    # is sent a moment after, in a training step.
-    time.sleep(0.5)
+    _wait_for(last)  # written every 2 steps: the signal may come while the next one is being saved
     os.kill(run.pid, getattr(signal, name))
     _one_line(run.wait(), code, line)
     step = torch.load(last, weights_only=True)["global_step"]

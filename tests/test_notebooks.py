@@ -51,7 +51,7 @@ def inputs(tmp_path_factory) -> dict[str, str]:
     return {
         "GG_CORPUS": str(base / "corpus"),
         "GG_CKPT": str(model),
-        "GG_EPISODES": "24",
+        "GG_EPISODES": "12",
         "GG_OUT": str(base / "out"),
         "GG_NOTEBOOK_WORKDIR": str(base / "quickstart"),
         "GG_NOTEBOOK_QUICK": "1",

@@ -310,6 +310,7 @@ class GameSpec:
     config_type: ClassVar[type]
     end_events: ClassVar[tuple[str, ...]]  # every episode's last event is one of these; their order is the index's `end` code
     agent_names: ClassVar[tuple[str, ...]]  # their order is the index's `agent` code
+    outside_agents: ClassVar[tuple[str, ...]] = ()  # of agent_names: those that run an outside program (GNU Go), slow to play
     default_agents: ClassVar[dict[str, float]]  # the agent mix `generate` uses by default
     codec_type: ClassVar[type] = CodecConfig  # a game's grammar options extend CodecConfig with fields of their own
     tick_token: ClassVar[str]  # starts every tick: the model's game clock counts these

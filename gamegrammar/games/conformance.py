@@ -33,6 +33,7 @@ from gamegrammar.core.tokenizer import GameTokenizer
 # Full salience (the strict evaluator and the round trip need every event), with and without keyframes after tick 0.
 CODECS = (CodecConfig(0, Salience.TICK), CodecConfig(3, Salience.TICK))
 EPISODES = 6  # per agent, for each config and codec
+OUTSIDE_EPISODES = 2  # per agent that runs an outside program (`GameSpec.outside_agents`): a second a game or more
 MIN_CALL = 64  # sequences per validate_many call: enough that a game's batch path answers, not its small-call fallback
 MUTATIONS = ("replace", "nudge", "delete", "duplicate", "truncate")
 
@@ -63,11 +64,13 @@ class Played:
 
 
 def play(spec: GameSpec, config: Any, codec: CodecConfig, *, seed: int = 0, episodes: int = EPISODES) -> Played:
-    """`episodes` episodes per agent; episode e is played by agent e mod (number of agents), as a mixed corpus would.
-    An agent that cannot play on this machine (`agent_unavailable`: an outside program is missing) is left out."""
+    """`episodes` episodes per agent (an outside program's agent: at most OUTSIDE_EPISODES); episode e is played by agent
+    e mod (number of agents), as a mixed corpus would. An agent that cannot play on this machine (`agent_unavailable`:
+    an outside program is missing) is left out."""
     tokenizer = GameTokenizer(spec.vocabulary(config))
     names = [name for name in spec.agent_names if spec.agent_unavailable(name) is None]
-    numbers = np.arange(episodes * len(names))
+    quota = {name: min(episodes, OUTSIDE_EPISODES) if name in spec.outside_agents else episodes for name in names}
+    numbers = np.array([e for e in range(episodes * len(names)) if e // len(names) < quota[names[e % len(names)]]], dtype=np.int64)
     agents = [names[e % len(names)] for e in numbers.tolist()]
     records = []
     for agent, episode in zip(agents, numbers.tolist()):

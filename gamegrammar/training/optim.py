@@ -95,9 +95,10 @@ class MuonAdamW(torch.optim.Optimizer):
         lr: float,
         weight_decay: float,
         betas: tuple[float, float],
+        fused: bool | None = None,
     ) -> None:
         self._muon = Muon([{"params": list(muon_params)}], lr=muon_lr, weight_decay=weight_decay)
-        self._adamw = torch.optim.AdamW(adamw_groups, lr=lr, betas=betas)
+        self._adamw = torch.optim.AdamW(adamw_groups, lr=lr, betas=betas, fused=fused)
         self._n_muon = len(self._muon.param_groups)
         super().__init__([*self._muon.param_groups, *self._adamw.param_groups], defaults={})
         self._link()
@@ -127,8 +128,10 @@ def build_optimizer(
     weight_decay: float,
     betas: tuple[float, float],
     muon_lr: float,
+    fused: bool | None = None,
 ) -> torch.optim.Optimizer:
-    """AdamW with weight decay on matrices only; or Muon on the blocks' matrices and AdamW on the rest."""
+    """AdamW with weight decay on matrices only; or Muon on the blocks' matrices and AdamW on the rest. `fused`: AdamW's
+    one-kernel step (CUDA parameters only; None is torch's default, its multi-tensor step)."""
     muon = hidden_matrices(model) if name == "muon" else []
     rest = [p for p in model.parameters() if all(p is not m for m in muon)]
     groups = [
@@ -136,5 +139,5 @@ def build_optimizer(
         {"params": [p for p in rest if p.dim() < 2], "weight_decay": 0.0},
     ]
     if name == "adamw":
-        return torch.optim.AdamW(groups, lr=lr, betas=betas)
-    return MuonAdamW(muon, groups, muon_lr=muon_lr, lr=lr, weight_decay=weight_decay, betas=betas)
+        return torch.optim.AdamW(groups, lr=lr, betas=betas, fused=fused)
+    return MuonAdamW(muon, groups, muon_lr=muon_lr, lr=lr, weight_decay=weight_decay, betas=betas, fused=fused)

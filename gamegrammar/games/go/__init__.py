@@ -48,6 +48,7 @@ class GoSpec(GameSpec):
     config_type = GoConfig
     end_events = _grammar.END_EVENTS  # TWO_PASSES, MOVE_LIMIT, RESIGNATION
     agent_names = tuple(AGENTS)
+    outside_agents = ("gnugo",)
     default_agents: ClassVar[dict[str, float]] = {"random": 0.5, "capture": 0.5}  # GNU Go only when asked for
     tick_token = "TICK"
     keyframe_token = "SNAP"
