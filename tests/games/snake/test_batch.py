@@ -99,7 +99,7 @@ def test_batch_writes_each_grammar_option_like_the_scalar_engine(agent, config, 
 # event (the plain ticks' fast path), keep FOOD_SPAWN but drop the moves (every tick on the general path), and drop it.
 COLUMN_DESIGNS = {"column": {}, "column-tails": {"tail_events": True}, "column-head": {"head_first": True}, "column-sense": {"sense": True}}
 COLUMN_SALIENCES = (Salience.TICK, Salience.RULE_EFFECT, Salience.PHASE)
-COLUMN_BOARDS = [SnakeConfig(6, 5, 80), SnakeConfig(4, 4, 60), SnakeConfig(5, 7, 90), SnakeConfig(10, 10, 120)]
+COLUMN_BOARDS = [SnakeConfig(6, 5, 50), SnakeConfig(4, 4, 40), SnakeConfig(5, 7, 50), SnakeConfig(10, 10, 60)]  # long enough to grow
 
 
 @pytest.mark.parametrize("min_salience", COLUMN_SALIENCES, ids=lambda s: f"S{int(s)}")
@@ -186,33 +186,33 @@ def test_small_board_reaches_every_end_reason(codec):
 @pytest.mark.parametrize(
     "spec",
     [
-        CorpusSpec(episodes=150, seed=3, shard_episodes=150),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=CodecConfig(1, 0), episodes=80, seed=9, shard_episodes=80),
-        CorpusSpec(game=SnakeConfig(5, 7, 90), codec=CodecConfig(4, 1), agents={"greedy": 1.0}, episodes=60, shard_episodes=60),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=CodecConfig(2, 3), agents={"wall_follower": 0.5, "random": 0.5}, episodes=60),
-        CorpusSpec(game=SnakeConfig(8, 6, 70), codec=CodecConfig(0, 4), episodes=60, seed=2**62 + 5, val_fraction=0.3),
-        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=CodecConfig(0, 2), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(tail_events=True), episodes=100, seed=3, shard_episodes=100),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, True), episodes=80, seed=5),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True), agents={"greedy": 1.0}, episodes=60, seed=9),
-        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, True), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(head_first=True), episodes=100, seed=3, shard_episodes=100),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True), episodes=80, seed=5),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, head_first=True), agents={"greedy": 1.0}, episodes=60, seed=9),
-        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, head_first=True), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(sense=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=100, seed=3, shard_episodes=100),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True), episodes=80, seed=5),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, sense=True), agents={"greedy": 1.0}, episodes=60, seed=9),
-        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, sense=True), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(spawn_column=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=100, seed=3, shard_episodes=100),
+        CorpusSpec(episodes=80, seed=3, shard_episodes=80),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=CodecConfig(1, 0), episodes=40, seed=9, shard_episodes=40),
+        CorpusSpec(game=SnakeConfig(5, 7, 90), codec=CodecConfig(4, 1), agents={"greedy": 1.0}, episodes=40, shard_episodes=40),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=CodecConfig(2, 3), agents={"wall_follower": 0.5, "random": 0.5}, episodes=40),
+        CorpusSpec(game=SnakeConfig(8, 6, 70), codec=CodecConfig(0, 4), episodes=40, seed=2**62 + 5, val_fraction=0.3),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=CodecConfig(0, 2), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(tail_events=True), episodes=50, seed=3, shard_episodes=50),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, True), episodes=40, seed=5),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True), agents={"greedy": 1.0}, episodes=40, seed=9),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, True), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(head_first=True), episodes=50, seed=3, shard_episodes=50),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True), episodes=40, seed=5),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, head_first=True), agents={"greedy": 1.0}, episodes=40, seed=9),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, head_first=True), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(sense=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=50, seed=3, shard_episodes=50),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True), episodes=40, seed=5),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, sense=True), agents={"greedy": 1.0}, episodes=40, seed=9),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, sense=True), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(spawn_column=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=50, seed=3, shard_episodes=50),
         CorpusSpec(
-            game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, spawn_column=True), agents={"greedy": 1.0}, episodes=60, seed=9
+            game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, spawn_column=True), agents={"greedy": 1.0}, episodes=40, seed=9
         ),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True, spawn_column=True), episodes=80, seed=5),
-        CorpusSpec(game=SnakeConfig(7, 5, 50), codec=SnakeCodec(2, 3, head_first=True, spawn_column=True), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(sense=True, body_list=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=100, seed=3),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, body_list=True), agents={"greedy": 1.0}, episodes=60, seed=9),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True, body_list=True), episodes=80, seed=5),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True, spawn_column=True), episodes=40, seed=5),
+        CorpusSpec(game=SnakeConfig(7, 5, 50), codec=SnakeCodec(2, 3, head_first=True, spawn_column=True), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(sense=True, body_list=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=50, seed=3),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, body_list=True), agents={"greedy": 1.0}, episodes=40, seed=9),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True, body_list=True), episodes=40, seed=5),
     ],
     ids=[
         *("default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2"),
