@@ -133,7 +133,7 @@ def test_random_single_token_mutations(corpora, name):
     config, seqs = corpora[name]
     rng = np.random.default_rng(7)
     vocab = vocabulary(config)
-    mutated = [m for seq in seqs[:12] for m in mutations(seq, vocab, rng, 30)]
+    mutated = [m for seq in seqs[:8] for m in mutations(seq, vocab, rng, 30)]
     mutated += [m[: int(rng.integers(len(m) + 1))] for m in mutated[::4]]  # mutated and cut off
     fast = assert_same(mutated, config)
     assert sum(not v.valid for v in fast) > len(mutated) // 2
@@ -427,7 +427,7 @@ def test_random_single_token_mutations_in_a_design(design_corpora, design, name)
     config, seqs = design_corpora[design][name]
     rng = np.random.default_rng(13)
     vocab = vocabulary(config)  # the SENSE and column words included
-    mutated = [m for seq in seqs[:6] for m in mutations(seq, vocab, rng, 30)]
+    mutated = [m for seq in seqs[:4] for m in mutations(seq, vocab, rng, 30)]
     mutated += [m[: int(rng.integers(len(m) + 1))] for m in mutated[::4]]  # mutated and cut off
     verdicts = assert_same_design(mutated, config, design)
     assert sum(not v.valid for v in verdicts) > len(mutated) // 2
@@ -444,7 +444,7 @@ def test_mutations_that_keep_the_grammar_in_a_design(design_corpora, design, nam
     kinds += [["DIE_WALL", "DIE_SELF", "MOVE"], SENSE_TOKENS, list(COLUMN_WORDS)]
     kind_of = {t: k for k in kinds for t in k}
     mutated = []
-    for seq in seqs[:12]:
+    for seq in seqs[:8]:
         places = [i for i, t in enumerate(seq) if t in kind_of]
         words = [i for i, t in enumerate(seq) if t in SENSE_TOKENS or t in COLUMN_WORDS]
         for i in [*rng.choice(places, 20), *rng.choice(words, 10)]:

@@ -629,7 +629,7 @@ def test_spawn_column_round_trips_and_writes_the_grown_body_in_the_spawns_column
     plain = SnakeCodec(interval, **({other: True} if other else {}))
     spawns = occupied = 0
     for agent in AGENTS:
-        for ep in range(6):
+        for ep in range(4):
             record = GAME.play_episode(config, codec, agent, 2, ep)
             assert without_column(record.tokens) == GAME.play_episode(config, plain, agent, 2, ep).tokens
             assert decode(record.tokens).events == record.events  # the words are not events
@@ -762,7 +762,7 @@ def test_body_list_round_trips_and_lists_the_grown_body_behind_the_head(board, i
     plain = SnakeCodec(interval, **({other: True} if other else {}))
     spawns = cells = 0
     for agent in AGENTS:
-        for ep in range(6):
+        for ep in range(4):
             record = GAME.play_episode(config, codec, agent, 2, ep)
             assert without_list(record.tokens) == GAME.play_episode(config, plain, agent, 2, ep).tokens
             assert decode(record.tokens).events == record.events  # the listed cells are not events
