@@ -99,7 +99,7 @@ def test_batch_writes_each_grammar_option_like_the_scalar_engine(agent, config, 
 # event (the plain ticks' fast path), keep FOOD_SPAWN but drop the moves (every tick on the general path), and drop it.
 COLUMN_DESIGNS = {"column": {}, "column-tails": {"tail_events": True}, "column-head": {"head_first": True}, "column-sense": {"sense": True}}
 COLUMN_SALIENCES = (Salience.TICK, Salience.RULE_EFFECT, Salience.PHASE)
-COLUMN_BOARDS = [SnakeConfig(6, 5, 80), SnakeConfig(4, 4, 60), SnakeConfig(5, 7, 90), SnakeConfig(10, 10, 120)]
+COLUMN_BOARDS = [SnakeConfig(6, 5, 50), SnakeConfig(4, 4, 40), SnakeConfig(5, 7, 50), SnakeConfig(10, 10, 60)]  # long enough to grow
 
 
 @pytest.mark.parametrize("min_salience", COLUMN_SALIENCES, ids=lambda s: f"S{int(s)}")
@@ -110,7 +110,7 @@ COLUMN_BOARDS = [SnakeConfig(6, 5, 80), SnakeConfig(4, 4, 60), SnakeConfig(5, 7,
 def test_batch_writes_the_spawn_column_like_the_scalar_engine(agent, config, design, keyframe_interval, min_salience):
     """Every eat's column words, read off the occupancy grid after the tick, in every design; dropped with FOOD_SPAWN."""
     codec = SnakeCodec(keyframe_interval, min_salience, spawn_column=True, **COLUMN_DESIGNS[design])
-    tokens = batch_is_scalar(config, codec, 5 + config.width, np.arange(20, 30), agent)
+    tokens = batch_is_scalar(config, codec, 5 + config.width, np.arange(20, 25), agent)
     words = [sum(token in COLUMN_OF for token in t) for t in tokens]
     assert words == [t.count("FOOD_SPAWN") * config.height for t in tokens]  # H words after every spawn's X, none elsewhere
     assert (sum(words) > 0) == (min_salience <= Salience.RULE_EFFECT)  # the games eat: the words are there unless dropped
@@ -139,7 +139,7 @@ LIST_DESIGNS = {"list": {}, "list-tails": {"tail_events": True}, "list-head": {"
 def test_batch_writes_the_body_list_like_the_scalar_engine(agent, config, design, keyframe_interval, min_salience):
     """Every spawn's listed cells, read off the ring after the tick, in every design; dropped with FOOD_SPAWN."""
     codec = SnakeCodec(keyframe_interval, min_salience, body_list=True, **LIST_DESIGNS[design])
-    tokens = batch_is_scalar(config, codec, 5 + config.width, np.arange(20, 30), agent)
+    tokens = batch_is_scalar(config, codec, 5 + config.width, np.arange(20, 25), agent)
     listed = 0
     for t in tokens:
         for i, token in enumerate(t):
@@ -186,33 +186,33 @@ def test_small_board_reaches_every_end_reason(codec):
 @pytest.mark.parametrize(
     "spec",
     [
-        CorpusSpec(episodes=150, seed=3, shard_episodes=150),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=CodecConfig(1, 0), episodes=80, seed=9, shard_episodes=80),
-        CorpusSpec(game=SnakeConfig(5, 7, 90), codec=CodecConfig(4, 1), agents={"greedy": 1.0}, episodes=60, shard_episodes=60),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=CodecConfig(2, 3), agents={"wall_follower": 0.5, "random": 0.5}, episodes=60),
-        CorpusSpec(game=SnakeConfig(8, 6, 70), codec=CodecConfig(0, 4), episodes=60, seed=2**62 + 5, val_fraction=0.3),
-        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=CodecConfig(0, 2), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(tail_events=True), episodes=100, seed=3, shard_episodes=100),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, True), episodes=80, seed=5),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True), agents={"greedy": 1.0}, episodes=60, seed=9),
-        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, True), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(head_first=True), episodes=100, seed=3, shard_episodes=100),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True), episodes=80, seed=5),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, head_first=True), agents={"greedy": 1.0}, episodes=60, seed=9),
-        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, head_first=True), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(sense=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=100, seed=3, shard_episodes=100),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True), episodes=80, seed=5),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, sense=True), agents={"greedy": 1.0}, episodes=60, seed=9),
-        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, sense=True), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(spawn_column=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=100, seed=3, shard_episodes=100),
+        CorpusSpec(episodes=80, seed=3, shard_episodes=80),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=CodecConfig(1, 0), episodes=40, seed=9, shard_episodes=40),
+        CorpusSpec(game=SnakeConfig(5, 7, 90), codec=CodecConfig(4, 1), agents={"greedy": 1.0}, episodes=40, shard_episodes=40),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=CodecConfig(2, 3), agents={"wall_follower": 0.5, "random": 0.5}, episodes=40),
+        CorpusSpec(game=SnakeConfig(8, 6, 70), codec=CodecConfig(0, 4), episodes=40, seed=2**62 + 5, val_fraction=0.3),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=CodecConfig(0, 2), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(tail_events=True), episodes=50, seed=3, shard_episodes=50),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, True), episodes=40, seed=5),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True), agents={"greedy": 1.0}, episodes=40, seed=9),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, True), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(head_first=True), episodes=50, seed=3, shard_episodes=50),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True), episodes=40, seed=5),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, head_first=True), agents={"greedy": 1.0}, episodes=40, seed=9),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, head_first=True), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(sense=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=50, seed=3, shard_episodes=50),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True), episodes=40, seed=5),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, sense=True), agents={"greedy": 1.0}, episodes=40, seed=9),
+        CorpusSpec(game=SnakeConfig(7, 7, 50), codec=SnakeCodec(2, 2, sense=True), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(spawn_column=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=50, seed=3, shard_episodes=50),
         CorpusSpec(
-            game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, spawn_column=True), agents={"greedy": 1.0}, episodes=60, seed=9
+            game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, spawn_column=True), agents={"greedy": 1.0}, episodes=40, seed=9
         ),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True, spawn_column=True), episodes=80, seed=5),
-        CorpusSpec(game=SnakeConfig(7, 5, 50), codec=SnakeCodec(2, 3, head_first=True, spawn_column=True), episodes=60, seed=11),
-        CorpusSpec(codec=SnakeCodec(sense=True, body_list=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=100, seed=3),
-        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, body_list=True), agents={"greedy": 1.0}, episodes=60, seed=9),
-        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True, body_list=True), episodes=80, seed=5),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, sense=True, spawn_column=True), episodes=40, seed=5),
+        CorpusSpec(game=SnakeConfig(7, 5, 50), codec=SnakeCodec(2, 3, head_first=True, spawn_column=True), episodes=40, seed=11),
+        CorpusSpec(codec=SnakeCodec(sense=True, body_list=True), agents={"careless": 0.5, "greedy": 0.5}, episodes=50, seed=3),
+        CorpusSpec(game=SnakeConfig(6, 5, 80), codec=SnakeCodec(1, 1, True, body_list=True), agents={"greedy": 1.0}, episodes=40, seed=9),
+        CorpusSpec(game=SnakeConfig(4, 4, 60), codec=SnakeCodec(3, 0, head_first=True, body_list=True), episodes=40, seed=5),
     ],
     ids=[
         *("default", "k1", "greedy-k4-sal1", "4x4-sal3", "sal4-bigseed", "sal2"),
@@ -225,7 +225,8 @@ def test_small_board_reaches_every_end_reason(codec):
 )
 def test_batch_shard_is_byte_identical_to_scalar_shard(spec):
     want_tokens, want_index = scalar_shard(spec, 0)
-    for batch_episodes_ in (7, 4096):  # several batches per shard, and one
+    several = len(want_index) // 3 + 1  # three batches, the last one shorter (each batch costs a fixed setup)
+    for batch_episodes_ in (several, 4096):  # several batches per shard, and one
         tokens, index = batch_shard(spec, 0, batch_episodes_)
         assert tokens.dtype == want_tokens.dtype and tokens.tobytes() == want_tokens.tobytes()
         assert index.dtype == want_index.dtype and index.tobytes() == want_index.tobytes()

@@ -451,10 +451,10 @@ def _brute_spawns(model: GameGPT, corpus: Corpus, row: int, spawns: int) -> list
 
 
 def _briefly_trained(corpus: Corpus, steps: int = 40) -> GameGPT:
-    """A context of 1024 taught the first 256 tokens of 16 episodes: column words and rows with real mass, not 1/V each."""
+    """A context of 1024 taught the first 256 tokens of 8 episodes: column words and rows with real mass, not 1/V each."""
     model = tiny_model(corpus, seed=3, block_size=1024)
     episodes = (corpus.episode_ids(int(r)) for r in corpus.split("train"))
-    rows = [[int(t) for t in ids[:257]] for ids in episodes if len(ids) > 256][:16]
+    rows = [[int(t) for t in ids[:257]] for ids in episodes if len(ids) > 256][:8]
     batch, targets = torch.tensor([r[:-1] for r in rows]), torch.tensor([r[1:] for r in rows])
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
     model.train()
