@@ -2,6 +2,7 @@
 
 Run from the repository root:
   python -m benchmarks.bench_evaluator  [--game NAME] [--quick] [--episodes N] [--corpus PATH] [--json PATH]
+  python -m benchmarks.bench_evaluator  --game NAME --agreement N   (no timing: the agreement check below)
 
 The sequences are whole episodes of the game's default corpus (Snake: 10x10, 200
 ticks; Battlesnake: 4 snakes on 11x11, 300 ticks; the default agent mix,
@@ -11,7 +12,7 @@ a temporary directory unless --corpus names one. Each figure is the best of --re
 machine is shared, so the best pass is the least disturbed one), timed both by
 the wall clock and by this process's CPU time. Rows:
 
-  validate_many ids     the fast path (`games.snake.fast`: all sequences replayed at once) on token ids,
+  validate_many ids     the fast path (`games.snake.fast`, `games.battlesnake.fast`: all sequences replayed at once) on token ids,
                         as the sampler and the corpus hold them; verdicts checked equal to the reference's
   validate_many tokens  the same on token strings (each looked up in the vocabulary first)
   validate              the reference, one sequence at a time (timed on the first 2,000: its cost per
@@ -25,13 +26,19 @@ sequences per call (NumPy's per-call cost is paid once per tick of a call, so
 small calls are slower per sequence). Ratios are against the reference on the
 same sequences; the original pure-Python checker's ~1.2k sequences/s (DESIGN.md;
 Snake only) is quoted beside them, not divided by: it was measured elsewhere. A game without a fast
-path (Battlesnake) answers validate_many one sequence at a time: its rows show
+path (the base GameSpec's validate_many) answers one sequence at a time: its rows show
 the reference's speed on ids and tokens. The load average is printed,
 because other work on a shared machine slows every figure.
+
+--agreement N times nothing: for the game's default codec and each of its boolean grammar options turned on
+alone (its designs: Battlesnake's tails, Snake's sense, ...), it generates N episodes (keyframe interval 20, seed
+7) and checks that validate_many gives, on their token ids, exactly the verdicts of the reference `validate`, both
+with the design declared; it prints how many sequences took the fast path and how many agreed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
@@ -79,6 +86,37 @@ def load_sequences(
     return corpus, [corpus.episode_tokens(row) for row in rows], [corpus.episode_ids(row) for row in rows], tmp
 
 
+def agreement(game_name: str, episodes: int) -> None:
+    """validate_many against validate on `episodes` generated episodes of each design (see the module's doc)."""
+    game = load_game(game_name)
+    config = game.make_config()
+    base = game.codec_type(keyframe_interval=20)
+    options = [f.name for f in dataclasses.fields(base) if isinstance(getattr(base, f.name), bool)]
+    for option in ["", *options]:
+        codec = dataclasses.replace(base, **{option: True}) if option else base
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = "batch" if "batch" in engines() else "scalar"
+            generate(CorpusSpec(game=config, codec=codec, episodes=episodes, seed=7), f"{tmp}/corpus", engine=engine)
+            corpus = Corpus(f"{tmp}/corpus")
+            ids = [corpus.episode_ids(row) for row in range(len(corpus))]
+            sequences = [corpus.episode_tokens(row) for row in range(len(corpus))]
+        start = time.perf_counter()
+        fast = validate_many(ids, config, codec)
+        fast_s = time.perf_counter() - start
+        start = time.perf_counter()
+        want = [validate(s, config, codec) for s in sequences]
+        reference_s = time.perf_counter() - start
+        same = sum(g == w for g, w in zip(fast, want))
+        valid = sum(w.valid for w in want)
+        print(
+            f"{game.name} {describe_game(config)}, design {option or 'default'} (keyframe_interval 20): {len(ids)} episodes, "
+            f"{valid} valid; validate_many agrees with validate on {same} of {len(ids)} "
+            f"({fast_s:.1f} s against {reference_s:.1f} s)"
+        )
+        if same != len(ids) or valid != len(ids):
+            raise SystemExit("validate_many and validate disagree, or a corpus episode is invalid")
+
+
 def main() -> None:
     parser = OneLineParser(prog="python -m benchmarks.bench_evaluator", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default=DEFAULT_GAME, help="the game of the generated corpus (default snake)")
@@ -87,7 +125,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=None, help="timed passes; the best counts (default 3, quick 1)")
     parser.add_argument("--corpus", default=None, help="an existing corpus to read episodes from (default: generate one)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
+    parser.add_argument("--agreement", type=int, default=None, metavar="N", help="only check verdicts on N episodes per design")
     args = parser.parse_args()
+    if args.agreement is not None:
+        agreement(args.game, args.agreement)
+        return
     episodes = args.episodes or (300 if args.quick else EPISODES.get(args.game, 10_000))
     repeats = args.repeats or (1 if args.quick else 3)
 

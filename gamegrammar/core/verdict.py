@@ -7,9 +7,11 @@ without knowing the rules, which come from the game (`GameSpec.rules`, by tier).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,58 @@ def make_verdict(
     tiers = {tier: not any(rule in first for rule in names) for tier, names in rules.items()}
     tiers["full"] = not first
     return Verdict(tiers, lenient, violations, first[violations[0]] if violations else None, dict(first), tuple(unchecked))
+
+
+def valid_verdict(rules: Mapping[str, tuple[str, ...]]) -> Verdict:
+    """The verdict of a sequence that breaks nothing: every tier passes, strict and lenient."""
+    passed = dict.fromkeys(tiers_of(rules), True)
+    return Verdict(passed, dict(passed), [], None, {})
+
+
+def cut_verdict(rules: Mapping[str, tuple[str, ...]], n: int) -> Verdict:
+    """The verdict of a sequence of n tokens cut off (no EOS) after ticks that all obey the rules: `complete` broken
+    at n, nothing else; its lenient tiers are the strict ones (no EOS fails lenient structure, nothing else fails)."""
+    tiers = make_verdict({"complete": n}, {}, rules).tiers
+    return Verdict(tiers, dict(tiers), ["complete"], n, {"complete": n})
+
+
+# ---------------------------------------------------------------- fast evaluators (a game's batch replay)
+
+SLOW, VALID, CUT = 0, 1, 2  # a fast evaluator's status of a sequence: ask the reference, valid, a valid prefix cut off
+TokenSequence = Sequence[str] | Sequence[int] | np.ndarray  # token strings, or token ids
+
+
+def is_ids(seq: TokenSequence) -> bool:
+    return isinstance(seq, np.ndarray) or (len(seq) > 0 and not isinstance(seq[0], str))
+
+
+def token_strings(seq: TokenSequence, names: Sequence[str]) -> Sequence[str]:
+    """Token strings for a reference evaluator (ids outside the vocabulary `names` become tokens no grammar knows)."""
+    if not is_ids(seq):
+        return seq  # type: ignore[return-value]
+    return [names[i] if 0 <= i < len(names) else f"<id {i}>" for i in np.asarray(seq).tolist()]
+
+
+def fast_verdicts(
+    seqs: Sequence[TokenSequence],
+    status: Callable[[Sequence[TokenSequence]], np.ndarray],
+    reference: Callable[[TokenSequence], Verdict],
+    rules: Mapping[str, tuple[str, ...]],
+    chunk: int,
+) -> list[Verdict]:
+    """The verdicts of a fast evaluator: `status(part)` answers VALID, CUT or SLOW for each sequence of a chunk, and
+    the SLOW ones get `reference(seq)`, so every verdict is the reference's."""
+    verdicts: list[Verdict] = []
+    for a in range(0, len(seqs), chunk):
+        part = seqs[a : a + chunk]
+        for seq, code in zip(part, status(part).tolist()):
+            if code == VALID:
+                verdicts.append(valid_verdict(rules))
+            elif code == CUT:
+                verdicts.append(cut_verdict(rules, len(seq)))
+            else:
+                verdicts.append(reference(seq))
+    return verdicts
 
 
 OPENING_TIERS = ("physical", "rules")

@@ -69,6 +69,7 @@ class BattlesnakeParallelEnv(ParallelEnv):
         minimum_food: int = 1,
         food_spawn_chance: int = 15,
         *,
+        exact_spawn_chance: bool = False,
         survival_reward: float = 0.01,
         win_reward: float = 1.0,
         elimination_reward: float = -1.0,
@@ -79,7 +80,7 @@ class BattlesnakeParallelEnv(ParallelEnv):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.config = BattlesnakeConfig(width, height, num_snakes, minimum_food, food_spawn_chance, max_ticks)
+        self.config = BattlesnakeConfig(width, height, num_snakes, minimum_food, food_spawn_chance, max_ticks, exact_spawn_chance)
         self.codec = BattlesnakeCodec(keyframe_interval, min_salience, tails)
         self.survival_reward, self.win_reward, self.elimination_reward = (
             float(survival_reward),

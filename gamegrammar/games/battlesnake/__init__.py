@@ -7,7 +7,7 @@ Modules, lowest layer first:
   grammar        the token grammar: vocabulary, encoder, parser, automaton (two designs: tails or not)
   batch          the rules on NumPy arrays, many games at once (byte-identical to the scalar engine)
   batch_agents   the agents on a batch; rollout: whole episodes as token ids (`play_batch`)
-  validity       the strict evaluator
+  validity       the strict evaluator; fast: the same verdicts for many sequences at once (batch replay)
   fidelity       what fidelity and teacher forcing read of a sequence
   trace, planes  the states a sequence describes; the feature planes and probe targets of a state
   replay         frames of any sequence as ASCII, GIF or an HTML player (the renderer)
@@ -185,6 +185,14 @@ class BattlesnakeSpec(GameSpec):
         if codec is None:
             return _validity.validate(tokens, config)
         return _validity.validate(tokens, config, tails=_declared_tails(codec), keyframe_interval=codec.keyframe_interval)
+
+    def validate_many(self, sequences: Sequence[Any], config: BattlesnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
+        """All sequences replayed at once (`fast.validate_fast`), the verdicts `validate` gives."""
+        from gamegrammar.games.battlesnake.fast import validate_fast
+
+        if codec is None:
+            return validate_fast(sequences, config)
+        return validate_fast(sequences, config, tails=_declared_tails(codec), keyframe_interval=codec.keyframe_interval)
 
     def rules_for(self, codec: CodecConfig | None) -> dict[str, tuple[str, ...]]:
         """Without the tails design declared, `tail_freed` is no rule of it."""

@@ -78,11 +78,17 @@ def _list(board: Mapping[str, Any], key: str) -> list:
 
 
 def state_from_board(
-    board: Mapping[str, Any], *, turn: int = 0, minimum_food: int = 1, food_spawn_chance: int = 15
+    board: Mapping[str, Any],
+    *,
+    turn: int = 0,
+    minimum_food: int = 1,
+    food_spawn_chance: int = 15,
+    exact_spawn_chance: bool = False,
 ) -> tuple[BattlesnakeState, BattlesnakeConfig]:
     """The state and config an API board describes (snakes in board order; `turn` becomes the state's tick).
 
-    The config holds the board's size and snake count and the given food settings; its tick limit is
+    The config holds the board's size and snake count and the given food settings (the spawn chance the official
+    engine's draw gives, unless `exact_spawn_chance`: `BattlesnakeConfig`); its tick limit is
     the turn after the next, so a step never ends an API position by timeout.
     """
     if not isinstance(board, Mapping):
@@ -141,7 +147,7 @@ def state_from_board(
     if len(set(food)) != len(food):
         raise GameGrammarError("the board lists a food cell twice")
     turn = _int(turn, "turn")
-    config = BattlesnakeConfig(width, height, len(snakes), minimum_food, food_spawn_chance, max(1, turn + 2))
+    config = BattlesnakeConfig(width, height, len(snakes), minimum_food, food_spawn_chance, max(1, turn + 2), exact_spawn_chance)
     return BattlesnakeState(tuple(snakes), sorted_food(food), turn), config
 
 
@@ -171,6 +177,7 @@ def step_board(
     episode: int = 0,
     minimum_food: int = 1,
     food_spawn_chance: int = 15,
+    exact_spawn_chance: bool = False,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """One turn of the standard rules on an API board: (next board, {eliminated snake id: cause}).
 
@@ -178,7 +185,9 @@ def step_board(
     continue along its neck ("up" when it has none). With `spawn_food` the standard map then spawns
     food, drawn with the keys (seed, episode, turn + 1): the engine's draws for the turn after `turn`.
     """
-    state, config = state_from_board(board, turn=turn, minimum_food=minimum_food, food_spawn_chance=food_spawn_chance)
+    state, config = state_from_board(
+        board, turn=turn, minimum_food=minimum_food, food_spawn_chance=food_spawn_chance, exact_spawn_chance=exact_spawn_chance
+    )
     if not isinstance(moves, Mapping):
         raise GameGrammarError(f"moves must map snake ids to move words, got {type(moves).__name__}")
     ids = [s.id for s in state.snakes]

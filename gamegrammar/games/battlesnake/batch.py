@@ -15,8 +15,8 @@ ascending cell order is still row-major from the bottom-left (the order of food 
   `from_states(states, config)`, `.state(i)` (a scalar `BattlesnakeState`), `.take(rows)`.
 - `advance(batch, moves) -> TurnBatch`: steps 2 to 5 of a turn (move, starvation, feed,
   eliminate), like `rules.advance`.
-- `open_cells(batch, rows)`, `draw_spawns(batch, keys)`: step 6, like `rules.spawn_cells` and
-  `rules.draw_spawns` (the (draw mod k)-th open cell, row-major).
+- `open_cells(batch, rows)`, `spawn_range(batch, rows, room)`, `draw_spawns(batch, keys)`: step 6, like
+  `rules.spawn_cells`, `rules.spawn_range` and `rules.draw_spawns` (the (draw mod k)-th open cell, row-major).
 - `end_codes(batch, turn)`: `rules.end_reason` as an `END_REASONS` index, `GOES_ON` while a game goes on;
   `final_lengths(batch, turn)`: `rules.final_length`, the score.
 
@@ -44,6 +44,7 @@ from gamegrammar.games.battlesnake.rules import (
     initial_state,
     purpose,
     snake_id,
+    spawn_hit,
 )
 
 GOES_ON = -1
@@ -322,21 +323,37 @@ def nth_open(open_rows: np.ndarray, pick: np.ndarray) -> np.ndarray:
     return (seen <= pick[:, None]).sum(axis=1)
 
 
+def shortfalls(batch: BattlesnakeBatch) -> np.ndarray:
+    """(n,) food missing below `minimum_food` in each game (negative above it)."""
+    return batch.config.minimum_food - batch.food.sum(axis=1)
+
+
+def spawn_range(batch: BattlesnakeBatch, rows: np.ndarray, room: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(fewest, most) food step 6 spawns in the games at `rows` when `room` cells are open to it, like
+    `rules.spawn_range`: the shortfall (as far as the room allows), else none or one by the spawn chance."""
+    shortfall = shortfalls(batch)[rows]
+    percent = batch.config.spawn_percent
+    chance_most = np.minimum(1, room) if percent > 0 else np.zeros_like(room)
+    chance_fewest = chance_most if percent >= 100 else np.zeros_like(room)
+    owed = np.minimum(np.maximum(shortfall, 0), room)
+    return np.where(shortfall > 0, owed, chance_fewest), np.where(shortfall > 0, owed, chance_most)
+
+
 def draw_spawns(batch: BattlesnakeBatch, tick_key: np.ndarray) -> np.ndarray:
     """Step 6 for every game, in place, with each game's draws keyed by `tick_key` (its (seed, episode, tick)
     key): (n, m) padded cells spawned, in spawn order, -1 past each game's last. Like `rules.draw_spawns`."""
     config = batch.config
     n = len(batch)
-    shortfall = config.minimum_food - batch.food.sum(axis=1)
+    shortfall = shortfalls(batch)
     chance = np.zeros(n, bool)
-    if config.food_spawn_chance > 0:
-        chance = (keyed_draw(tick_key, Draw.FOOD_CHANCE) % np.uint64(100)).astype(np.int64) < config.food_spawn_chance
+    if config.spawn_percent > 0:
+        chance = spawn_hit((keyed_draw(tick_key, Draw.FOOD_CHANCE) % np.uint64(100)).astype(np.int64), config)
     rows = np.flatnonzero((shortfall > 0) | chance)
     if not rows.size:
         return np.full((n, 0), -1, np.int64)
     open_rows = open_cells(batch, rows)
     room = open_rows.sum(axis=1)
-    count = np.where(shortfall[rows] > 0, np.minimum(shortfall[rows], room), np.minimum(1, room))
+    count = spawn_range(batch, rows, room)[1]  # the shortfall, or the one food the chance drew
     spawned = np.full((n, int(count.max())), -1, np.int64)
     for j in range(spawned.shape[1]):
         live = np.flatnonzero(count > j)

@@ -16,8 +16,8 @@ A turn, as the official engine runs it:
 5. eliminations in two phases: out-of-health, then wall-collision (gone at once, no obstacle); then,
    simultaneously against the same board, snake-self-collision, snake-collision, head-collision
    (not longer than the other: the shorter dies, equal lengths both die; lengths after feeding);
-6. food spawns: the shortfall below `minimum_food`, else one with probability `food_spawn_chance`%,
-   never on a live snake, on food, or on a cell next to a live snake's head.
+6. food spawns: the shortfall below `minimum_food`, else one by the spawn chance (below), never on a live
+   snake, on food, or on a cell next to a live snake's head.
 
 Start. On square boards of at least 7x7: the corner and edge-midpoint groups of BATTLESNAKE.md
 (each shuffled, a coin for which group goes first), three segments stacked, health 100; food on a
@@ -31,8 +31,13 @@ room for its snakes that way is refused with a one-line error.
 Randomness is counter-based (`gamegrammar.core.rng`): every draw is a pure function of (seed, episode,
 tick, purpose); the purposes of this game are `Draw` (above `rng.Purpose`), a sub-index k folded in
 as `purpose + (k << 8)`. "Uniform among k candidates" is the (hash mod k)-th in a fixed order
-(row-major from the bottom-left for cells). The spawn chance is exactly `food_spawn_chance`% (the
-official engine's draw gives one percent less; BATTLESNAKE.md is the spec).
+(row-major from the bottom-left for cells).
+
+The spawn chance is the official engine's by default: its standard map spawns when
+`100 - rand.Intn(100) < food_spawn_chance`, a chance of (food_spawn_chance - 1)% (15 gives 14%, 100 gives 99%,
+1 never spawns). `exact_spawn_chance=True` (`generate --exact-spawn-chance true`) spawns with exactly
+`food_spawn_chance`% instead, as BATTLESNAKE.md words the setting (and as corpora before this option were written).
+`spawn_hit` is the one place either is decided; `spawn_percent` is the chance it gives.
 
 Why an episode ends (`END_REASONS`, the corpus index's end codes): WIN (one snake left of two or
 more), DRAW (none left of two or more), DEATH (a one-snake game's snake is gone), TIMEOUT (the tick
@@ -45,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from gamegrammar.core import rng
 from gamegrammar.core.errors import GameGrammarError
@@ -53,6 +58,7 @@ from gamegrammar.core.events import Event, Salience
 from gamegrammar.core.simulator import Simulator
 
 Cell = tuple[int, int]
+T = TypeVar("T")  # an int, or a NumPy array of them (`spawn_hit` serves both engines)
 
 MAX_HEALTH = 100
 START_LENGTH = 3
@@ -169,12 +175,21 @@ class BattlesnakeConfig:
         default=15, metadata={"help": "percent chance of one more food in a tick that has the minimum", "metavar": "PCT"}
     )
     max_ticks: int = field(default=300, metadata={"help": "ticks an episode may last; it ends in TIMEOUT there", "metavar": "N"})
+    exact_spawn_chance: bool = field(
+        default=False,
+        metadata={
+            "help": "true: one more food with exactly PCT percent chance; false: the official engine's draw, PCT - 1 percent",
+            "metavar": "BOOL",
+        },
+    )
 
     def __post_init__(self) -> None:
         for name in ("width", "height", "num_snakes", "minimum_food", "food_spawn_chance", "max_ticks"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise GameGrammarError(f"{name} must be an integer, got {value!r}")
+        if not isinstance(self.exact_spawn_chance, bool):
+            raise GameGrammarError(f"exact_spawn_chance must be true or false, got {self.exact_spawn_chance!r}")
         if not (1 <= self.width <= MAX_SIDE and 1 <= self.height <= MAX_SIDE):
             raise GameGrammarError(f"board must be between 1x1 and {MAX_SIDE}x{MAX_SIDE}, got {self.width}x{self.height}")
         if not 1 <= self.num_snakes <= MAX_SNAKES:
@@ -194,6 +209,11 @@ class BattlesnakeConfig:
     @property
     def cells(self) -> int:
         return self.width * self.height
+
+    @property
+    def spawn_percent(self) -> int:
+        """The percent chance of a spawn above the minimum: `food_spawn_chance`, one less by the official draw."""
+        return self.food_spawn_chance if self.exact_spawn_chance else max(self.food_spawn_chance - 1, 0)
 
     @property
     def centre(self) -> Cell:
@@ -220,6 +240,7 @@ class BattlesnakeConfig:
             "minimum_food": self.minimum_food,
             "food_spawn_chance": self.food_spawn_chance,
             "max_ticks": self.max_ticks,
+            "exact_spawn_chance": self.exact_spawn_chance,
         }
 
 
@@ -389,9 +410,17 @@ def spawn_range(state: BattlesnakeState, config: BattlesnakeConfig, allowed: int
     if shortfall > 0:
         n = min(shortfall, allowed)
         return n, n
-    if config.food_spawn_chance <= 0 or allowed == 0:
+    if config.spawn_percent <= 0 or allowed == 0:
         return 0, 0
-    return (1, 1) if config.food_spawn_chance >= 100 else (0, 1)
+    return (1, 1) if config.spawn_percent >= 100 else (0, 1)
+
+
+def spawn_hit(roll: T, config: BattlesnakeConfig) -> T:
+    """Does a FOOD_CHANCE roll in 0..99 (an int, or an array of them) spawn one food above the minimum? The official
+    engine's test, `100 - roll < food_spawn_chance`, unless `exact_spawn_chance` (`roll < food_spawn_chance`)."""
+    if config.exact_spawn_chance:
+        return roll < config.food_spawn_chance  # type: ignore[operator,return-value]
+    return 100 - roll < config.food_spawn_chance  # type: ignore[operator,return-value]
 
 
 def draw_spawns(state: BattlesnakeState, config: BattlesnakeConfig, seed: int, episode: int) -> tuple[Cell, ...]:
@@ -401,7 +430,7 @@ def draw_spawns(state: BattlesnakeState, config: BattlesnakeConfig, seed: int, e
     tick = state.tick
     if shortfall > 0:
         n = min(shortfall, len(cells))
-    elif config.food_spawn_chance > 0 and rng.choose(seed, episode, tick, Draw.FOOD_CHANCE, 100) < config.food_spawn_chance:
+    elif config.spawn_percent > 0 and spawn_hit(rng.choose(seed, episode, tick, Draw.FOOD_CHANCE, 100), config):
         n = min(1, len(cells))
     else:
         n = 0

@@ -42,7 +42,7 @@ def follow(state: BattlesnakeState, tick: Tick, config: BattlesnakeConfig) -> Ba
             return None
     if {d.snake: d.cause for d in tick.deaths} != turn.eliminated:
         return None
-    if not tick.spawns and len(after.food) >= config.minimum_food and config.food_spawn_chance < 100:
+    if not tick.spawns and len(after.food) >= config.minimum_food and config.spawn_percent < 100:
         return after  # no spawn, none owed
     open_cells = spawn_cells(after, config)
     fewest, most = spawn_range(after, config, len(open_cells))

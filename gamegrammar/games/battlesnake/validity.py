@@ -32,7 +32,8 @@ rules
   health_reset            EAT's health is 100
   spawn_allowed           each SPAWN is on a cell open to food (not a live snake, not food, not next to a live head)
   minimum_food            as many spawns as the standard map makes: the shortfall below minimum_food (as far as
-                          open cells allow), else at most one (none with a spawn chance of 0, one with 100)
+                          open cells allow), else at most one (none where the spawn chance `config.spawn_percent`
+                          is 0, one where it is 100)
   keyframe_matches_state  every later keyframe equals the replayed state; every keyframe is itself a possible state
                           (LEN = chain length, health 1..100, no cell twice but a stacked tail, no two snakes on one
                           cell, food distinct and off the snakes, snake numbers of this config)
@@ -323,7 +324,7 @@ def _check_turn(state: BattlesnakeState, tick: Tick, config: BattlesnakeConfig, 
             _note_missing(found, CAUSE_RULE[want], written[k].at + 1 if k in written else _death_slot(tick, k))
     if not ok:
         return None
-    if not tick.spawns and len(after.food) >= config.minimum_food and config.food_spawn_chance < 100:
+    if not tick.spawns and len(after.food) >= config.minimum_food and config.spawn_percent < 100:
         return after  # no spawn written, none owed: nothing to check (the common case, without the open cells)
     open_cells = spawn_cells(after, config)
     fewest, most = spawn_range(after, config, len(open_cells))

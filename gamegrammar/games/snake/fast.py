@@ -90,14 +90,13 @@ from operator import itemgetter
 import numpy as np
 
 from gamegrammar.core.tokenizer import GameTokenizer
-from gamegrammar.core.verdict import Verdict, make_verdict
+from gamegrammar.core.verdict import CUT, SLOW, VALID, TokenSequence, Verdict, fast_verdicts, is_ids, token_strings
 from gamegrammar.games.snake import batch as sb
 from gamegrammar.games.snake.grammar import FREE, EpisodeEncoder, SnakeCodec, vocabulary
 from gamegrammar.games.snake.rollout import TokenTable, keyframe_token_ids
 from gamegrammar.games.snake.rules import Cell, Direction, Outcome, SnakeConfig, SnakeState, start_cell, tick_events
 from gamegrammar.games.snake.validity import RULES, validate
 
-SLOW, VALID, CUT = 0, 1, 2  # `fast_status` codes: needs the reference, valid, a valid prefix cut off
 CHUNK = 16_384  # sequences replayed together: large enough to amortize NumPy's per-call cost, small enough for memory
 # Below this many sequences a call goes to the reference: the batch replay pays NumPy's per-call cost (some
 # 70 calls) once per tick of the longest sequence, about 20 ms for 200 ticks, whatever the batch size.
@@ -432,36 +431,13 @@ def _tables(config: SnakeConfig, codec: SnakeCodec = FAST_DESIGNS["v1"]) -> _Tab
 # ---------------------------------------------------------------- verdicts
 
 
-_VALID = make_verdict({}, dict.fromkeys((*RULES, "full"), True), RULES)
-_CUT = make_verdict({"complete": 0}, {}, RULES)  # the tiers of a sequence whose only fault is being cut off
-
-
-def _valid_verdict() -> Verdict:
-    return Verdict(dict(_VALID.tiers), dict(_VALID.lenient), [], None, {})
-
-
-def _cut_verdict(n: int) -> Verdict:
-    """The reference's verdict for a sequence cut off after ticks that all obey the rules (lenient = strict tiers)."""
-    return Verdict(dict(_CUT.tiers), dict(_CUT.tiers), ["complete"], n, {"complete": n})
-
-
-TokenSequence = Sequence[str] | str | Sequence[int] | np.ndarray  # tokens, a space-separated string, or token ids
-
-
-def _is_ids(seq: Sequence[str] | Sequence[int] | np.ndarray) -> bool:
-    return isinstance(seq, np.ndarray) or (len(seq) > 0 and not isinstance(seq[0], str))
-
-
-def _as_tokens(seq: Sequence[str] | Sequence[int] | np.ndarray, tb: _Tables) -> Sequence[str]:
+def _as_tokens(seq: TokenSequence, tb: _Tables) -> Sequence[str]:
     """Token strings for the reference (ids outside the vocabulary become tokens no grammar knows)."""
-    if not _is_ids(seq):
-        return seq  # type: ignore[return-value]
-    names = tb.tokens
-    return [names[i] if 0 <= i < len(names) else f"<id {i}>" for i in np.asarray(seq).tolist()]
+    return token_strings(seq, tb.tokens)
 
 
 def validate_fast(
-    sequences: Iterable[TokenSequence],
+    sequences: Iterable[TokenSequence | str],
     config: SnakeConfig,
     *,
     min_batch: int = MIN_BATCH,
@@ -497,18 +473,13 @@ def validate_fast(
     }
     if tails or head_first or body_list or len(seqs) < min_batch:
         return [validate(_as_tokens(s, tb), config, **design) for s in seqs]
-    verdicts: list[Verdict] = []
-    for a in range(0, len(seqs), CHUNK):
-        part = seqs[a : a + CHUNK]
-        status = fast_status(part, config, sense, spawn_column, keyframe_interval)
-        for seq, code in zip(part, status.tolist()):
-            if code == VALID:
-                verdicts.append(_valid_verdict())
-            elif code == CUT:
-                verdicts.append(_cut_verdict(len(seq)))
-            else:
-                verdicts.append(validate(_as_tokens(seq, tb), config, **design))
-    return verdicts
+    return fast_verdicts(
+        seqs,
+        lambda part: fast_status(part, config, sense, spawn_column, keyframe_interval),
+        lambda seq: validate(_as_tokens(seq, tb), config, **design),
+        RULES,
+        CHUNK,
+    )
 
 
 # ---------------------------------------------------------------- encoding
@@ -516,7 +487,7 @@ def validate_fast(
 
 def _encode(seqs: Sequence[Sequence[str] | Sequence[int] | np.ndarray], tb: _Tables, pad: int) -> tuple[np.ndarray, ...]:
     """(flat ids padded with the sentinel, start, end) of the sequences made only of known tokens, and their rows."""
-    kinds = [_is_ids(s) for s in seqs]
+    kinds = [is_ids(s) for s in seqs]
     if all(kinds):
         return _encode_ids(seqs, tb, pad)
     if any(kinds):

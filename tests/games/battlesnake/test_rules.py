@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from gamegrammar.core.errors import GameGrammarError
@@ -34,6 +35,7 @@ from gamegrammar.games.battlesnake.rules import (
     snake_id,
     sorted_food,
     spawn_cells,
+    spawn_hit,
     spawn_range,
     start_food_possible,
 )
@@ -276,14 +278,38 @@ def test_the_shortfall_is_capped_by_the_open_cells():
     assert sorted(draw_spawns(state, config, 0, 0)) == [(0, 0), (0, 2), (2, 0), (2, 2)]
 
 
-@pytest.mark.parametrize(("chance", "low", "high"), [(0, 0, 0), (100, 1, 1), (15, 0.12, 0.18), (50, 0.46, 0.54)])
-def test_above_the_minimum_one_food_spawns_with_the_spawn_chance(chance, low, high):
-    config = BattlesnakeConfig(11, 11, 1, food_spawn_chance=chance)
+@pytest.mark.parametrize(
+    ("chance", "exact", "low", "high"),
+    [
+        (0, False, 0, 0),
+        (1, False, 0, 0),  # the official draw: (100 - roll) < 1 never holds
+        (15, False, 0.11, 0.17),  # 14%
+        (50, False, 0.45, 0.53),  # 49%
+        (100, False, 0.98, 1),  # 99%: a tick above the minimum may spawn nothing
+        (0, True, 0, 0),
+        (15, True, 0.12, 0.18),
+        (50, True, 0.46, 0.54),
+        (100, True, 1, 1),
+    ],
+)
+def test_above_the_minimum_one_food_spawns_with_the_spawn_chance(chance, exact, low, high):
+    config = BattlesnakeConfig(11, 11, 1, food_spawn_chance=chance, exact_spawn_chance=exact)
     counts = Counter()
     for tick in range(1, 2001):
         counts[len(draw_spawns(board(snake((5, 5), (5, 4), (5, 3)), food=[(0, 0)], tick=tick), config, 7, 0))] += 1
     assert set(counts) <= {0, 1}
     assert low <= counts[1] / 2000 <= high
+
+
+@pytest.mark.parametrize("chance", [0, 1, 2, 15, 50, 99, 100])
+def test_the_official_draw_spawns_on_chance_minus_one_rolls_of_100(chance):
+    """`100 - rand.Intn(100) < chance`, the official engine's test, on ints and on the batch engine's arrays alike."""
+    official, exact = (BattlesnakeConfig(food_spawn_chance=chance, exact_spawn_chance=e) for e in (False, True))
+    rolls = np.arange(100)
+    assert sum(spawn_hit(r, official) for r in range(100)) == max(chance - 1, 0) == int(spawn_hit(rolls, official).sum())
+    assert sum(spawn_hit(r, exact) for r in range(100)) == chance == int(spawn_hit(rolls, exact).sum())
+    assert official.spawn_percent == max(chance - 1, 0) and exact.spawn_percent == chance
+    assert [r for r in range(100) if spawn_hit(r, official)] == list(range(101 - chance, 100))  # the highest rolls
 
 
 def test_spawns_are_keyed_by_seed_episode_and_tick():
@@ -376,7 +402,15 @@ def test_bad_configs_get_one_line_errors(values, message):
 
 def test_config_defaults_and_dict():
     config = BattlesnakeConfig()
-    assert config.to_dict() == {"width": 11, "height": 11, "num_snakes": 4, "minimum_food": 1, "food_spawn_chance": 15, "max_ticks": 300}
+    assert config.to_dict() == {
+        "width": 11,
+        "height": 11,
+        "num_snakes": 4,
+        "minimum_food": 1,
+        "food_spawn_chance": 15,
+        "max_ticks": 300,
+        "exact_spawn_chance": False,
+    }
     assert config.game == "battlesnake" and config.fixed_start and config.centre == (5, 5)
 
 

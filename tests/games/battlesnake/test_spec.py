@@ -25,7 +25,15 @@ def test_the_spec_describes_its_game():
     assert GAME.input_tokens(BattlesnakeConfig()) == ["UP", "DOWN", "LEFT", "RIGHT"]
     assert GAME.describe_config(BattlesnakeConfig()) == {"board": "11x11", "snakes": 4, "max_ticks": 300}
     flags = {f.option: f.default for f in GAME.config_flags()}
-    assert flags == {"--width": 11, "--height": 11, "--num-snakes": 4, "--minimum-food": 1, "--food-spawn-chance": 15, "--max-ticks": 300}
+    assert flags == {
+        "--width": 11,
+        "--height": 11,
+        "--num-snakes": 4,
+        "--minimum-food": 1,
+        "--food-spawn-chance": 15,
+        "--max-ticks": 300,
+        "--exact-spawn-chance": False,
+    }
     assert GAME.make_config(width=7, height=None) == BattlesnakeConfig(width=7)
     assert GAME.config_from_dict(BattlesnakeConfig(9, 9, 3).to_dict()) == BattlesnakeConfig(9, 9, 3)
     assert GAME.play_batch is not None

@@ -1,0 +1,160 @@
+"""Battlesnake's fast evaluator gives exactly the reference `validate`'s verdicts: on episodes, prefixes and mutations."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from gamegrammar.games.battlesnake import GAME
+from gamegrammar.games.battlesnake.batch_agents import lineup_codes
+from gamegrammar.games.battlesnake.fast import CUT, SLOW, VALID, fast_status, validate_fast
+from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec, vocabulary
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
+from gamegrammar.games.battlesnake.validity import validate
+from gamegrammar.games.conformance import MUTATIONS, mutate
+
+SMALL = BattlesnakeConfig(7, 7, 2, max_ticks=60)
+CROWD = BattlesnakeConfig(11, 11, 4, max_ticks=40)
+FEAST = BattlesnakeConfig(7, 7, 3, minimum_food=3, food_spawn_chance=100, max_ticks=40)  # several spawns a tick
+DESIGNS = {  # name: (config, codec): both designs, with and without keyframes after the opening
+    "plain": (SMALL, BattlesnakeCodec()),
+    "tails, keyframes 5": (SMALL, BattlesnakeCodec(keyframe_interval=5, tails=True)),
+    "plain, 4 snakes, keyframes 7": (CROWD, BattlesnakeCodec(keyframe_interval=7)),
+    "tails, feast": (FEAST, BattlesnakeCodec(tails=True)),
+}
+
+
+@cache
+def episodes(name: str, n: int = 40) -> list[list[str]]:
+    """n episodes of the default agent mix, written by the batch engine in the design `name`."""
+    config, codec = DESIGNS[name]
+    eps = np.arange(n)
+    res = GAME.play_batch(config, codec, 3, eps, lineup_codes(dict(GAME.default_agents), 3, eps, config.num_snakes))
+    vocab = vocabulary(config)
+    starts = np.cumsum(res.lengths) - res.lengths
+    return [[vocab[i] for i in res.tokens[a : a + k].tolist()] for a, k in zip(starts, res.lengths)]
+
+
+def as_ids(seq: list[str], config: BattlesnakeConfig) -> np.ndarray:
+    ids = {t: i for i, t in enumerate(vocabulary(config))}
+    return np.array([ids[t] for t in seq], np.int64)
+
+
+def assert_same(seqs: list[list[str]], config: BattlesnakeConfig, codec: BattlesnakeCodec | None = None) -> list:
+    """Fast and reference verdicts agree exactly, on tokens and on ids, declared (by `codec`) or not."""
+    design = {} if codec is None else {"tails": codec.tails, "keyframe_interval": codec.keyframe_interval}
+    want = [validate(s, config, **design) for s in seqs]
+    for form in (seqs, [as_ids(s, config) for s in seqs]):
+        got = validate_fast(form, config, min_batch=1, **design)
+        assert len(got) == len(want)
+        for seq, g, w in zip(seqs, got, want):
+            assert g == w, " ".join(seq)
+    return want
+
+
+@pytest.mark.parametrize("name", list(DESIGNS))
+def test_corpus_episodes_take_the_fast_path_and_are_valid(name):
+    config, codec = DESIGNS[name]
+    seqs = episodes(name)
+    assert (fast_status(seqs, config) == VALID).all()
+    assert (fast_status(seqs, config, codec.tails, codec.keyframe_interval) == VALID).all()
+    assert all(v.valid for v in assert_same(seqs, config, codec))
+    assert GAME.validate_many([as_ids(s, config) for s in seqs], config, codec) == [validate(s, config) for s in seqs]
+
+
+def test_the_feast_spawns_several_food_a_tick():
+    assert any(" ".join(s).count("SPAWN") > len(s) // 60 for s in episodes("tails, feast"))
+
+
+@pytest.mark.parametrize("name", list(DESIGNS))
+def test_every_prefix_is_judged_like_the_reference(name):
+    config, codec = DESIGNS[name]
+    seq = min((s for s in episodes(name) if s.count("EAT") >= 2), key=len)
+    prefixes = [seq[:k] for k in range(len(seq) + 1)]
+    status = fast_status(prefixes, config)
+    assert status[-1] == VALID
+    assert (status[40:-1] == CUT).mean() > 0.6  # most cut-offs are answered without the reference
+    assert_same(prefixes, config)
+    assert_same(prefixes, config, codec)
+
+
+@pytest.mark.parametrize("kind", MUTATIONS)
+def test_every_kind_of_mutation(kind):
+    """The conformance kit's corruptions (one or two each) of episodes in every design, declared and not."""
+    for name, (config, codec) in DESIGNS.items():
+        rng = np.random.default_rng([len(name), MUTATIONS.index(kind)])
+        vocab = vocabulary(config)
+        mutated = []
+        for seq in episodes(name)[:12]:
+            for count in (1, 2):
+                out = seq
+                for _ in range(count):
+                    out = mutate(out, vocab, rng, kind)
+                mutated.append(out)
+        want = assert_same(mutated, config)
+        assert_same(mutated, config, codec)
+        if kind != "truncate":
+            assert sum(not v.valid for v in want) > len(mutated) // 2
+
+
+def test_values_swapped_for_others_of_their_kind():
+    """Cells, lengths, health and inputs replaced by another of the same kind: the grammar holds, only the replay tells."""
+    config, codec = DESIGNS["tails, keyframes 5"]
+    vocab = vocabulary(config)
+    kinds = [[t for t in vocab if t[:1] == p and t[1:].isdigit()] for p in ("X", "Y", "H")]
+    kinds += [[t for t in vocab if t.startswith("LEN")], ["UP", "DOWN", "LEFT", "RIGHT"], [t for t in vocab if t.startswith("DIE_")]]
+    kind_of = {t: k for k in kinds for t in k}
+    rng = np.random.default_rng(5)
+    mutated = []
+    for seq in episodes("tails, keyframes 5")[:20]:
+        places = [i for i, t in enumerate(seq) if t in kind_of]
+        for i in rng.choice(places, 6, replace=False).tolist():
+            mutated.append([*seq[:i], str(rng.choice(kind_of[seq[i]])), *seq[i + 1 :]])
+    want = assert_same(mutated, config, codec)
+    assert sum(not v.valid for v in want) > len(mutated) // 2
+
+
+def test_spawns_the_map_cannot_make_go_to_the_reference():
+    config, _ = DESIGNS["plain"]
+    seq = next(s for s in episodes("plain") if "SPAWN" in s)
+    at = seq.index("SPAWN")
+    head = seq[at - 2 : at]  # a cell just written: a head, never open to food
+    onto_a_head = [*seq[: at + 1], *head, *seq[at + 3 :]]
+    twice = [*seq[: at + 3], *seq[at : at + 3], *seq[at + 3 :]]
+    none = [*seq[:at], *seq[at + 3 :]]  # where it was owed, or by chance (then valid)
+    assert (fast_status([onto_a_head, twice], config) == SLOW).all()
+    want = assert_same([onto_a_head, twice, none], config)
+    assert not want[0].valid and not want[1].valid
+
+
+def test_the_spawn_chance_rule_is_the_configs():
+    """At 100%, a tick above the minimum without a spawn: the official draw allows it (99%), the exact chance does not."""
+    official = BattlesnakeConfig(7, 7, 2, food_spawn_chance=100, max_ticks=30)
+    exact = BattlesnakeConfig(7, 7, 2, food_spawn_chance=100, max_ticks=30, exact_spawn_chance=True)
+    eps = np.arange(8)
+    res = GAME.play_batch(exact, BattlesnakeCodec(), 1, eps, lineup_codes(dict(GAME.default_agents), 1, eps, 2))
+    vocab = vocabulary(exact)
+    starts = np.cumsum(res.lengths) - res.lengths
+    seqs = [[vocab[i] for i in res.tokens[a : a + k].tolist()] for a, k in zip(starts, res.lengths)]
+    dropped = []
+    for seq in seqs:
+        at = seq.index("SPAWN")
+        dropped.append([*seq[:at], *seq[at + 3 :]])
+    assert (fast_status(seqs, exact) == VALID).all() and (fast_status(seqs, official) == VALID).all()
+    assert [v.valid for v in assert_same(dropped, exact)] == [False] * len(dropped)
+    by_official = assert_same(dropped, official)
+    assert any(v.valid for v in by_official)  # some drop a chance spawn, which the official draw may skip
+
+
+def test_tokens_outside_the_vocabulary_and_small_calls_go_to_the_reference():
+    config, _ = DESIGNS["plain"]
+    seqs = episodes("plain")[:3]
+    foreign = [*seqs[0][:10], "X99", *seqs[0][11:]]
+    ids = as_ids(seqs[1], config)
+    ids[5] = len(vocabulary(config)) + 3
+    status = fast_status([foreign, ids, seqs[2], []], config)
+    assert status.tolist() == [SLOW, SLOW, VALID, SLOW]
+    got = validate_fast([foreign, ids, seqs[2]], config)  # fewer than MIN_BATCH: the reference alone
+    assert not got[0].valid and not got[1].valid and got[2].valid
