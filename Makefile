@@ -370,7 +370,7 @@ reproduce-snake-start: setup $(SNAKE_START_CORPUS)/manifest.json $(CORPUS)-carel
 # longest tests first), and the ten slowest tests listed at the end. TEST_ARGS adds pytest options (TEST_ARGS="-n 0": one process).
 TEST_ARGS ?=
 test: setup
-	$(PY) -m pytest -n auto --maxprocesses 4 --dist worksteal --durations=10 $(TEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --maxprocesses 4 --dist worksteal --durations=10 $(TEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

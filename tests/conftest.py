@@ -189,10 +189,17 @@ class ForkedCli:
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
         self.lock = threading.Lock()
-        self.server = subprocess.Popen(
-            [sys.executable, "-c", _FORK_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
-        )
-        assert self.server.stdout.readline().strip() == "ready"
+        self._server: subprocess.Popen | None = None
+
+    @property
+    def server(self) -> subprocess.Popen:
+        """Started on first use: its imports take seconds, and many tests need one server of the two."""
+        if self._server is None:
+            self._server = subprocess.Popen(
+                [sys.executable, "-c", _FORK_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=self.env
+            )
+            assert self._server.stdout.readline().strip() == "ready"
+        return self._server
 
     def start(self, argv: list[str], cwd: Path, scratch: Path, fsize: int | None = None) -> ForkedRun:
         """Start a command (the server is this run's until its `wait()`); `fsize`: the cap on any file it writes."""
@@ -212,8 +219,9 @@ class ForkedCli:
         return self.start(argv, cwd, scratch, fsize).wait()
 
     def close(self) -> None:
-        self.server.stdin.close()
-        self.server.wait(timeout=60)
+        if self._server is not None:
+            self._server.stdin.close()
+            self._server.wait(timeout=60)
 
 
 @pytest.fixture(scope="module")

@@ -326,7 +326,9 @@ class _Controller:
         agent, log = self.agent, self.log
         p, width = len(agent.prompt), int(length.max())
         body = np.arange(width)[None, :] < (length - p)[:, None]
-        x = np.where(body, log.ids[games[:, None], np.minimum(start[:, None] + np.arange(width), log.ids.shape[1] - 1)], agent.tokenizer.pad_id)
+        x = np.where(
+            body, log.ids[games[:, None], np.minimum(start[:, None] + np.arange(width), log.ids.shape[1] - 1)], agent.tokenizer.pad_id
+        )
         x[np.arange(len(games))[:, None], (length - p)[:, None] + np.arange(p)] = agent.prompt
         return x
 

@@ -211,7 +211,12 @@ class CausalSelfAttention(nn.Module):
         self.resid_dropout = nn.Dropout(config.dropout)
 
     def forward(
-        self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None, packed: Packed | None = None
+        self,
+        x: Tensor,
+        cache: KVCache | None = None,
+        layer: int = 0,
+        rope: tuple[Tensor, Tensor] | None = None,
+        packed: Packed | None = None,
     ) -> Tensor:
         qkv = self.qkv(x)
         if packed is not None:  # x holds only the real tokens of a [B, T] batch: attention sees the batch's shape
@@ -269,7 +274,12 @@ class Block(nn.Module):
         self.mlp = MLP(config)
 
     def forward(
-        self, x: Tensor, cache: KVCache | None = None, layer: int = 0, rope: tuple[Tensor, Tensor] | None = None, packed: Packed | None = None
+        self,
+        x: Tensor,
+        cache: KVCache | None = None,
+        layer: int = 0,
+        rope: tuple[Tensor, Tensor] | None = None,
+        packed: Packed | None = None,
     ) -> Tensor:
         x = x + self.attn(self.ln_1(x), cache, layer, rope, packed)
         return x + self.mlp(self.ln_2(x))
