@@ -68,7 +68,8 @@ def cluster_scores(x: np.ndarray, labels: np.ndarray, k: int | None = None, seed
 
 
 def agent_probe(x: np.ndarray, labels: np.ndarray, folds: int = 5, seed: int = 0) -> dict[str, Any]:
-    """Stratified k-fold accuracy of a logistic regression from features to agent (one row per episode)."""
+    """Stratified k-fold accuracy of a logistic regression from features to agent (one row per episode). Nothing to
+    tell apart (one agent among the episodes) or too few episodes of an agent for two folds: no score (NaN)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from sklearn.pipeline import make_pipeline
@@ -77,7 +78,7 @@ def agent_probe(x: np.ndarray, labels: np.ndarray, folds: int = 5, seed: int = 0
     counts = np.bincount(labels)
     folds = min(folds, int(counts[counts > 0].min()))
     majority = float(counts.max() / counts.sum())
-    if folds < 2:
+    if folds < 2 or np.count_nonzero(counts) < 2:
         return {"folds": 0, "accuracy": float("nan"), "std": float("nan"), "majority": majority}
     clf = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=1.0))
     scores = cross_val_score(clf, x, labels, cv=StratifiedKFold(folds, shuffle=True, random_state=seed))

@@ -72,3 +72,12 @@ def test_archetypes_report(corpus):
     assert all(list(s) == list(names) for s in result["statistics_by_agent"].values())
     lines = ar.markdown(result)
     assert "| agent | " + " | ".join(names) + " |" in lines
+
+
+def test_an_agent_probe_with_one_agent_or_too_few_episodes_has_no_score():
+    """`analyze --analysis-episodes 3` may draw one agent's episodes only: nothing to tell apart, not a traceback."""
+    x = np.random.default_rng(0).normal(size=(6, 4))
+    for labels in (np.zeros(6, dtype=int), np.array([0, 0, 0, 0, 0, 1])):
+        probe = ar.agent_probe(x, labels)
+        assert probe["folds"] == 0 and np.isnan(probe["accuracy"])
+    assert ar.agent_probe(x, np.array([0, 0, 0, 1, 1, 1]))["folds"] == 3
