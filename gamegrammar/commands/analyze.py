@@ -18,6 +18,7 @@ from gamegrammar.commands.progress import progress_bar, stage_log
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.io import check_output_dir
 from gamegrammar.interpret.analysis import run_analysis, write_analysis
+from gamegrammar.interpret.archetypes import WINDOWS, parse_windows
 
 KEYS = {"2": "tier2", "3": "tier3"}
 
@@ -35,6 +36,34 @@ def add_analysis_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--analysis-episodes", type=int, default=200, help="held-out episodes for tiers 2-3 and probes (default: %(default)s)")
     p.add_argument("--probe-ticks", type=int, default=60, help="probes: TICK positions sampled per episode (default: %(default)s)")
     p.add_argument("--probe-layers", choices=["final", "all"], default="all", help="probes: linear probes on every layer or the final one")
+    p.add_argument(
+        "--tier3-windows",
+        type=_windows,
+        default=WINDOWS,
+        help="tier 3: the numbers of ticks, read from each episode's start, from which the agent is told "
+        f"(default: {','.join(map(str, WINDOWS))})",
+    )
+    p.add_argument(
+        "--tier3-pair",
+        type=_pair,
+        default=None,
+        help="tier 3: the two agents of its second task, e.g. greedy,careless (default: the pair the hand-made "
+        "statistics tell apart worst over the longest window)",
+    )
+
+
+def _windows(text: str) -> tuple[int, ...]:
+    try:
+        return parse_windows(text)
+    except GameGrammarError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--tier3-windows ")) from None
+
+
+def _pair(text: str) -> tuple[str, str]:
+    names = tuple(t.strip() for t in text.split(",") if t.strip())
+    if len(names) != 2 or names[0] == names[1]:
+        raise argparse.ArgumentTypeError(f"takes two different agents separated by a comma, got {text!r}")
+    return names  # type: ignore[return-value]
 
 
 def analysis_journal(out: str | Path) -> Path:
@@ -58,6 +87,8 @@ def analysis_from_args(
         probe_ticks=args.probe_ticks,
         all_layers=args.probe_layers == "all",
         seed=seed,
+        tier3_windows=args.tier3_windows,
+        tier3_pair=args.tier3_pair,
         log=stage_log(command),
         bar=lambda total, unit, desc: progress_bar(total, unit, desc, args.quiet),
         journal=analysis_journal(args.out),
@@ -123,12 +154,14 @@ def _print_summary(analysis: dict[str, Any]) -> None:
         cf = analysis["tier2"]["counterfactuals"]["model"]
         print("  counterfactuals: " + ", ".join(f"{k} {v['mean_prob']:.3f} (n={v['count']})" for k, v in cf.items() if v["count"]))
     if "tier3" in analysis:
-        f = analysis["tier3"]["features"]
-        print(
-            "tier 3 KMeans NMI: "
-            + ", ".join(f"{k} {v['kmeans']['nmi']:.3f}" for k, v in f.items())
-            + f" ({analysis['tier3']['episodes']} episodes)"
-        )
+        for task, entry in analysis["tier3"]["tasks"].items():
+            n, w = next(reversed(entry["windows"].items()))
+            r = w["readers"]
+            print(
+                f"tier 3, {task}, first {n} ticks ({w['episodes']} episodes), accuracy: "
+                + ", ".join(f"{k} {r[k]['accuracy']:.3f}" for k in ("trained", "untrained", "statistics") if "accuracy" in r[k])
+                + f" (majority {w['majority']:.3f})"
+            )
     if "probes" in analysis:
         m = analysis["probes"]["model"]["linear"]["planes"]
         print("probes (linear F1): " + ", ".join(f"{p} {m[p]['f1']:.3f}" for p in m))

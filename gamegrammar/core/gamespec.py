@@ -40,7 +40,7 @@ model plays the game: `input_prompt`, `play_controlled`), `dream` (the model as 
 `input_policy`, `read_tick`), `novelty` (Zobrist state identity: `feature_space`,
 `state_features`, `feature_changes`, optionally `state_keys_batch`), `probes`
 (`probe_targets`, `board_shape`), `replay` (`renderer`), `emergence` (tier 2) and `statistics`
-(tier 3's `episode_statistics`).
+(tier 3's `episode_statistics`, and optionally `agent_log_likelihoods`, its ceiling).
 
 `gamegrammar.games.conformance` checks any registered game against this contract.
 """
@@ -263,7 +263,7 @@ CAPABILITIES: dict[str, str] = {
     "probes": "probe_targets, board_shape: what world-state probes read of a state",
     "replay": "renderer: replays in the terminal, GIF and HTML",
     "emergence": "emergence: tier 2, rule emergence and counterfactual probes",
-    "statistics": "episode_statistics: tier 3's hand-made statistics of an episode",
+    "statistics": "episode_statistics: tier 3's hand-made statistics of an episode (agent_log_likelihoods, optional: its ceiling)",
     "gtp": "gtp_engine: the game as a GTP engine on stdin and stdout (Go programs' protocol)",
     "records": "read_records, write_record: the game world's own record files (Go: SGF) in and out",
 }
@@ -575,3 +575,7 @@ class GameSpec:
     def episode_statistics(self, tokens: Sequence[str], config: Any) -> np.ndarray:
         """Hand-made statistics of one episode (`statistic_names`), the play-style baseline of tier 3."""
         raise GameGrammarError(f"{self.name} has no episode statistics (tier 3)")
+
+    def agent_log_likelihoods(self, tokens: Sequence[str], agents: Sequence[str], config: Any) -> np.ndarray:
+        """log P(the episode's inputs | agent) for each named agent under its own policy: tier 3's ceiling (optional)."""
+        raise GameGrammarError(f"{self.name} has no agents' policies to read inputs with (tier 3's ceiling)")

@@ -4,6 +4,6 @@ Game-agnostic: every game fact comes through the game's `GameSpec` (its trace, p
 targets, episode statistics and tier-2 module). `gamegrammar.model.hidden` reads the model.
 
   probes       world-state probes: is the state linearly readable from the hidden states?
-  archetypes   tier 3: do the model's episode embeddings separate the agents that played?
+  archetypes   tier 3: who is playing? the agent told from the first N ticks by the model, an untrained one, statistics
   analysis     tiers 2-3 and probes run, rendered and written as one analysis
 """

@@ -34,6 +34,8 @@ def run_analysis(
     probe_ticks: int = 60,
     all_layers: bool = True,
     seed: int = 0,
+    tier3_windows: tuple[int, ...] | None = None,
+    tier3_pair: tuple[str, str] | None = None,
     log: Callable[[str], None] | None = None,
     bar: Callable[[int, str, str], Any] | None = None,
     journal: Path | None = None,
@@ -43,6 +45,8 @@ def run_analysis(
     `log` hears a line as each part starts and ends: on a CPU a large model's tier 2 takes a quarter of an hour.
     `bar(total, unit, description)` makes a progress bar (a context manager with `update(n)`) for tier 2's
     episodes and the probes' fits.
+    `tier3_windows`, `tier3_pair`: tier 3's tick counts (default `archetypes.WINDOWS`) and its second task's two agents
+    (default: the pair the statistics separate worst).
     `journal`: a folder where each part is kept as it finishes, and read back instead of run again by a rerun of
     the same model, corpus and settings (the caller removes it once the report is written).
     """
@@ -63,11 +67,13 @@ def run_analysis(
     game = game_of(config)
     baseline = random_like(model, seed)
     out: dict[str, Any] = {"analysis_seconds": {}}
+    windows = tuple(tier3_windows or archetypes.WINDOWS)
     kept = None
     if journal is not None:
         from gamegrammar.interpret.analysis_journal import AnalysisJournal, analysis_fingerprint
 
         settings = {"episodes": episodes, "probe_ticks": probe_ticks, "all_layers": all_layers, "seed": seed}
+        settings |= {"tier3_windows": list(windows), "tier3_pair": list(tier3_pair or [])}
         settings["device"] = next(model.parameters()).device.type
         kept = AnalysisJournal(journal, analysis_fingerprint(model.weights_sha256(), corpus.path, settings))
         if kept.stale and log:
@@ -104,8 +110,10 @@ def run_analysis(
         agents = [corpus.agent(int(r)) for r in rows]
         part(
             "tier3",
-            "play-style archetypes",
-            lambda: archetypes.archetypes(model, ids, tokens, agents, config, baseline=baseline, seed=seed),
+            "who is playing, from the first ticks",
+            lambda: archetypes.archetypes(
+                model, ids, tokens, agents, config, baseline=baseline, windows=windows, pair=tier3_pair, seed=seed
+            ),
         )
     if probes:
 

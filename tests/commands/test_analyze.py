@@ -39,13 +39,17 @@ def test_analyze_writes_a_report(tmp_path, tiny_corpus, capsys):
     assert "Tier 2" in md and "Tier 3" in md and "World-state probes" in md
     for png in ("emergence.png", "counterfactuals.png", "archetypes.png", "probes.png"):
         assert (out / png).stat().st_size > 1000
-    assert not math.isnan(data["tier3"]["features"]["statistics"]["kmeans"]["nmi"])
+    last = data["tier3"]["tasks"]["all agents"]["windows"]["40"]
+    assert not math.isnan(last["readers"]["statistics"]["nmi"]) and last["episodes"] == 8
 
 
 def test_analyze_rejects_bad_tiers(tmp_path, tiny_corpus, capsys):
     code = main(["analyze", "--ckpt", str(tmp_path), "--corpus", str(tiny_corpus), "--out", str(tmp_path / "o"), "--tiers", "2,5"])
     assert code == 2
     assert capsys.readouterr().err.strip() == "gamegrammar: error: --tiers takes a comma-separated list of 1, 2 and 3, got '2,5'"
+    with pytest.raises(SystemExit):
+        main(["analyze", "--ckpt", str(tmp_path), "--corpus", str(tiny_corpus), "--out", str(tmp_path / "o"), "--tier3-windows", "0,5"])
+    assert "--tier3-windows: takes a comma-separated list of tick counts >= 1, got '0,5'" in capsys.readouterr().err
 
 
 def test_evaluate_tiers_adds_the_analysis_to_the_report(tmp_path, tiny_corpus):

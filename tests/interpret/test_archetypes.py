@@ -1,4 +1,4 @@
-"""Tier 3: the statistics baseline clusters by agent, embeddings are what the model computes, scores are sane."""
+"""Tier 3: windows end where the next tick starts, the readers see the same ticks, the scores and intervals are sane."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.data.corpus import Corpus
 from gamegrammar.games import game_of
 from gamegrammar.interpret import archetypes as ar
@@ -42,36 +43,108 @@ def test_statistics_baseline_clusters_by_agent(corpus):
     assert ar.cluster_scores(stats, shuffled)["kmeans"]["nmi"] < 0.1
 
 
-def test_embeddings_are_mean_and_last_state(corpus):
+def test_a_window_ends_where_the_next_tick_starts_or_at_the_last_token():
+    tokens = ["BOS", "SNAP", "X", "TICK", "A", "B", "TICK", "C", "D", "TICK", "E", "EOS"]
+    assert ar.window_ends(tokens, "TICK", [1, 2, 3, 10]) == [6, 9, 11, 11]
+    assert ar.window_ends(tokens, "TICK", [0]) == [3]
+
+
+def test_window_states_are_the_models_states_at_the_window_ends(corpus):
     model = tiny_model(corpus)
+    game = game_of(corpus.game)
     ids = [corpus.episode_ids(r) for r in range(4)]
-    emb = ar.episode_embeddings(model, ids)
-    outs = run_episodes(model, ids, ["final"])
-    assert emb["mean"].shape == emb["eos"].shape == (4, model.config.n_embd)
-    for i, out in enumerate(outs):
-        assert np.allclose(emb["mean"][i], out.hidden["final"].mean(0).numpy(), atol=1e-5)
-        assert np.allclose(emb["eos"][i], out.hidden["final"][-1].numpy(), atol=1e-5)
+    ends = [ar.window_ends(corpus.episode_tokens(r), game.tick_token, [1, 3, 500]) for r in range(4)]
+    emb = ar.window_embeddings(model, ids, ends)
+    assert emb["last"].shape == emb["mean"].shape == (3, 4, model.config.n_embd)
+    for i, out in enumerate(run_episodes(model, ids, ["final"])):
+        h = out.hidden["final"].numpy()
+        assert ends[i][2] == len(ids[i]) - 1  # 500 ticks: past every episode's end, its last token
+        for w, end in enumerate(ends[i]):
+            assert np.allclose(emb["last"][w, i], h[end], atol=1e-4)
+            assert np.allclose(emb["mean"][w, i], h[: end + 1].mean(0), atol=1e-4)
 
 
-def test_archetypes_report(corpus):
+def test_readers_are_scored_with_paired_intervals():
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1, 2], 40)
+    perfect = np.eye(3)[labels] + rng.normal(scale=0.05, size=(120, 3))
+    noise = rng.normal(size=(120, 3))
+    found = ar.compare_readers({"trained": perfect, "untrained": noise, "statistics": noise}, labels, resamples=200)
+    r = found["readers"]
+    assert r["trained"]["accuracy"] == 1.0 and r["trained"]["nmi"] == pytest.approx(1.0)
+    assert r["untrained"]["accuracy"] < 0.6 and r["untrained"]["nmi"] < 0.2
+    lo, hi = r["untrained"]["accuracy_ci"]
+    assert lo <= r["untrained"]["accuracy"] <= hi and hi - lo > 0.05
+    diff = found["differences"]["trained - statistics"]
+    assert diff["ci"][0] > 0.3 and diff["accuracy"] == pytest.approx(1.0 - r["statistics"]["accuracy"])
+    assert found["majority"] == pytest.approx(1 / 3) and found["episodes"] == 120
+
+
+def test_nmi_and_ari_agree_with_scikit_learn():
+    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+    rng = np.random.default_rng(2)
+    for k in (2, 3, 5):
+        labels = rng.integers(0, k, 200)
+        found = np.where(rng.random(200) < 0.6, labels, rng.integers(0, k, 200))
+        nmi, ari = ar.nmi_ari(labels, found)
+        assert nmi == pytest.approx(normalized_mutual_info_score(labels, found))
+        assert ari == pytest.approx(adjusted_rand_score(labels, found))
+    assert ar.nmi_ari(np.array([0, 0, 1, 1]), np.array([5, 5, 7, 7])) == pytest.approx((1.0, 1.0))
+    assert ar.nmi_ari(np.array([0, 1, 0, 1]), np.zeros(4, dtype=int))[0] == 0.0
+
+
+def test_the_hardest_pair_is_the_one_the_statistics_cannot_split():
+    rng = np.random.default_rng(1)
+    labels = np.repeat([0, 1, 2], 30)
+    stats = rng.normal(scale=0.1, size=(90, 2))
+    stats[labels == 2] += 5.0  # agents a and b look alike; c stands apart
+    found = ar.hardest_pair(stats, labels, ["a", "b", "c"])
+    assert found["agents"] == ["a", "b"]
+    assert found["statistics_accuracy"]["a vs c"] == 1.0 and found["statistics_accuracy"]["a vs b"] < 0.75
+
+
+def test_tier3_report(corpus, tmp_path):
     model = tiny_model(corpus)
-    rows = list(range(30))
-    result = ar.archetypes(
-        model,
-        [corpus.episode_ids(r) for r in rows],
-        [corpus.episode_tokens(r) for r in rows],
-        [corpus.agent(r) for r in rows],
-        corpus.game,
-    )
-    assert result["episodes"] == 30 and sum(result["agents"].values()) == 30
-    assert set(result["features"]) == {"model_mean", "model_eos", "untrained_mean", "untrained_eos", "statistics"}
-    for entry in result["features"].values():
-        assert -1 <= entry["kmeans"]["ari"] <= 1 and 0 <= entry["kmeans"]["nmi"] <= 1
-    json.dumps(json_ready({"tier3": result}))
+    rows = list(range(24))
+    tokens = [corpus.episode_tokens(r) for r in rows]
+    agents = [corpus.agent(r) for r in rows]
+    args = ([corpus.episode_ids(r) for r in rows], tokens, agents, corpus.game)
+    result = ar.archetypes(model, *args, windows=(3, 1), resamples=50)
+    assert result["episodes"] == 24 and sum(result["agents"].values()) == 24 and result["windows"] == [1, 3]
     names = game_of(corpus.game).statistic_names
-    assert all(list(s) == list(names) for s in result["statistics_by_agent"].values())
+    # the statistics read the same first ticks as the models
+    assert result["arrays"]["statistics"].shape == (2, 24, len(names))
+    assert (result["arrays"]["statistics"][0][:, list(names).index("ticks")] <= 1).all()
+    # the ceiling reads each window's inputs under every agent's code: three ticks are never likelier than one
+    policies = result["arrays"]["policies"]
+    assert policies.shape == (2, 24, len(result["agents"])) and (policies[1] <= policies[0] + 1e-9).all()
+    tasks = list(result["tasks"])
+    assert tasks[0] == "all agents" and len(tasks) == 2 and result["tasks"][tasks[1]]["chosen"].startswith("the statistics")
+    for entry in result["tasks"].values():
+        assert list(entry["windows"]) == ["1", "3"]
+        for w in entry["windows"].values():
+            assert set(w["readers"]) == {"trained", "untrained", "statistics", "trained_mean", "untrained_mean", "policies"}
+            for reader in w["readers"].values():
+                assert 0 <= reader["nmi"] <= 1 and reader["nmi_ci"][0] <= reader["nmi_ci"][1]
+    json.dumps(json_ready({"tier3": result}))
     lines = ar.markdown(result)
-    assert "| agent | " + " | ".join(names) + " |" in lines
+    assert "| agent | " + " | ".join(names) + " |" in lines and "### all agents (24 episodes)" in lines
+    assert ar.plot(result, tmp_path) == ["archetypes.png"] and (tmp_path / "archetypes.png").stat().st_size > 1000
+    names = sorted(set(agents))
+    labels = result["arrays"]["labels"]
+    tasks = ar.task_rows(labels, names, result["arrays"]["statistics"][-1], names[:2], "unused")
+    assert [t[0] for t in tasks] == ["all agents", " vs ".join(names[:2])] and tasks[1][2]["chosen"] == "named"
+    assert (tasks[1][1] == (labels < 2)).all() and tasks[0][1].all()
+    with pytest.raises(GameGrammarError, match="two different agents"):
+        ar.archetypes(model, *args, windows=(2,), pair=["greedy", "nobody"])
+
+
+def test_windows_parse_or_fail_in_one_line():
+    assert ar.parse_windows("20, 5,5,1") == (1, 5, 20)
+    for bad in ("", "0,5", "five"):
+        with pytest.raises(GameGrammarError, match="tick counts"):
+            ar.parse_windows(bad)
 
 
 def test_an_agent_probe_with_one_agent_or_too_few_episodes_has_no_score():
@@ -81,3 +154,5 @@ def test_an_agent_probe_with_one_agent_or_too_few_episodes_has_no_score():
         probe = ar.agent_probe(x, labels)
         assert probe["folds"] == 0 and np.isnan(probe["accuracy"])
     assert ar.agent_probe(x, np.array([0, 0, 0, 1, 1, 1]))["folds"] == 3
+    found = ar.compare_readers({"trained": x}, np.zeros(6, dtype=int), resamples=10)
+    assert "accuracy" not in found["readers"]["trained"] and found["differences"] == {}

@@ -206,6 +206,9 @@ class SnakeSpec(GameSpec):
     def episode_statistics(self, tokens: Sequence[str], config: SnakeConfig) -> np.ndarray:
         return _statistics.episode_statistics(tokens, config)
 
+    def agent_log_likelihoods(self, tokens: Sequence[str], agents: Sequence[str], config: SnakeConfig) -> np.ndarray:
+        return _statistics.agent_log_likelihoods(tokens, agents, config)
+
     # -- dreams (gamegrammar.act.dream)
 
     def input_policy(self, agent: str, config: SnakeConfig) -> Any:

@@ -10,9 +10,31 @@ from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, Snake
 class SnakeAgent(Agent):
     """A Snake agent: picks among candidate directions with the (seed, episode, tick, AGENT) draw."""
 
+    _fixed_draw: int | None = None  # set by `policy` to ask what the agent does on one draw
+
     def _draw(self, state: SnakeState) -> int:
         """This tick's AGENT draw: its low bits pick among candidates, its high bits are free for a coin."""
+        if self._fixed_draw is not None:
+            return self._fixed_draw
         return rng.draw(self.seed, self.episode, state.tick, rng.Purpose.AGENT)
+
+    def policy(self, state: SnakeState) -> dict[Direction, float]:
+        """The probability of each input on `state` over the agent's draws: the low bits' every residue among at most
+        three candidates (0..5), and the high bits' coin (the careless agent's slip, one in SLIP_EVERY) either way.
+
+        Why: tier 3's ceiling, the agent told apart by the likelihood of its inputs under each agent's own code.
+        """
+        probs: dict[Direction, float] = {}
+        coins = ((0, 1 / SLIP_EVERY), (1, 1 - 1 / SLIP_EVERY))  # high bits 0 slip, 1 does not
+        try:
+            for high, weight in coins:
+                for low in range(6):
+                    self._fixed_draw = low + (high << SLIP_SHIFT)
+                    d = self.act(state)
+                    probs[d] = probs.get(d, 0.0) + weight / 6
+        finally:
+            self._fixed_draw = None
+        return probs
 
     def _pick(self, state: SnakeState, candidates: list[Direction]) -> Direction:
         """Uniform among candidates, drawn from (seed, episode, tick, AGENT)."""

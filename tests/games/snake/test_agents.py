@@ -83,3 +83,22 @@ def deaths_beside_a_safe_move(agent_name: str, episodes: int) -> int:
 def test_only_the_careless_agent_enters_its_body_while_a_safe_move_exists():
     assert deaths_beside_a_safe_move("greedy", 40) == deaths_beside_a_safe_move("wall_follower", 40) == 0
     assert deaths_beside_a_safe_move("careless", 40) >= 5
+
+
+def test_an_agents_policy_is_the_share_of_its_draws_that_pick_each_input():
+    """policy() is what act() does over the draws: a distribution over the legal inputs, the careless agent's
+    greedy's with a tenth spread over all three, and the input each agent actually made is one it can make."""
+    config = SnakeConfig()
+    agents = {name: make_agent(name, config) for name in AGENTS}
+    for ep, state, action, _, _ in play("careless", 5, 8, config):
+        policies = {name: agent.policy(state) for name, agent in agents.items()}
+        legal = set(legal_directions(state.direction))
+        for policy in policies.values():
+            assert set(policy) <= legal and sum(policy.values()) == pytest.approx(1.0)
+        assert policies["random"] == pytest.approx({d: 1 / 3 for d in legal})
+        for d in legal:
+            expected = 0.9 * policies["greedy"].get(d, 0.0) + 0.1 / 3
+            assert policies["careless"].get(d, 0.0) == pytest.approx(expected)
+        assert policies["careless"][action] > 0
+        agents["careless"].reset(5, ep)
+        assert agents["careless"].act(state) == action  # policy() leaves the agent's own draws alone
