@@ -34,7 +34,7 @@ from gamegrammar.interpret.probes import LinearPlaneProbe, split_by_episode, tic
 from gamegrammar.model.gpt import GameGPT, rotate
 from gamegrammar.model.hidden import layer_names
 
-STRENGTHS = (1.0, 4.0, 16.0, 64.0)
+STRENGTHS = (1.0, 4.0, 16.0, 64.0, 256.0)
 Edit = Callable[[Tensor], Tensor]  # the hidden state [R, C] of some rows -> what to add to it
 
 
@@ -52,9 +52,12 @@ def prefix_cache(model: GameGPT, ids: Sequence[int], length: int) -> tuple[Any, 
 
 
 @torch.no_grad()
-def edited_step(model: GameGPT, cache: Any, clock: Tensor, token: int, position: int, edits: Sequence[tuple[str, Edit] | None]) -> Tensor:
+def edited_step(
+    model: GameGPT, cache: Any, clock: Tensor, token: int, position: int, edits: Sequence[tuple[str, Edit] | list[tuple[str, Edit]] | None]
+) -> Tensor:
     """[R, V] log P(next) after feeding `token` at `position` (the cache holds the positions before it) in R rows, row
-    r's state at layer edits[r][0] (`layer_names`) shifted by edits[r][1](state) (None: no edit).
+    r's state at layer edits[r][0] (`layer_names`) shifted by edits[r][1](state) (None: no edit; a list of such
+    pairs: an edit at each of their layers).
 
     Each row attends to the one cached prefix and to itself, as the model's own forward with a KV cache does
     (tests compare the two); nothing is written to the cache.
@@ -65,8 +68,8 @@ def edited_step(model: GameGPT, cache: Any, clock: Tensor, token: int, position:
     names = layer_names(model)
     at: dict[str, list[tuple[int, Edit]]] = {}
     for r, e in enumerate(edits):
-        if e is not None:
-            at.setdefault(e[0], []).append((r, e[1]))
+        for layer, fn in [e] if isinstance(e, tuple) else e or []:
+            at.setdefault(layer, []).append((r, fn))
 
     def edit(name: str, x: Tensor) -> Tensor:
         for r, fn in at.get(name, ()):
@@ -175,9 +178,11 @@ def _run(
     probes: dict[int, dict[str, LinearPlaneProbe]],
     settings: Sequence[tuple[str, float]],
     seed: int,
+    plans: dict[str, list[str]],
 ) -> list[dict[str, Any]]:
-    """Every case under every (probe, strength): the model's next-token log-probs unedited, edited and with the
-    control, one row each (a case a probe cannot edit, a relabelled one without its anchor, counts as unedited)."""
+    """Every case under every (plan, strength): the model's next-token log-probs unedited, edited and with the
+    control, one row each. A plan names the probes that edit (one, or one at each layer from one up); a case a
+    probe cannot edit (a relabelled one without its anchor) counts as unedited."""
     out = []
     for e, found in cases.items():
         ids = episodes[e]
@@ -187,17 +192,17 @@ def _run(
             by_point.setdefault(p, []).append((case, where))
         for p, pairs in sorted(by_point.items()):
             here = [case for case, _ in pairs]
-            rows: list[tuple[str, Edit] | None] = [None]
+            rows: list[list[tuple[str, Edit]] | None] = [None]
             for j, (case, where) in enumerate(pairs):
                 g = torch.Generator().manual_seed(int(np.random.default_rng([seed, e, p, j]).integers(2**31)))
                 direction = torch.randn(model.config.n_embd, generator=g)
-                for name, strength in settings:
-                    probe = probes[case.offset][name]
-                    if probe.anchor is not None and where is None:
+                for label, strength in settings:
+                    used = [probes[case.offset][name] for name in plans[label]]
+                    if any(probe.anchor is not None for probe in used) and where is None:
                         rows += [None, None]
                         continue
-                    shift, _, _ = probe_edit(probe, case.edits, strength, where)
-                    rows += [(probe.layer, shift), (probe.layer, random_edit(shift, direction))]
+                    shifts = [(probe.layer, probe_edit(probe, case.edits, strength, where)[0]) for probe in used]
+                    rows += [shifts, [(layer, random_edit(shift, direction)) for layer, shift in shifts]]
             logp = edited_step(model, cache, clock, int(ids[p]), p, rows)
             for j, case in enumerate(here):
                 base = 1 + 2 * len(settings) * j
@@ -212,6 +217,22 @@ def _run(
                     }
                 )
     return out
+
+
+def edit_plans(names: Sequence[str], probes: dict[str, LinearPlaneProbe], model: GameGPT) -> dict[str, list[str]]:
+    """label -> the probes an edit uses: each probe alone, then ("<name> and above") each probe with the probes of
+    its kind (of the board, or relabelled around the same anchor) at every later layer, as Othello-GPT edited every
+    layer from one up: what one layer is told, the next may have read already from elsewhere."""
+    order = {layer: i for i, layer in enumerate(layer_names(model))}
+    plans = {name: [name] for name in names}
+    for name in names:
+        kind, depth = probes[name].anchor, order[probes[name].layer]
+        above = sorted(
+            (n for n in names if probes[n].anchor == kind and order[probes[n].layer] >= depth), key=lambda n: order[probes[n].layer]
+        )
+        if len(above) > 1:
+            plans[f"{name} and above"] = above
+    return plans
 
 
 def _rate(hits: Sequence[bool], episodes: Sequence[int], seed: int) -> dict[str, Any]:
@@ -287,13 +308,15 @@ def run_interventions(
     calib = {int(e): found[int(e)] for e in ids[calibration]}
     held = {int(e): found[int(e)] for e in ids[evaluation]}
     offsets = {case.offset for cases in found.values() for _, case, _ in cases}
-    layers = [name for name in next(iter(probes.values())) if all(name in probes[o] for o in offsets)]
+    names = [name for name in next(iter(probes.values())) if all(name in probes[o] for o in offsets)]
+    plans = edit_plans(names, {name: probes[min(offsets)][name] for name in names}, model)
+    layers = list(plans)
     settings = [(layer, float(s)) for layer in layers for s in strengths]
-    calib_rows = _run(model, episodes, calib, probes, settings, seed)
+    calib_rows = _run(model, episodes, calib, probes, settings, seed, plans)
     sweep = {f"{layer}@{s:g}": _score(calib_rows, (layer, s), vocab, seed)["all"] for layer, s in settings}
     # The best success; ties to the weaker push, then the earlier layer (settings are in that order per layer).
     chosen = max(settings, key=lambda st: (sweep[f"{st[0]}@{st[1]:g}"]["success"]["rate"] or 0.0, -st[1], -layers.index(st[0])))
-    rows = _run(model, episodes, held, probes, [chosen], seed)
+    rows = _run(model, episodes, held, probes, [chosen], seed, plans)
     names = {i: t for t, i in vocab.items()}
     result: dict[str, Any] = {
         "checked": True,
@@ -301,7 +324,7 @@ def run_interventions(
         "strengths": [float(s) for s in strengths],
         "layers": layers,
         "calibration": {"episodes": len(calib), "cases": len(calib_rows), "sweep": sweep},
-        "chosen": {"layer": chosen[0], "strength": chosen[1], "edited_layer": probes[min(offsets)][chosen[0]].layer},
+        "chosen": {"layer": chosen[0], "strength": chosen[1], "edited_layers": [probes[min(offsets)][n].layer for n in plans[chosen[0]]]},
         "evaluation": {"episodes": len(held), "cases": len(rows), "by_kind": _score(rows, chosen, vocab, seed)},
     }
     example = next((r for r in rows if r["case"].kind.startswith("add")), rows[0] if rows else None)

@@ -89,12 +89,15 @@ def test_run_interventions_on_a_random_model(sense_corpus):
     tokens = [sense_corpus.episode_tokens(r) for r in rows]
     rng = np.random.default_rng(1)
     probes = {1: {name: planted_probe(rng, model.config.n_embd, 36) for name in layer_names(model)}}
+    for name, probe in probes[1].items():
+        probe.layer = name
     vocab = dict(sense_corpus.tokenizer.ids)
     result = iv.run_interventions(
         model, ids, tokens, sense_corpus.game, probes, vocab, list(rows), max_cases_per_episode=3, strengths=(1.0, 4.0)
     )
-    assert result["checked"] and result["layers"] == layer_names(model)
-    assert len(result["calibration"]["sweep"]) == 2 * len(layer_names(model))
+    names = layer_names(model)
+    assert result["checked"] and result["layers"] == [*names, *(f"{n} and above" for n in names[:-1])]
+    assert len(result["calibration"]["sweep"]) == 2 * len(result["layers"])
     ev, cal = result["evaluation"], result["calibration"]
     assert ev["episodes"] + cal["episodes"] <= 16 and ev["cases"] <= 3 * ev["episodes"]
     everything = ev["by_kind"]["all"]
@@ -110,6 +113,31 @@ def test_run_interventions_on_a_random_model(sense_corpus):
     plain = [[t for t in toks if not t.startswith("SENSE_")] for toks in tokens]
     none = iv.run_interventions(model, ids, plain, sense_corpus.game, probes, vocab, list(rows))
     assert none["checked"] is False and "Not checked" in iv.markdown({"interventions": none})[-1]
+
+
+def test_edit_plans_edit_one_layer_or_every_layer_above_of_one_kind(sense_corpus):
+    model = model_for(sense_corpus)
+    rng = np.random.default_rng(0)
+    probes = {}
+    for layer in ("block1", "block2", "final"):
+        probes[layer] = planted_probe(rng, 8, 36)
+        probes[layer].layer = layer
+        probes[f"{layer}, relative"] = planted_probe(rng, 8, 121)
+        probes[f"{layer}, relative"].layer = layer
+        probes[f"{layer}, relative"].anchor = ("head", 6, 6)
+    plans = iv.edit_plans(list(probes), probes, model)
+    assert plans["block2"] == ["block2"] and plans["block1 and above"] == ["block1", "block2", "final"]
+    assert plans["block2, relative and above"] == ["block2, relative", "final, relative"]
+    assert "final and above" not in plans and len(plans) == 6 + 4
+    # Two edits in one row: each at its layer, and the row differs from one edited once.
+    ids = [int(t) for t in sense_corpus.episode_ids(2)]
+    cache, clock = iv.prefix_cache(model, ids, 15)
+
+    def push(h: torch.Tensor) -> torch.Tensor:
+        return torch.ones_like(h)
+
+    out = iv.edited_step(model, cache, clock, ids[15], 15, [[("block1", push)], [("block1", push), ("final", push)], ("block1", push)])
+    assert torch.equal(out[0], out[2]) and not torch.allclose(out[0], out[1])
 
 
 def test_scores_read_the_first_choice_against_the_edited_board():
