@@ -33,6 +33,9 @@ def run_analysis(
     episodes: int = 200,
     probe_ticks: int = 60,
     all_layers: bool = True,
+    interventions: bool = False,
+    probe_epochs: int = 40,
+    probe_min_steps: int = 300,
     seed: int = 0,
     log: Callable[[str], None] | None = None,
     bar: Callable[[int, str, str], Any] | None = None,
@@ -42,7 +45,8 @@ def run_analysis(
 
     `log` hears a line as each part starts and ends: on a CPU a large model's tier 2 takes a quarter of an hour.
     `bar(total, unit, description)` makes a progress bar (a context manager with `update(n)`) for tier 2's
-    episodes and the probes' fits.
+    episodes and the probes' fits. `interventions` (with `probes`) edits the hidden state along the probes and checks
+    the next word against the rules (`interpret.interventions`).
     `journal`: a folder where each part is kept as it finishes, and read back instead of run again by a rerun of
     the same model, corpus and settings (the caller removes it once the report is written).
     """
@@ -68,6 +72,10 @@ def run_analysis(
         from gamegrammar.interpret.analysis_journal import AnalysisJournal, analysis_fingerprint
 
         settings = {"episodes": episodes, "probe_ticks": probe_ticks, "all_layers": all_layers, "seed": seed}
+        if interventions:
+            settings["interventions"] = True
+        if (probe_epochs, probe_min_steps) != (40, 300):
+            settings["probe_steps"] = [probe_epochs, probe_min_steps]
         settings["device"] = next(model.parameters()).device.type
         kept = AnalysisJournal(journal, analysis_fingerprint(model.weights_sha256(), corpus.path, settings))
         if kept.stale and log:
@@ -108,6 +116,12 @@ def run_analysis(
             lambda: archetypes.archetypes(model, ids, tokens, agents, config, baseline=baseline, seed=seed),
         )
     if probes:
+        from gamegrammar.interpret.interventions import run_interventions
+
+        def intervene(kept: dict[int, Any], held_out: list[int]) -> dict[str, Any]:
+            if log:
+                log(f"probes: interventions on {len(held_out)} episodes the probes did not train on")
+            return run_interventions(model, ids, tokens, config, kept, dict(loaded.tokenizer.ids), held_out, seed=seed)
 
         def world_state() -> dict[str, Any]:
             with (
@@ -123,18 +137,21 @@ def run_analysis(
                     baseline=baseline,
                     all_layers=all_layers,
                     max_ticks_per_episode=probe_ticks,
+                    epochs=probe_epochs,
+                    min_steps=probe_min_steps,
+                    intervene=intervene if interventions else None,
                     seed=seed,
                     progress=shown.update if shown is not None else None,
                 )
 
-        part("probes", "world-state probes", world_state)
+        part("probes", "world-state probes" + (" and interventions" if interventions else ""), world_state)
     return out
 
 
 def _renderers(analysis: dict[str, Any]) -> list[tuple[str, Any]]:
     """(section, module with markdown() and plot()) for each of tier2 / tier3 / probes the dict holds."""
     from gamegrammar.games import load_game
-    from gamegrammar.interpret import archetypes, probes
+    from gamegrammar.interpret import archetypes, interventions, probes
 
     out: list[tuple[str, Any]] = []
     if analysis.get("tier2"):
@@ -143,6 +160,8 @@ def _renderers(analysis: dict[str, Any]) -> list[tuple[str, Any]]:
             raise GameGrammarError("the tier-2 section does not say which game wrote it (tier2['game']); cannot render it")
         out.append(("tier2", load_game(name).emergence()))
     out += [(key, module) for key, module in (("tier3", archetypes), ("probes", probes)) if analysis.get(key)]
+    if analysis.get("probes", {}).get("interventions"):  # a part of the probes' section, rendered by its own module
+        out.append(("probes", interventions))
     return out
 
 
