@@ -364,8 +364,8 @@ def eliminations(batch: BattlesnakeBatch, movers: np.ndarray, heads: np.ndarray)
 
 
 def open_cells(batch: BattlesnakeBatch, rows: np.ndarray) -> np.ndarray:
-    """(len(rows), cells) bool: where food may spawn, like `rules.spawn_cells`: on the board, not food, not a
-    live snake, not next to a live snake's head."""
+    """(len(rows), cells) bool: where food may spawn in the games at `rows` (an array of indices), like
+    `rules.spawn_cells`: on the board, not food, not a live snake, not next to a live snake's head."""
     board = batch.board
     blocked = batch.food[rows]
     for k in range(batch.config.num_snakes):  # snake by snake: `any` over the short snake axis is slower
