@@ -125,7 +125,8 @@ def as_v1():
 _FORK_SERVER = r"""
 import json, os, resource, signal, sys, traceback
 import torch, lightning.pytorch, jsonargparse
-import gamegrammar.cli
+import wandb  # what `train fit`'s parser imports (its loggers' annotations): a second per train command otherwise
+import gamegrammar.cli, gamegrammar.games.snake
 from gamegrammar.cli import COMMANDS, PASSTHROUGH
 import importlib
 for name in [*COMMANDS, *PASSTHROUGH]:

@@ -1,6 +1,7 @@
 """gamegrammar analyze: tier-2 rule emergence, tier-3 archetypes and world-state probes on held-out episodes.
 
     gamegrammar analyze --ckpt runs/x/checkpoints/last.ckpt --corpus data/corpus --out reports/x [--tiers 2,3] [--probes]
+    gamegrammar analyze --ckpt models/snake --corpus data/corpus60k-careless-sense --out reports/x --tiers none --interventions
 
 writes analysis.json (every number, with its sample count), analysis.md and PNG plots
 into --out. `gamegrammar evaluate --tiers 1,2,3 [--probes]` runs the same analyses
@@ -35,7 +36,19 @@ def parse_tiers(text: str) -> set[str]:
 def add_analysis_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--analysis-episodes", type=int, default=200, help="held-out episodes for tiers 2-3 and probes (default: %(default)s)")
     p.add_argument("--probe-ticks", type=int, default=60, help="probes: TICK positions sampled per episode (default: %(default)s)")
-    p.add_argument("--probe-layers", choices=["final", "all"], default="all", help="probes: linear probes on every layer or the final one")
+    p.add_argument("--probe-layers", choices=["final", "all"], default="all", help="probes: probes on every layer or the final one")
+    p.add_argument("--probe-epochs", type=int, default=40, help="probes: passes over the training rows (default: %(default)s)")
+    p.add_argument(
+        "--probe-min-steps",
+        type=int,
+        default=300,
+        help="probes: at least this many optimiser steps, however few the rows (default: %(default)s)",
+    )
+    p.add_argument(
+        "--interventions",
+        action="store_true",
+        help="probes, then edit the hidden state along them and check the model's next word against the rules (implies --probes)",
+    )
     p.add_argument(
         "--tier3-windows",
         type=_windows,
@@ -82,10 +95,13 @@ def analysis_from_args(
         loaded,
         corpus,
         tiers,
-        args.probes,
+        args.probes or args.interventions,
         episodes=args.analysis_episodes,
         probe_ticks=args.probe_ticks,
         all_layers=args.probe_layers == "all",
+        interventions=args.interventions,
+        probe_epochs=args.probe_epochs,
+        probe_min_steps=args.probe_min_steps,
         seed=seed,
         tier3_windows=args.tier3_windows,
         tier3_pair=args.tier3_pair,
@@ -105,7 +121,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ckpt", required=True, help="a training checkpoint (.ckpt) or an exported model directory")
     p.add_argument("--corpus", required=True, help="the corpus the model learned from; its held-out (val) episodes are analysed")
     p.add_argument("--out", required=True, help="report directory (analysis.json, analysis.md, plots)")
-    p.add_argument("--tiers", default="2,3", help="comma-separated tiers to run: 2 and/or 3 (default: %(default)s)")
+    p.add_argument(
+        "--tiers", default="2,3", help="comma-separated tiers to run: 2 and/or 3, or none (with --probes) (default: %(default)s)"
+    )
     p.add_argument("--probes", action="store_true", help="also train world-state probes on the hidden states")
     p.add_argument("--seed", type=int, default=0, help="the seed of the analyses' random splits and clusterings (default: %(default)s)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
@@ -118,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
     from gamegrammar.commands.sample import load_model
     from gamegrammar.data.corpus import Corpus
 
-    tiers = parse_tiers(args.tiers)
+    probes = args.probes or args.interventions
+    tiers = set() if args.tiers.strip().lower() == "none" and probes else parse_tiers(args.tiers)
     if "1" in tiers:
         raise GameGrammarError("tier 1 (validity) is `gamegrammar evaluate`; analyze runs tiers 2 and 3")
     check_output_dir(args.out, what="--out", inputs=(args.corpus, args.ckpt))  # before minutes of analysis, not after
@@ -163,5 +182,17 @@ def _print_summary(analysis: dict[str, Any]) -> None:
                 + f" (majority {w['majority']:.3f})"
             )
     if "probes" in analysis:
-        m = analysis["probes"]["model"]["linear"]["planes"]
-        print("probes (linear F1): " + ", ".join(f"{p} {m[p]['f1']:.3f}" for p in m))
+        best = analysis["probes"]["best"]
+        print(
+            "probes (best F1, model / untrained): "
+            + ", ".join(
+                f"{p} {b['model']['f1']:.3f} / {b['untrained']['f1']:.3f}" for p, b in best.items() if "model" in b and "untrained" in b
+            )
+        )
+        found = analysis["probes"].get("interventions")
+        if found and found.get("checked"):
+            e = found["evaluation"]["by_kind"]["all"]
+            print(
+                f"interventions: {e['success']['rate']:.3f} of {e['cases']} edits give the edited board's word "
+                f"(control {e['control_success']['rate']:.3f})"
+            )

@@ -195,7 +195,7 @@ def run_model(args: argparse.Namespace) -> int:
     if args.out is None:
         raise GameGrammarError("--out REPORT_DIR is required with --ckpt")
     tiers = parse_tiers(args.tiers)
-    analysis = bool(tiers - {"1"}) or args.probes
+    analysis = bool(tiers - {"1"}) or args.probes or args.interventions
     if analysis and args.corpus is None:
         raise GameGrammarError("--tiers 2,3 and --probes analyse held-out episodes: give --corpus")
     loaded = load_model(args)

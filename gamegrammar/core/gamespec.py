@@ -165,6 +165,24 @@ class ProbeTargets:
     classes: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class InterventionCase:
+    """One causal test of the world-state probes: edit the board the model holds, and the rules say what comes next.
+
+    At the token `offset` of tick `tick` (0: the tick token; the state is the one before that tick, `trace`'s
+    states[tick]) the hidden state is moved along the probes of `edits` ((plane, cell, value): a cell of a
+    `probe_targets` plane set to 0 or 1). On the edited board the rules write `expected` as the next token; on the
+    real one they write `actual`. A case whose `expected` is `actual` tests nothing, so a game gives none.
+    """
+
+    tick: int
+    offset: int
+    kind: str  # what the edit does, for the tables ("add body", ...)
+    edits: tuple[tuple[str, int, int], ...]
+    expected: str
+    actual: str
+
+
 class Encoder(Protocol):
     """Streams one episode into tokens: `start(state)`, then `tick(events, state_after, done)` per tick."""
 
@@ -516,6 +534,11 @@ class GameSpec:
     def board_shape(self, config: Any) -> tuple[int, int]:
         """(height, width) of the cell planes of `probe_targets`."""
         raise GameGrammarError(f"{self.name} has no board planes")
+
+    def intervention_cases(self, tokens: Sequence[str], states: Sequence[Any], config: Any) -> list[InterventionCase]:
+        """The causal tests of one episode (`states`: its `trace`) whose outcome its rules fix: none by default (the
+        probes' interventions are then reported as not checked)."""
+        return []
 
     # -- state identity: Zobrist keys for novelty (gamegrammar.core.zobrist, gamegrammar.data.novelty)
 

@@ -467,6 +467,27 @@ def check_rule_determined(p: Played) -> None:
         _require(len(set(positions)) == len(positions), f"{p.where(i)}: a position is listed twice")
 
 
+def check_intervention_cases(p: Played) -> None:
+    """`intervention_cases` edits a state's probe planes where they are not already so, at a token of the episode, and
+    expects another token than the one written there (a case whose word the edit does not change tests nothing)."""
+    if "probes" not in p.spec.capabilities:
+        raise Skipped(f"{p.spec.name} has no probes")
+    for i, record in enumerate(p.records):
+        with _about(f"{p.where(i)}: intervention_cases"):
+            cases = p.spec.intervention_cases(record.tokens, record.states, p.config)
+        starts = [k for k, t in enumerate(record.tokens) if t == p.spec.tick_token]
+        for case in cases:
+            _require(0 <= case.tick < min(len(starts), len(record.states)), f"{p.where(i)}: a case at tick {case.tick}")
+            at = starts[case.tick] + case.offset
+            _require(at + 1 < len(record.tokens) and record.tokens[at + 1] == case.actual, f"{p.where(i)}: {case} names a word not written")
+            _require(case.expected != case.actual, f"{p.where(i)}: {case} expects the real word")
+            _require(case.expected in p.tokenizer.ids, f"{p.where(i)}: {case} expects a word outside the vocabulary")
+            planes = p.spec.probe_targets(record.states[case.tick], p.config).planes
+            for plane, cell, value in case.edits:
+                _require(plane in planes and 0 <= cell < len(planes[plane]), f"{p.where(i)}: {case} edits an unknown cell")
+                _require(value in (0, 1) and planes[plane][cell] != value, f"{p.where(i)}: {case} edits a cell to what it is")
+
+
 CHECKS: dict[str, Callable[[Played], None]] = {
     "vocabulary": check_vocabulary,
     "game_type": check_game_type,
@@ -483,6 +504,7 @@ CHECKS: dict[str, Callable[[Played], None]] = {
     "trace": check_trace,
     "automaton": check_automaton,
     "rule_determined": check_rule_determined,
+    "intervention_cases": check_intervention_cases,
 }
 
 

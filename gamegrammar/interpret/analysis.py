@@ -33,6 +33,9 @@ def run_analysis(
     episodes: int = 200,
     probe_ticks: int = 60,
     all_layers: bool = True,
+    interventions: bool = False,
+    probe_epochs: int = 40,
+    probe_min_steps: int = 300,
     seed: int = 0,
     tier3_windows: tuple[int, ...] | None = None,
     tier3_pair: tuple[str, str] | None = None,
@@ -44,6 +47,8 @@ def run_analysis(
 
     `log` hears a line as each part starts and ends: on a CPU a large model's tier 2 takes a quarter of an hour.
     `bar(total, unit, description)` makes a progress bar (a context manager with `update(n)`) for tier 2's
+    episodes and the probes' fits. `interventions` (with `probes`) edits the hidden state along the probes and checks
+    the next word against the rules (`interpret.interventions`).
     episodes and the probes' fits.
     `tier3_windows`, `tier3_pair`: tier 3's tick counts (default `archetypes.WINDOWS`) and its second task's two agents
     (default: the pair the statistics separate worst).
@@ -73,7 +78,12 @@ def run_analysis(
         from gamegrammar.interpret.analysis_journal import AnalysisJournal, analysis_fingerprint
 
         settings = {"episodes": episodes, "probe_ticks": probe_ticks, "all_layers": all_layers, "seed": seed}
-        settings |= {"tier3_windows": list(windows), "tier3_pair": list(tier3_pair or [])}
+        if interventions:
+            settings["interventions"] = True
+        if (probe_epochs, probe_min_steps) != (40, 300):
+            settings["probe_steps"] = [probe_epochs, probe_min_steps]
+        if windows != archetypes.WINDOWS or tier3_pair:
+            settings |= {"tier3_windows": list(windows), "tier3_pair": list(tier3_pair or [])}
         settings["device"] = next(model.parameters()).device.type
         kept = AnalysisJournal(journal, analysis_fingerprint(model.weights_sha256(), corpus.path, settings))
         if kept.stale and log:
@@ -116,6 +126,12 @@ def run_analysis(
             ),
         )
     if probes:
+        from gamegrammar.interpret.interventions import run_interventions
+
+        def intervene(kept: dict[int, Any], held_out: list[int]) -> dict[str, Any]:
+            if log:
+                log(f"probes: interventions on {len(held_out)} episodes the probes did not train on")
+            return run_interventions(model, ids, tokens, config, kept, dict(loaded.tokenizer.ids), held_out, seed=seed)
 
         def world_state() -> dict[str, Any]:
             with (
@@ -131,18 +147,21 @@ def run_analysis(
                     baseline=baseline,
                     all_layers=all_layers,
                     max_ticks_per_episode=probe_ticks,
+                    epochs=probe_epochs,
+                    min_steps=probe_min_steps,
+                    intervene=intervene if interventions else None,
                     seed=seed,
                     progress=shown.update if shown is not None else None,
                 )
 
-        part("probes", "world-state probes", world_state)
+        part("probes", "world-state probes" + (" and interventions" if interventions else ""), world_state)
     return out
 
 
 def _renderers(analysis: dict[str, Any]) -> list[tuple[str, Any]]:
     """(section, module with markdown() and plot()) for each of tier2 / tier3 / probes the dict holds."""
     from gamegrammar.games import load_game
-    from gamegrammar.interpret import archetypes, probes
+    from gamegrammar.interpret import archetypes, interventions, probes
 
     out: list[tuple[str, Any]] = []
     if analysis.get("tier2"):
@@ -151,6 +170,8 @@ def _renderers(analysis: dict[str, Any]) -> list[tuple[str, Any]]:
             raise GameGrammarError("the tier-2 section does not say which game wrote it (tier2['game']); cannot render it")
         out.append(("tier2", load_game(name).emergence()))
     out += [(key, module) for key, module in (("tier3", archetypes), ("probes", probes)) if analysis.get(key)]
+    if analysis.get("probes", {}).get("interventions"):  # a part of the probes' section, rendered by its own module
+        out.append(("probes", interventions))
     return out
 
 

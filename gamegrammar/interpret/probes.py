@@ -31,16 +31,21 @@ import torch.nn.functional as F
 from torch import nn
 
 from gamegrammar.core.io import save_figure
+from gamegrammar.core.stats import grouped_ratio_interval
 from gamegrammar.games import game_of
 from gamegrammar.model.gpt import GameGPT
 from gamegrammar.model.hidden import iter_outputs, layer_names, random_like
 
+POSITIONS = {"tick": 0, "tick+1": 1}
+"""Where probes read, by offset from each tick token: the tick token, and the token after it (Snake: the input word,
+where the model writes which of the head's neighbours are body when the grammar has sense words)."""
+
 
 @dataclass
 class ProbeData:
-    """Features per layer and world-state targets, one row per TICK token (names in the game's order)."""
+    """Features per layer and world-state targets, one row per tick (names in the game's order)."""
 
-    features: dict[str, np.ndarray]  # layer -> [N, C] float32
+    features: dict[str, np.ndarray]  # layer -> [N, C] float32 ("tokens": the one-hot baseline of the last few tokens)
     planes: dict[str, np.ndarray]  # plane -> [N, cells] 0/1 (row-major cells)
     scalars: dict[str, np.ndarray]  # name -> [N] values
     classes: dict[str, tuple[np.ndarray, int]]  # name -> ([N] class ids, number of classes)
@@ -55,6 +60,17 @@ def tick_positions(tokens: Sequence[str], tick_token: str) -> list[int]:
     return [i for i, t in enumerate(tokens) if t == tick_token]
 
 
+def last_tokens(ids: Sequence[int], where: Sequence[int], window: int, vocab_size: int) -> np.ndarray:
+    """[len(where), window * vocab_size] one-hot of the `window` tokens ending at each position (itself included;
+    nothing before the episode's start): what a reader of the last few tokens alone would have."""
+    out = np.zeros((len(where), window, vocab_size), dtype=np.float32)
+    for r, p in enumerate(where):
+        for j in range(window):
+            if p - j >= 0:
+                out[r, window - 1 - j, int(ids[p - j])] = 1.0
+    return out.reshape(len(where), -1)
+
+
 def collect(
     model: GameGPT,
     episodes: Sequence[Sequence[int]],
@@ -64,48 +80,105 @@ def collect(
     max_ticks_per_episode: int | None = None,
     seed: int = 0,
     batch_size: int = 16,
+    offset: int = 0,
 ) -> ProbeData:
-    """Hidden states at each TICK token and the targets of the state before that tick (after the previous one).
+    """Hidden states at each tick token (or `offset` tokens after it) and the targets of the state before that tick."""
+    return collect_positions(model, episodes, tokens, config, layers, {"at": offset}, max_ticks_per_episode, seed, batch_size)["at"]
 
-    Ticks past the end of the episode's trace (where the rules cannot follow it) have no state and are left out.
+
+def collect_positions(
+    model: GameGPT,
+    episodes: Sequence[Sequence[int]],
+    tokens: Sequence[Sequence[str]],
+    config: Any,
+    layers: Sequence[str] = ("final",),
+    positions: dict[str, int] | None = None,
+    max_ticks_per_episode: int | None = None,
+    seed: int = 0,
+    batch_size: int = 16,
+    token_window: int = 0,
+) -> dict[str, ProbeData]:
+    """For each named position (an offset from the tick token), the hidden states there, one row per tick, and the
+    targets of the state before that tick (after the previous one): every position has the same rows and targets.
+
+    At the tick token the model has read everything up to the previous tick; a token later (Snake: the input) it
+    has read the input too, and is about to write what the same state makes of it. Ticks past the end of the
+    episode's trace (where the rules cannot follow it), and ticks too short to hold every offset, are left out.
+    `token_window` > 0 adds the feature set "tokens": the one-hot of that many tokens ending at the position.
+    One forward per episode serves every position; episodes run in order of length (less padding).
     """
+    positions = dict(POSITIONS if positions is None else positions)
     game = game_of(config)
-    rng = np.random.default_rng(seed)
-    feats: dict[str, list[np.ndarray]] = {name: [] for name in layers}
-    planes: dict[str, list[np.ndarray]] = {}
-    scalars: dict[str, list[float]] = {}
-    classes: dict[str, list[int]] = {}
-    sizes: dict[str, int] = {}
-    episode: list[int] = []
-    for e, (toks, out) in enumerate(zip(tokens, iter_outputs(model, episodes, layers, batch_size))):
+    names = [*layers, *(["tokens"] if token_window > 0 else [])]
+    found: dict[int, tuple[dict[str, dict[str, np.ndarray]], list[Any]]] = {}  # episode -> (features, targets)
+    order = sorted(range(len(episodes)), key=lambda i: len(episodes[i]))
+    for e, out in zip(order, iter_outputs(model, [episodes[i] for i in order], layers, batch_size)):
+        toks = tokens[e]
         states = game.trace(toks, config)
-        starts = tick_positions(toks, game.tick_token)[: len(states)]  # tick k starts from states[k - 1]
-        ticks = list(enumerate(starts))
+        starts = tick_positions(toks, game.tick_token)[: len(states)]  # tick k starts from states[k]
+        ends = [*starts[1:], len(toks)]
+        ticks = [(k, start) for k, (start, end) in enumerate(zip(starts, ends)) if start + max(positions.values()) < end]
         if max_ticks_per_episode is not None and len(ticks) > max_ticks_per_episode:
-            keep = np.sort(rng.choice(len(ticks), max_ticks_per_episode, replace=False))
+            keep = np.sort(np.random.default_rng([seed, e]).choice(len(ticks), max_ticks_per_episode, replace=False))
             ticks = [ticks[int(i)] for i in keep]
         if not ticks:
             continue
-        where = torch.tensor([start for _, start in ticks])
-        for name in layers:
-            feats[name].append(out.hidden[name][where].numpy())
-        for k, _ in ticks:
-            targets = game.probe_targets(states[k], config)
-            for name, plane in targets.planes.items():
-                planes.setdefault(name, []).append(plane)
-            for name, value in targets.scalars.items():
-                scalars.setdefault(name, []).append(value)
-            for name, (value, size) in targets.classes.items():
-                classes.setdefault(name, []).append(value)
-                sizes[name] = size
-            episode.append(e)
-    width = model.config.n_embd
+        feats: dict[str, dict[str, np.ndarray]] = {}
+        for pos, offset in positions.items():
+            where = [start + offset for _, start in ticks]
+            feats[pos] = {name: out.hidden[name][torch.tensor(where)].numpy() for name in layers}
+            if token_window > 0:
+                feats[pos]["tokens"] = last_tokens(episodes[e], where, token_window, model.config.vocab_size)
+        found[e] = feats, [game.probe_targets(states[k], config) for k, _ in ticks]
+    done = sorted(found)  # rows in episode order, whatever order the episodes ran in
+    targets = [t for e in done for t in found[e][1]]
+    sizes = {name: size for t in targets[:1] for name, (_, size) in t.classes.items()}
+    width = {name: model.config.n_embd for name in layers} | {"tokens": token_window * model.config.vocab_size}
+    shared_planes = {name: np.stack([t.planes[name] for t in targets]) for name in (targets[0].planes if targets else {})}
+    shared_scalars = {name: np.array([t.scalars[name] for t in targets]) for name in (targets[0].scalars if targets else {})}
+    shared_classes = {name: (np.array([t.classes[name][0] for t in targets], dtype=np.int64), sizes[name]) for name in sizes}
+    rows = np.array([e for e in done for _ in found[e][1]], dtype=np.int64)
+    return {
+        pos: ProbeData(
+            {
+                name: np.concatenate([found[e][0][pos][name] for e in done]) if done else np.zeros((0, width[name]), np.float32)
+                for name in names
+            },
+            shared_planes,
+            shared_scalars,
+            shared_classes,
+            rows,
+        )
+        for pos in positions
+    }
+
+
+def relative_planes(data: ProbeData, shape: tuple[int, int], anchor: str = "head") -> ProbeData:
+    """The planes re-indexed around the anchor's cell (Othello-GPT's "mine / theirs" in Snake's terms: where is the
+    body from my head?): a (2H-1) x (2W-1) grid whose centre is the anchor, cells off the board 0.
+
+    Every occupied cell keeps one place, so a plane's F1 counts the same cells as on the board; the anchor's own
+    plane (always the centre) is left out, as is any row without exactly one anchor cell.
+    """
+    h, w = shape
+    anchor_plane = data.planes[anchor]
+    rows = anchor_plane.sum(1) == 1
+    cy, cx = np.divmod(anchor_plane[rows].argmax(1), w)
+    out: dict[str, np.ndarray] = {}
+    ys, xs = np.divmod(np.arange(h * w), w)
+    for name, plane in data.planes.items():
+        if name == anchor:
+            continue
+        grid = np.zeros((int(rows.sum()), 2 * h - 1, 2 * w - 1), dtype=plane.dtype)
+        r = np.arange(len(cy))[:, None]
+        grid[r, ys[None] - cy[:, None] + h - 1, xs[None] - cx[:, None] + w - 1] = plane[rows]
+        out[name] = grid.reshape(len(grid), -1)
     return ProbeData(
-        {name: np.concatenate(f) if f else np.zeros((0, width), np.float32) for name, f in feats.items()},
-        {name: np.stack(rows) for name, rows in planes.items()},
-        {name: np.array(values) for name, values in scalars.items()},
-        {name: (np.array(values, dtype=np.int64), sizes[name]) for name, values in classes.items()},
-        np.array(episode),
+        {name: f[rows] for name, f in data.features.items()},
+        out,
+        {name: v[rows] for name, v in data.scalars.items()},
+        {name: (v[rows], k) for name, (v, k) in data.classes.items()},
+        data.episode[rows],
     )
 
 
@@ -234,6 +307,90 @@ def _predict(net: nn.Module, x: np.ndarray) -> np.ndarray:
         return net(torch.as_tensor(x, dtype=torch.float32)).numpy()
 
 
+@dataclass
+class LinearPlaneProbe:
+    """A fitted linear probe of every plane's cells, folded back to the raw hidden state: logit = h @ weight + bias.
+
+    `typical[value]` [planes * cells]: the mean logit of each output over the training rows whose target was `value`
+    (0 or 1; a cell never seen with that value takes its plane's mean): where an edit of the hidden state should
+    put a cell to make the probe read it like a real one.
+    """
+
+    planes: list[str]
+    cells: int
+    weight: np.ndarray  # [C, planes * cells]
+    bias: np.ndarray  # [planes * cells]
+    typical: dict[int, np.ndarray]
+    layer: str = "final"  # the layer whose hidden state it reads
+    anchor: tuple[str, int, int] | None = None  # (plane, H, W): planes relabelled around that plane's cell
+
+    def column(self, plane: str, cell: int, anchor_cell: int | None = None) -> int:
+        """The output of a board cell's plane (a probe relabelled around an anchor needs the anchor's cell)."""
+        if self.anchor is not None:
+            if anchor_cell is None:
+                raise ValueError(f"a probe relabelled around the {self.anchor[0]} needs its cell")
+            _, h, w = self.anchor
+            (y, x), (ay, ax) = divmod(cell, w), divmod(anchor_cell, w)
+            cell = (y - ay + h - 1) * (2 * w - 1) + (x - ax + w - 1)
+        return self.planes.index(plane) * self.cells + cell
+
+
+def _standardise(x: np.ndarray, train: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x standardised on the training rows, mean, scale); a column constant there keeps scale 1 (one-hot features:
+    a token never seen in training must not become a huge value)."""
+    mu, sd = x[train].mean(0), x[train].std(0)
+    sd = np.where(sd > 1e-3, sd, 1.0)
+    return ((x - mu) / sd).astype(np.float32), mu, sd
+
+
+def _fold(net: nn.Module, mu: np.ndarray, sd: np.ndarray, y: np.ndarray, xs: np.ndarray, names: list[str], cells: int) -> LinearPlaneProbe:
+    w = net.weight.detach().numpy().T.astype(np.float64)  # [C, J] on standardised inputs
+    b = net.bias.detach().numpy().astype(np.float64)
+    weight = w / sd[:, None]
+    bias = b - (mu / sd) @ w
+    logits = _predict(net, xs)
+    typical = {}
+    for value in (0, 1):
+        hit = y == value
+        per = np.where(hit.any(0), (logits * hit).sum(0) / np.maximum(hit.sum(0), 1), np.nan)
+        planes = per.reshape(len(names), cells)
+        plane_mean = np.array([np.nanmean(row) if np.isfinite(row).any() else 0.0 for row in planes])
+        typical[value] = np.where(np.isnan(planes), plane_mean[:, None], planes).ravel()
+    return LinearPlaneProbe(names, cells, weight, bias, typical)
+
+
+def _with_interval(num: np.ndarray, den: np.ndarray, seed: int) -> dict[str, Any]:
+    total = float(den.sum())
+    value = float(num.sum()) / total if total else float("nan")
+    return {"value": value, "ci95": list(grouped_ratio_interval(num, den, seed=seed)) if total else None}
+
+
+def plane_scores(pred: np.ndarray, true: np.ndarray, episode: np.ndarray, seed: int = 0) -> dict[str, Any]:
+    """Cell accuracy and F1 of one plane's predictions ([N, cells] bool) with 95% intervals by episode bootstrap, and
+    per cell (over the rows) accuracy and F1."""
+    ids, group = np.unique(episode, return_inverse=True)
+    tp = np.bincount(group, np.logical_and(pred, true).sum(1), len(ids))
+    fp = np.bincount(group, np.logical_and(pred, ~true).sum(1), len(ids))
+    fn = np.bincount(group, np.logical_and(~pred, true).sum(1), len(ids))
+    right = np.bincount(group, (pred == true).sum(1), len(ids))
+    total = np.bincount(group, np.full(len(pred), pred.shape[1], dtype=np.float64), len(ids))
+    acc, f = _with_interval(right, total, seed), _with_interval(2 * tp, 2 * tp + fp + fn, seed)
+    cell_tp, cell_fp = np.logical_and(pred, true).sum(0), np.logical_and(pred, ~true).sum(0)
+    cell_fn = np.logical_and(~pred, true).sum(0)
+    denom = 2 * cell_tp + cell_fp + cell_fn
+    return {
+        "cell_accuracy": acc["value"],
+        "cell_accuracy_ci95": acc["ci95"],
+        "f1": f["value"],
+        "f1_ci95": f["ci95"],
+        "per_cell_accuracy": [round(float(v), 4) for v in (pred == true).mean(0)],
+        "per_cell_f1": [round(float(2 * t / d), 4) if d else None for t, d in zip(cell_tp, denom)],
+    }
+
+
+TARGET_KINDS = ("planes", "classes", "scalars")
+
+
 def evaluate_probes(
     x: np.ndarray,
     data: ProbeData,
@@ -244,34 +401,42 @@ def evaluate_probes(
     epochs: int = 40,
     min_steps: int = 300,
     seed: int = 0,
+    targets: Sequence[str] = TARGET_KINDS,
+    per_cell: bool = False,
+    keep: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Per-plane cell accuracy and F1, class-target accuracy and scalar R² of one probe type on features x.
+    """Per-plane cell accuracy and F1 (95% intervals by episode), class-target accuracy and scalar R² of one probe
+    type on features x.
 
     One probe reads every plane (a binary output per cell), one every class target (a softmax head
-    each), and one every scalar. The majority baselines (per cell, and for each class target) come
-    from the training rows.
+    each), and one every scalar; `targets` picks which of the three are fitted. The majority baselines (per cell,
+    and for each class target) come from the training rows. `per_cell` keeps each cell's accuracy and F1;
+    `keep` (a dict) receives the linear planes probe as a `LinearPlaneProbe` under "planes" (for interventions).
     """
-    mu, sd = x[train].mean(0), x[train].std(0) + 1e-6
-    xs = ((x - mu) / sd).astype(np.float32)
+    xs, mu, sd = _standardise(x, train)
     out: dict[str, Any] = {"train_rows": int(train.sum()), "test_rows": int(test.sum()), "planes": {}}
-    if data.planes:
+    if data.planes and "planes" in targets:
         names = list(data.planes)
         planes = np.stack([data.planes[n] for n in names], 1)  # [N, planes, cells]
         n_planes, n_cells = planes.shape[1:]
         y = planes.reshape(len(data), -1).astype(np.float32)
         net = fit_probe(xs[train], y[train], "bce", hidden=hidden, epochs=epochs, min_steps=min_steps, seed=seed)
+        if keep is not None and hidden <= 0:
+            keep["planes"] = _fold(net, mu, sd, y[train], xs[train], names, n_cells)
         pred = (_predict(net, xs[test]) > 0).reshape(-1, n_planes, n_cells)
         true = planes[test].astype(bool)
         majority = planes[train].mean(0) > 0.5  # [planes, cells]
         for i, name in enumerate(names):
+            scores = plane_scores(pred[:, i], true[:, i], data.episode[test], seed)
+            if not per_cell:
+                scores = {k: v for k, v in scores.items() if not k.startswith("per_cell")}
             out["planes"][name] = {
-                "cell_accuracy": float((pred[:, i] == true[:, i]).mean()),
-                "f1": f1(pred[:, i], true[:, i]),
+                **scores,
                 "majority_accuracy": float((majority[i][None] == true[:, i]).mean()),
                 "majority_f1": f1(np.broadcast_to(majority[i][None], true[:, i].shape), true[:, i]),
                 "positive_rate": float(true[:, i].mean()),
             }
-    if data.classes:
+    if data.classes and "classes" in targets:
         names = list(data.classes)
         y_cls = np.stack([data.classes[n][0] for n in names], 1)
         sizes = [data.classes[n][1] for n in names]
@@ -283,7 +448,7 @@ def evaluate_probes(
                 "accuracy": float((logits[:, a:b].argmax(1) == y_cls[test, j]).mean()),
                 "majority_accuracy": float((y_cls[test, j] == counts.argmax()).mean()),
             }
-    if data.scalars:
+    if data.scalars and "scalars" in targets:
         names = list(data.scalars)
         t = np.stack([data.scalars[n] for n in names], 1).astype(np.float64)
         if hidden <= 0:
@@ -300,10 +465,15 @@ def evaluate_probes(
     return out
 
 
-def probe_fits(model: GameGPT, all_layers: bool) -> int:
-    """How many probes `world_state_probes` fits: linear and MLP on the final state (and linear on every other
-    layer), for the model and for its untrained twin."""
-    return 2 * (2 + (len(layer_names(model)) - 1 if all_layers else 0))
+def probe_fits(
+    model: GameGPT, all_layers: bool, positions: dict[str, int] | None = None, relative: str | None = "head", token_window: int = 6
+) -> int:
+    """How many probes `world_state_probes` fits: at each position, linear and MLP probes on every layer (or the final
+    one) of the model, of its untrained twin and (with `relative`) of the model's planes relabelled around the
+    anchor, and linear and MLP probes of the last `token_window` tokens."""
+    layers = len(layer_names(model)) if all_layers else 1
+    per_position = 2 * layers * (3 if relative else 2) + (2 if token_window > 0 else 0)
+    return len(POSITIONS if positions is None else positions) * per_position
 
 
 def world_state_probes(
@@ -320,43 +490,141 @@ def world_state_probes(
     epochs: int = 40,
     min_steps: int = 300,
     seed: int = 0,
+    positions: dict[str, int] | None = None,
+    relative: str | None = "head",
+    token_window: int = 6,
+    intervene: Callable[[dict[int, dict[str, LinearPlaneProbe]], list[int]], dict[str, Any]] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Linear and MLP probes on the final state (and linear probes on every layer) of the model and an untrained twin.
+    """Linear and MLP probes of the board at each position and layer: the model, an untrained twin, the model's
+    planes relabelled around the `relative` anchor (Snake: the head), and the last `token_window` tokens alone.
 
-    `progress` hears 1 as each probe is fitted (`probe_fits(model, all_layers)` in all).
+    "model" and "untrained" keep the final layer at the first position with every target kind (planes, classes,
+    scalars); "sweep" holds every position x source x kind x layer (planes only). `intervene(probes, test episodes)`,
+    given, puts its finding under "interventions": `probes[offset][name]` are the model's linear probes (of the board,
+    and relabelled: name "<layer>, relative"), the episodes those held out from their training
+    (`interventions.run_interventions` edits the hidden state along them). `progress` hears the number of probes fitted as they are
+    (`probe_fits(model, all_layers, positions, relative, token_window)` in all).
     """
+    positions = dict(POSITIONS if positions is None else positions)
     baseline = baseline if baseline is not None else random_like(model, seed)
     layers = layer_names(model) if all_layers else ["final"]
+    first = next(iter(positions))
 
-    def fitted(entry: dict[str, Any]) -> dict[str, Any]:
+    def fitted(entry: dict[str, Any], n: int = 1) -> dict[str, Any]:
         if progress is not None:
-            progress(1)
+            progress(n)
         return entry
 
-    result: dict[str, Any] = {"episodes": len(episodes), "planes": [], "layers": layers}
-    for label, m in (("model", model), ("untrained", baseline)):
-        data = collect(m, episodes, tokens, config, layers, max_ticks_per_episode, seed)
-        train, test = split_by_episode(data.episode, test_fraction, seed)
-        result["planes"] = list(data.planes)
-        result["rows"] = len(data)
-        result["train_episodes"] = len(np.unique(data.episode[train]))
-        result["test_episodes"] = len(np.unique(data.episode[test]))
-        entry = {
-            "linear": fitted(evaluate_probes(data.features["final"], data, train, test, epochs=epochs, min_steps=min_steps, seed=seed)),
-            "mlp": fitted(
-                evaluate_probes(data.features["final"], data, train, test, hidden=mlp_hidden, epochs=epochs, min_steps=min_steps, seed=seed)
-            ),
-        }
-        if all_layers:
-            entry["by_layer"] = {
-                name: fitted(evaluate_probes(data.features[name], data, train, test, epochs=epochs, min_steps=min_steps, seed=seed))
-                for name in layers
-                if name != "final"
+    trained = collect_positions(model, episodes, tokens, config, layers, positions, max_ticks_per_episode, seed, token_window=token_window)
+    untrained = collect_positions(baseline, episodes, tokens, config, layers, positions, max_ticks_per_episode, seed)
+    data = trained[first]
+    train, test = split_by_episode(data.episode, test_fraction, seed)
+    shape = game_of(config).board_shape(config) if relative and relative in data.planes else None
+    result: dict[str, Any] = {
+        "episodes": len(episodes),
+        "planes": list(data.planes),
+        "layers": layers,
+        "positions": positions,
+        "rows": len(data),
+        "train_episodes": len(np.unique(data.episode[train])),
+        "test_episodes": len(np.unique(data.episode[test])),
+        "train_rows": int(train.sum()),
+        "test_rows": int(test.sum()),
+        "token_window": token_window,
+        "relative": relative if shape is not None else None,
+        "board_shape": list(shape) if shape is not None else None,
+        "mlp_hidden": mlp_hidden,
+        "sweep": {},
+    }
+    options = {"epochs": epochs, "min_steps": min_steps, "seed": seed}
+    kept: dict[int, dict[str, LinearPlaneProbe]] = {}  # offset -> name -> the model's linear probe (interventions)
+    for pos, offset in positions.items():
+        sweep: dict[str, Any] = {"model": {"linear": {}, "mlp": {}}, "untrained": {"linear": {}, "mlp": {}}}
+        sources = [("model", trained[pos]), ("untrained", untrained[pos])]
+        if shape is not None:
+            sources.append(("relative", relative_planes(trained[pos], shape, relative)))
+            sweep["relative"] = {"linear": {}, "mlp": {}}
+        for source, d in sources:
+            tr, te = (
+                (train, test) if source != "relative" else (np.isin(d.episode, data.episode[train]), np.isin(d.episode, data.episode[test]))
+            )
+            for layer in layers:
+                for kind, hidden in (("linear", 0), ("mlp", mlp_hidden)):
+                    full = pos == first and layer == "final" and source != "relative"
+                    keep: dict[str, Any] | None = {} if source in ("model", "relative") and kind == "linear" else None
+                    entry = evaluate_probes(
+                        d.features[layer],
+                        d,
+                        tr,
+                        te,
+                        hidden=hidden,
+                        targets=TARGET_KINDS if full else ("planes",),
+                        keep=keep,
+                        per_cell=layer == "final" or source == "relative",
+                        **options,
+                    )
+                    sweep[source][kind][layer] = fitted(entry)
+                    if full:
+                        result.setdefault(source, {})[kind] = entry
+                    if keep:
+                        probe = keep["planes"]
+                        probe.layer = layer
+                        if source == "relative":
+                            probe.anchor = (relative, *shape)
+                        kept.setdefault(offset, {})[layer if source == "model" else f"{layer}, relative"] = probe
+        if shape is None and relative:
+            fitted({}, 2 * len(layers))
+        if token_window > 0:
+            d = trained[pos]
+            sweep["tokens"] = {
+                kind: fitted(evaluate_probes(d.features["tokens"], d, train, test, hidden=hidden, targets=("planes",), **options))
+                for kind, hidden in (("linear", 0), ("mlp", mlp_hidden))
             }
-            entry["by_layer"]["final"] = entry["linear"]
-        result[label] = entry
+        result["sweep"][pos] = sweep
+    result["best"] = best_probes(result)
+    if intervene is not None:
+        result["interventions"] = intervene(kept, sorted(set(np.unique(data.episode[test]).tolist())))
     return result
+
+
+def best_probes(result: dict[str, Any]) -> dict[str, Any]:
+    """For each plane and source (model, untrained, relative, tokens): the position, kind and layer of the highest
+    test F1, with its interval."""
+    out: dict[str, Any] = {}
+    for plane in result["planes"]:
+        for pos, sweep in result["sweep"].items():
+            for source, kinds in sweep.items():
+                for kind, value in kinds.items():
+                    entries = [(f"last {result['token_window']} tokens", value)] if source == "tokens" else list(value.items())
+                    for layer, entry in entries:
+                        scores = entry["planes"].get(plane)
+                        if scores is None or scores["f1"] is None or math.isnan(scores["f1"]):
+                            continue
+                        here = out.setdefault(plane, {}).get(source)
+                        if here is None or scores["f1"] > here["f1"]:
+                            out[plane][source] = {
+                                "position": pos,
+                                "kind": kind,
+                                "layer": layer,
+                                **{k: scores[k] for k in ("f1", "f1_ci95", "cell_accuracy", "cell_accuracy_ci95")},
+                            }
+    if result.get("board_shape"):  # the anchor's four neighbours, relabelled: Snake's SENSE word asks exactly these
+        h, w = result["board_shape"]
+        centre = (h - 1) * (2 * w - 1) + (w - 1)
+        beside = [centre - (2 * w - 1), centre + (2 * w - 1), centre - 1, centre + 1]
+        for plane in result["planes"]:
+            for pos, sweep in result["sweep"].items():
+                for kind, by_layer in sweep.get("relative", {}).items():
+                    for layer, entry in by_layer.items():
+                        cells = entry["planes"].get(plane, {}).get("per_cell_f1")
+                        if not cells or any(cells[i] is None for i in beside):
+                            continue
+                        mean = float(np.mean([cells[i] for i in beside]))
+                        here = out.setdefault(plane, {}).get("beside")
+                        if here is None or mean > here["f1"]:
+                            out[plane]["beside"] = {"position": pos, "kind": kind, "layer": layer, "f1": mean, "f1_ci95": None}
+    return out
 
 
 # ---------------------------------------------------------------- report pieces
@@ -371,15 +639,92 @@ def _names(entry: dict[str, Any], metric: str) -> list[str]:
     return [name for name, value in entry.items() if isinstance(value, dict) and metric in value]
 
 
+SOURCES = {
+    "model": "model",
+    "relative": "model, relabelled around the {relative}",
+    "beside": "the 4 cells beside the {relative} (relabelled; mean per-cell F1)",
+    "untrained": "untrained twin",
+    "tokens": "last {window} tokens",
+}
+
+
+def _ci(scores: dict[str, Any], metric: str = "f1") -> str:
+    ci = scores.get(f"{metric}_ci95")
+    return f"{_f(scores[metric])} [{_f(ci[0])}, {_f(ci[1])}]" if ci else _f(scores[metric])
+
+
+def _source_name(result: dict[str, Any], source: str) -> str:
+    return SOURCES[source].format(relative=result.get("relative"), window=result.get("token_window"))
+
+
 def markdown(result: dict[str, Any]) -> list[str]:
     """Markdown lines for a world_state_probes() result."""
-    m, u = result["model"], result["untrained"]
-    planes, classes, scalars = result["planes"], _names(m["linear"], "accuracy"), _names(m["linear"], "r2")
+    planes, positions = result["planes"], result["positions"]
     lines = [
-        f"## World-state probes ({result['episodes']} held-out episodes, {result['rows']} TICK positions; "
-        f"train/test split by episode: {result['train_episodes']} / {result['test_episodes']})",
+        f"## World-state probes ({result['episodes']} held-out episodes, {result['rows']} ticks; "
+        f"train/test split by episode: {result['train_episodes']} / {result['test_episodes']} episodes, "
+        f"{result['train_rows']} / {result['test_rows']} rows)",
         "",
-        "Targets: the state before each tick (after the previous one), from the game's trace of the episode through its rules.",
+        "Targets: the state before each tick (after the previous one), from the game's trace of the episode through its "
+        "rules, one binary probe output per cell of each plane. Read at "
+        + ", ".join(f"`{name}` (offset {off} from the tick token)" for name, off in positions.items())
+        + f"; linear probes and MLP probes (one hidden layer of {result['mlp_hidden']}) on every layer of the model and of an "
+        "untrained model of its shape, and on the one-hot of the last "
+        f"{result['token_window']} tokens (a reader of the recent tokens alone)"
+        + (
+            f"; the model's planes also relabelled around the {result['relative']} (where is each cell from it)"
+            if result.get("relative")
+            else ""
+        )
+        + ". F1 of each plane's occupied cells and cell accuracy, over every test row and cell, with 95% intervals "
+        "from a bootstrap over the test episodes.",
+        "",
+        "### Best probe per plane (test F1 [95% interval]; where it reads)",
+        "",
+    ]
+    best = result.get("best", {})
+    sources = [s for s in SOURCES if any(s in best.get(p, {}) for p in planes)]
+    lines += ["| plane | " + " | ".join(_source_name(result, s) for s in sources) + " | per-cell majority F1 |"]
+    lines += ["| --- |" + " --- |" * (len(sources) + 1)]
+    first = next(iter(positions))
+    for plane in planes:
+        cells = []
+        for s in sources:
+            b = best.get(plane, {}).get(s)
+            cells.append(f"{_ci(b)} ({b['kind']}, {b['position']}, {b['layer']})" if b else "n/a")
+        majority = result["sweep"][first]["model"]["linear"]["final"]["planes"][plane]["majority_f1"]
+        lines.append(f"| {plane} | " + " | ".join(cells) + f" | {_f(majority)} |")
+    for pos in positions:
+        sweep = result["sweep"][pos]
+        columns = [
+            (p, s)
+            for p in planes
+            if p != "empty"
+            for s in ("model", "relative", "untrained")
+            if s in sweep and p in sweep[s]["linear"][result["layers"][0]]["planes"]
+        ]
+        lines += ["", f"### F1 by layer at `{pos}`, linear / MLP", ""]
+        lines += ["| layer | " + " | ".join(f"{p}: {_source_name(result, s)}" for p, s in columns) + " |"]
+        lines += ["| --- |" + " --- |" * len(columns)]
+        for layer in result["layers"]:
+            cells = [
+                f"{_f(sweep[s]['linear'][layer]['planes'][p]['f1'], 3)} / {_f(sweep[s]['mlp'][layer]['planes'][p]['f1'], 3)}"
+                for p, s in columns
+            ]
+            lines.append(f"| {layer} | " + " | ".join(cells) + " |")
+        if "tokens" in sweep:
+            cells = [
+                f"{_f(sweep['tokens']['linear']['planes'][p]['f1'], 3)} / {_f(sweep['tokens']['mlp']['planes'][p]['f1'], 3)}"
+                if s == "model"
+                else ""
+                for p, s in columns
+            ]
+            lines.append(f"| {_source_name(result, 'tokens')} | " + " | ".join(cells) + " |")
+    m, u = result["model"], result["untrained"]
+    classes, scalars = _names(m["linear"], "accuracy"), _names(m["linear"], "r2")
+    lines += [
+        "",
+        f"### Every target at the final layer, `{first}`",
         "",
         "| target | metric | model linear | model MLP | untrained linear | untrained MLP | per-cell majority |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -395,38 +740,70 @@ def markdown(result: dict[str, Any]) -> list[str]:
     for name in scalars:
         vals = [src[kind][name]["r2"] for src in (m, u) for kind in ("linear", "mlp")]
         lines.append(f"| {name} | R² | " + " | ".join(_f(v) for v in vals) + " | 0 |")
-    if "by_layer" in m:
-        headers = [f"{p} F1" for p in planes] + [f"{n.replace('_', ' ')} acc" for n in classes] + [f"{n} R²" for n in scalars]
-        lines += ["", "### Linear probes by layer (model / untrained)", ""]
-        lines += ["| layer | " + " | ".join(headers) + " |", "| --- |" + " --- |" * len(headers)]
-        for layer in result["layers"]:
-            a, b = m["by_layer"][layer], u["by_layer"][layer]
-            cells = [f"{_f(a['planes'][p]['f1'], 2)} / {_f(b['planes'][p]['f1'], 2)}" for p in planes]
-            cells += [f"{_f(a[n]['accuracy'], 2)} / {_f(b[n]['accuracy'], 2)}" for n in classes]
-            cells += [f"{_f(a[n]['r2'], 2)} / {_f(b[n]['r2'], 2)}" for n in scalars]
-            lines.append(f"| {layer} | " + " | ".join(cells) + " |")
     return lines
 
 
 def plot(result: dict[str, Any], out: Any) -> list[str]:
-    """probes.png: F1 per plane and class-target accuracy (linear and MLP) for the model and the untrained twin."""
+    """probes.png: each plane's best F1 by source; probes_by_layer.png: F1 by layer."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    planes, classes = result["planes"], _names(result["model"]["linear"], "accuracy")
+    planes, best = result["planes"], result.get("best", {})
+    sources = [s for s in SOURCES if any(s in best.get(p, {}) for p in planes)]
     fig, ax = plt.subplots(figsize=(8, 3.2))
-    x = np.arange(len(planes) + len(classes))
-    series = [("model", "linear"), ("model", "mlp"), ("untrained", "linear"), ("untrained", "mlp")]
-    for j, (src, kind) in enumerate(series):
-        e = result[src][kind]
-        ys = [e["planes"][p]["f1"] for p in planes] + [e[n]["accuracy"] for n in classes]
-        ax.bar(x + (j - 1.5) * 0.2, ys, width=0.2, label=f"{src} {kind}", color=f"C{j}")
-    ax.set_xticks(x, [f"{p}\nF1" for p in planes] + [f"{n}\nacc" for n in classes], fontsize=7)
-    ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7)
-    ax.set_title(f"World-state probes (test: {result['test_episodes']} episodes)")
+    x = np.arange(len(planes))
+    width = 0.8 / max(1, len(sources))
+    for j, s in enumerate(sources):
+        ys = [best.get(p, {}).get(s, {}).get("f1", np.nan) for p in planes]
+        cis = [best.get(p, {}).get(s, {}).get("f1_ci95") or [np.nan, np.nan] for p in planes]
+        err = np.array([[y - c[0], c[1] - y] for y, c in zip(ys, cis)]).T
+        ax.bar(x + (j - (len(sources) - 1) / 2) * width, ys, width=width, yerr=err, capsize=2, label=_source_name(result, s), color=f"C{j}")
+    ax.set_xticks(x, [f"{p}\nF1" for p in planes], fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(f"World-state probes, best layer and kind (test: {result['test_episodes']} episodes)")
     save_figure(fig, out / "probes.png")
     plt.close(fig)
-    return ["probes.png"]
+    return ["probes.png", *_plot_layers(result, out, plt)]
+
+
+def _plot_layers(result: dict[str, Any], out: Any, plt: Any) -> list[str]:
+    shown = [p for p in result["planes"] if p != "empty"]
+    positions = list(result["positions"])
+    layers = result["layers"]
+    fig, axes = plt.subplots(len(positions), len(shown), figsize=(3.4 * len(shown), 2.8 * len(positions)), squeeze=False)
+    x = np.arange(len(layers))
+    for r, pos in enumerate(positions):
+        sweep = result["sweep"][pos]
+        for c, plane in enumerate(shown):
+            ax = axes[r][c]
+            for j, s in enumerate(s for s in ("model", "relative", "untrained") if s in sweep):
+                for kind, style in (("linear", "-"), ("mlp", "--")):
+                    scores = [sweep[s][kind][layer]["planes"].get(plane) for layer in layers]
+                    if any(v is None for v in scores):
+                        continue
+                    ys = np.array([v["f1"] for v in scores], dtype=float)
+                    ax.plot(x, ys, style, color=f"C{j}", marker=".", label=f"{_source_name(result, s)}, {kind}")
+                    low = [v["f1_ci95"][0] if v.get("f1_ci95") else np.nan for v in scores]
+                    high = [v["f1_ci95"][1] if v.get("f1_ci95") else np.nan for v in scores]
+                    ax.fill_between(x, low, high, color=f"C{j}", alpha=0.12)
+            if "tokens" in sweep:
+                for kind, style in (("linear", "-"), ("mlp", "--")):
+                    ax.axhline(
+                        sweep["tokens"][kind]["planes"][plane]["f1"],
+                        color="C3",
+                        ls=style,
+                        lw=1,
+                        label=f"{_source_name(result, 'tokens')}, {kind}",
+                    )
+            ax.set_ylim(0, 1.02)
+            ax.set_xticks(x, [layer.replace("block", "b") for layer in layers], fontsize=7)
+            ax.set_title(f"{plane} F1 at `{pos}`", fontsize=9)
+            ax.grid(alpha=0.3)
+    axes[0][-1].legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
+    save_figure(fig, out / "probes_by_layer.png")
+    plt.close(fig)
+    return ["probes_by_layer.png"]

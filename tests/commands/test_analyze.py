@@ -27,6 +27,7 @@ def test_analyze_writes_a_report(tmp_path, tiny_corpus, capsys):
     export_model(Corpus(tiny_corpus), tmp_path / "model")
     out = tmp_path / "analysis"
     args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--out", str(out), "--tiers", "2,3", "--probes"]
+    args += ["--probe-epochs", "2", "--probe-min-steps", "10"]  # a tiny model's probes: the plumbing, not their quality
     code = main([*args, "--analysis-episodes", "8", "--probe-ticks", "10", "--probe-layers", "final", "--device", "cpu"])
     err = capsys.readouterr().err
     assert code == 0, err
@@ -37,7 +38,7 @@ def test_analyze_writes_a_report(tmp_path, tiny_corpus, capsys):
     assert "arrays" not in data["tier3"] and set(data["tier2"]) == {"emergence", "counterfactuals"}
     md = (out / "analysis.md").read_text()
     assert "Tier 2" in md and "Tier 3" in md and "World-state probes" in md
-    for png in ("emergence.png", "counterfactuals.png", "archetypes.png", "probes.png"):
+    for png in ("emergence.png", "counterfactuals.png", "archetypes.png", "probes.png", "probes_by_layer.png"):
         assert (out / png).stat().st_size > 1000
     last = data["tier3"]["tasks"]["all agents"]["windows"]["40"]
     assert not math.isnan(last["readers"]["statistics"]["nmi"]) and last["episodes"] == 8
@@ -78,6 +79,7 @@ def test_an_interrupted_analysis_reads_back_the_parts_it_finished(tmp_path, tiny
     export_model(Corpus(tiny_corpus), tmp_path / "model")
     args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--tiers", "2,3", "--probes", "--quiet"]
     args += ["--analysis-episodes", "6", "--probe-ticks", "10", "--probe-layers", "final", "--device", "cpu"]
+    args += ["--probe-epochs", "2", "--probe-min-steps", "10"]
     assert main([*args, "--out", str(tmp_path / "whole")]) == 0
     put = AnalysisJournal.put
 
@@ -106,3 +108,28 @@ def test_an_interrupted_analysis_reads_back_the_parts_it_finished(tmp_path, tiny
     assert main([*quick, "--out", str(tmp_path / "again"), "--seed", "1"]) == 0
     err = capsys.readouterr().err
     assert "from another run" in err and "read back" not in err
+
+
+def test_analyze_interventions_on_a_sense_corpus(tmp_path, capsys):
+    from gamegrammar.data.corpus import CorpusSpec, generate
+    from gamegrammar.games.snake.grammar import SnakeCodec
+    from gamegrammar.games.snake.rules import SnakeConfig
+
+    spec = CorpusSpec(
+        game=SnakeConfig(8, 8, 60), codec=SnakeCodec(sense=True), episodes=16, seed=2, val_fraction=0.5, agents={"greedy": 1.0}
+    )
+    generate(spec, tmp_path / "c")  # greedy snakes grow: body beside the head to add to and take away
+    export_model(Corpus(tmp_path / "c"), tmp_path / "model")
+    out = tmp_path / "analysis"
+    args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tmp_path / "c"), "--out", str(out), "--tiers", "none"]
+    args += ["--interventions", "--analysis-episodes", "8", "--probe-ticks", "12", "--probe-layers", "final", "--device", "cpu"]
+    code = main([*args, "--probe-epochs", "2", "--probe-min-steps", "10"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "probes: world-state probes and interventions" in captured.err and "interventions: " in captured.out
+    assert [line.split(":")[1].strip() for line in captured.err.splitlines() if "done in" in line] == ["probes"]  # --tiers none
+    found = json.loads((out / "analysis.json").read_text())["probes"]["interventions"]
+    assert found["checked"] and found["layers"] == ["final", "final, relative"] and found["evaluation"]["cases"] > 0
+    md = (out / "analysis.md").read_text()
+    assert "### Interventions" in md and "| all |" in md and "![intervention.png](intervention.png)" in md
+    assert (out / "intervention.png").stat().st_size > 1000 and (out / "probes_by_layer.png").stat().st_size > 1000

@@ -171,3 +171,23 @@ def test_check_game_runs_everything_and_reports_skips():
     skipped = conformance.check_game(load_game("snake"), episodes=1, seed=1)
     assert set(skipped) == {"symmetries"}  # the 5x7 test board is not square
     assert all("5x7" in why for why in skipped["symmetries"])
+
+
+class _EditsToWhatIs(SnakeSpec):
+    """Interventions whose edits set each cell to what it already holds: a case that changes nothing."""
+
+    def intervention_cases(self, tokens, states, config):
+        return [
+            dataclasses.replace(case, edits=tuple((plane, cell, 1 - value) for plane, cell, value in case.edits))
+            for case in super().intervention_cases(tokens, states, config)
+        ]
+
+
+def test_the_kit_checks_intervention_cases_in_the_sense_design(small):
+    from gamegrammar.games.snake.grammar import SnakeCodec
+
+    sense = play(SnakeSpec(), small, SnakeCodec(sense=True), seed=3, episodes=3)
+    assert any(sense.spec.intervention_cases(r.tokens, r.states, small) for r in sense.records)  # the check has cases to read
+    run_check("intervention_cases", sense)
+    with pytest.raises(ConformanceError, match="edits a cell to what it is"):
+        run_check("intervention_cases", play(_EditsToWhatIs(), small, SnakeCodec(sense=True), seed=3, episodes=3))

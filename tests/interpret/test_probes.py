@@ -133,24 +133,99 @@ def test_mlp_probe_beats_linear_on_a_nonlinear_code():
     assert acc(0) < 0.65 and acc(64) > 0.9
 
 
-def test_world_state_probes_report(small_corpus):
+def test_world_state_probes_report(small_corpus, tmp_path):
     model = model_for(small_corpus)
     ids = [small_corpus.episode_ids(r) for r in range(10)]
     tokens = [small_corpus.episode_tokens(r) for r in range(10)]
     heard: list[int] = []
     result = pr.world_state_probes(
-        model, ids, tokens, small_corpus.game, mlp_hidden=32, max_ticks_per_episode=15, epochs=5, min_steps=40, progress=heard.append
+        model,
+        ids,
+        tokens,
+        small_corpus.game,
+        mlp_hidden=16,
+        max_ticks_per_episode=10,
+        epochs=2,
+        min_steps=10,
+        progress=heard.append,
+        all_layers=False,
     )
-    assert len(heard) == pr.probe_fits(model, all_layers=True) == 2 * (2 + len(layer_names(model)) - 1)
+    layers = ["final"]
+    assert pr.probe_fits(model, all_layers=True) == 2 * (2 * len(layer_names(model)) * 3 + 2)
+    # Two positions x (model, untrained, relabelled) x (linear, MLP), and the last tokens' two probes.
+    assert sum(heard) == pr.probe_fits(model, all_layers=False) == 2 * (2 * 3 + 2)
     assert result["train_episodes"] + result["test_episodes"] == 10
     assert 0 <= result["model"]["mlp"]["head_x"]["accuracy"] <= 1
-    assert set(result["model"]["by_layer"]) == set(layer_names(model))
+    assert set(result["sweep"]) == {"tick", "tick+1"} and result["relative"] == "head"
+    for pos in ("tick", "tick+1"):
+        sweep = result["sweep"][pos]
+        assert set(sweep) == {"model", "untrained", "relative", "tokens"}
+        assert set(sweep["model"]["mlp"]) == set(layers) and set(sweep["relative"]["linear"]["final"]["planes"]) == {
+            "body",
+            "food",
+            "empty",
+        }
+        body = sweep["untrained"]["linear"]["final"]["planes"]["body"]
+        assert body["f1_ci95"][0] <= body["f1"] <= body["f1_ci95"][1]
     for src in ("model", "untrained"):
         for kind in ("linear", "mlp"):
             e = result[src][kind]
+            assert e is result["sweep"]["tick"][src][kind]["final"]
             assert set(e["planes"]) == set(PLANES) and 0 <= e["direction"]["accuracy"] <= 1
             assert set(e) == {"train_rows", "test_rows", "planes", "direction", *COORDS, "length", "score"}
+            assert len(e["planes"]["body"]["per_cell_f1"]) == 36
     assert result["planes"] == list(PLANES)
+    best = result["best"]["body"]
+    assert set(best) == {"model", "untrained", "relative", "tokens", "beside"}
+    assert best["model"]["f1"] == max(
+        result["sweep"][pos]["model"][kind][layer]["planes"]["body"]["f1"]
+        for pos in ("tick", "tick+1")
+        for kind in ("linear", "mlp")
+        for layer in layers
+    )
     lines = pr.markdown(result)
     assert any("head cells" in line for line in lines) and any(line.startswith("| food_y | accuracy |") for line in lines)
-    assert any(line.startswith("| layer | head F1 |") and "food y acc" in line and "score R²" in line for line in lines)
+    assert any(line.startswith("| body | ") for line in lines) and any(line.startswith("| final | ") for line in lines)
+    assert pr.plot(result, tmp_path) == ["probes.png", "probes_by_layer.png"]
+    assert (tmp_path / "probes_by_layer.png").stat().st_size > 1000
+
+
+def test_collect_positions_reads_the_token_after_the_tick(small_corpus):
+    model = model_for(small_corpus)
+    ids = [small_corpus.episode_ids(r) for r in range(3)]
+    tokens = [small_corpus.episode_tokens(r) for r in range(3)]
+    data = pr.collect_positions(model, ids, tokens, small_corpus.game, ["block1"], {"tick": 0, "input": 1}, token_window=2)
+    out = run_episodes(model, ids[:1], ["block1"])[0]
+    starts = [t.start for t in parse(tokens[0]) if isinstance(t, Tick)]
+    n = len(starts)
+    assert np.allclose(data["input"].features["block1"][:n], out.hidden["block1"][[s + 1 for s in starts]].numpy(), atol=1e-5)
+    assert data["input"].planes is data["tick"].planes and (data["input"].episode[:n] == 0).all()
+    # The last two tokens at the input: the tick token, then the input word.
+    vocab = model.config.vocab_size
+    one_hot = data["input"].features["tokens"][0].reshape(2, vocab)
+    assert one_hot[0].argmax() == small_corpus.tokenizer.ids["TICK"] and one_hot[1].argmax() == int(ids[0][starts[0] + 1])
+    assert one_hot.sum() == 2
+
+
+def test_relative_planes_put_the_head_at_the_centre():
+    planes = {name: np.zeros((2, 9), np.uint8) for name in ("head", "body", "food")}
+    planes["head"][0, 4] = planes["body"][0, 5] = planes["food"][0, 0] = 1  # 3x3: head centre, body right, food top left
+    planes["head"][1, 0] = planes["body"][1, 1] = 1  # head top left, body right of it
+    data = pr.ProbeData({"final": np.zeros((2, 4), np.float32)}, planes, {}, {}, np.array([0, 1]))
+    rel = pr.relative_planes(data, (3, 3))
+    assert set(rel.planes) == {"body", "food"} and rel.planes["body"].shape == (2, 25)
+    grid = rel.planes["body"].reshape(2, 5, 5)
+    assert grid[0, 2, 3] == 1 and grid[1, 2, 3] == 1 and grid.sum() == 2  # one to the right of the head, both rows
+    assert rel.planes["food"].reshape(2, 5, 5)[0, 1, 1] == 1
+    assert (rel.planes["body"].sum(1) == planes["body"].sum(1)).all()  # every body cell keeps a place: F1 counts the same cells
+
+
+def test_plane_scores_count_per_episode():
+    true = np.zeros((4, 3), bool)
+    true[:, 0] = True
+    pred = true.copy()
+    pred[3, 1] = True  # one false positive, in episode 1
+    scores = pr.plane_scores(pred, true, np.array([0, 0, 1, 1]))
+    assert scores["f1"] == pytest.approx(8 / 9) and scores["cell_accuracy"] == pytest.approx(11 / 12)
+    assert scores["f1_ci95"][0] <= scores["f1"] <= scores["f1_ci95"][1] == 1.0
+    assert scores["per_cell_f1"][0] == 1.0 and scores["per_cell_f1"][1] == 0.0 and scores["per_cell_f1"][2] is None

@@ -28,14 +28,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from functools import cache, cached_property
 
 import numpy as np
 
 from gamegrammar.core.rng import keyed_draw
 from gamegrammar.games.battlesnake.rules import (
+    BODY_COLLISION,
     CAUSES,
     END_REASONS,
+    HEAD_COLLISION,
     MAX_HEALTH,
+    OUT_OF_HEALTH,
+    SELF_COLLISION,
+    WALL_COLLISION,
     BattlesnakeConfig,
     BattlesnakeState,
     Draw,
@@ -68,16 +74,16 @@ class Board:
     def cells(self) -> int:
         return self.pw * (self.height + 2)
 
-    @property
+    @cached_property
     def delta(self) -> np.ndarray:
         """The step of each Move (U D L R) in padded cells."""
-        return np.array([self.pw, -self.pw, -1, 1])
+        return _frozen(np.array([self.pw, -self.pw, -1, 1]))
 
-    @property
+    @cached_property
     def on_board(self) -> np.ndarray:
         """(cells,) bool: the cells of the board proper (not the padding)."""
         x, y = self.xy(np.arange(self.cells))
-        return (x >= 0) & (x < self.width) & (y >= 0) & (y < self.height)
+        return _frozen((x >= 0) & (x < self.width) & (y >= 0) & (y < self.height))
 
     def cell(self, x: np.ndarray | int, y: np.ndarray | int) -> np.ndarray:
         return (np.asarray(y) + 1) * self.pw + np.asarray(x) + 1
@@ -88,6 +94,17 @@ class Board:
 
     def dtype(self) -> type:
         return np.int16 if self.cells < 1 << 15 else np.int32
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False  # shared by every batch of the board (`board_of` caches it)
+    return a
+
+
+@cache
+def board_of(width: int, height: int) -> Board:
+    """The board of a size, made once: its tables are read every tick."""
+    return Board(width, height)
 
 
 @dataclass
@@ -111,7 +128,7 @@ class BattlesnakeBatch:
 
     @property
     def board(self) -> Board:
-        return Board(self.config.width, self.config.height)
+        return board_of(self.config.width, self.config.height)
 
     @property
     def cap(self) -> int:
@@ -124,7 +141,9 @@ class BattlesnakeBatch:
     def segment(self, i: int | np.ndarray) -> np.ndarray:
         """(n, N) padded cells of segment i of every snake (i may be an (n, N) array; clipped to the tail)."""
         i = np.minimum(i, self.length - 1)
-        return np.take_along_axis(self.ring, ((self.start + i) % self.cap)[..., None], axis=2)[..., 0].astype(np.int64)
+        n, num, cap = self.ring.shape
+        at = (self.start + i) % cap + np.arange(0, n * num * cap, cap).reshape(n, num)  # flat: one gather
+        return self.ring.reshape(-1)[at].astype(np.int64)
 
     @property
     def heads(self) -> np.ndarray:
@@ -197,7 +216,9 @@ class BattlesnakeBatch:
 
     def take(self, rows: np.ndarray) -> BattlesnakeBatch:
         """The games at `rows` (indices or a boolean mask), copied."""
-        return BattlesnakeBatch(self.config, *(getattr(self, name)[rows] for name in self._PER_GAME))
+        rows = np.asarray(rows)
+        rows = np.flatnonzero(rows) if rows.dtype == bool else rows  # np.take on indices: the quickest copy
+        return BattlesnakeBatch(self.config, *(np.take(getattr(self, name), rows, axis=0) for name in self._PER_GAME))
 
     def copy(self) -> BattlesnakeBatch:
         return BattlesnakeBatch(self.config, *(getattr(self, name).copy() for name in self._PER_GAME))
@@ -239,43 +260,67 @@ def advance(batch: BattlesnakeBatch, moves: np.ndarray) -> TurnBatch:
     board = batch.board
     cells, cap = board.cells, batch.cap
     movers = batch.alive
-    moves = np.where(np.asarray(moves) < 0, default_moves(batch), moves)
+    moves = np.asarray(moves)
+    if (moves < 0).any():
+        moves = np.where(moves < 0, default_moves(batch), moves)
     moves = np.where(movers, moves, -1)
-    g, k = np.nonzero(movers)
-    start, length = batch.start[g, k], batch.length[g, k]
-    head = batch.ring[g, k, start].astype(np.int64)
-    tail = batch.ring[g, k, (start + length - 1) % cap].astype(np.int64)
-    before_tail = batch.ring[g, k, (start + length - 2) % cap].astype(np.int64)
-    freed = np.full((n, num), -1, np.int64)
-    freed[g, k] = np.where((length == 1) | (tail != before_tail), tail, -1)
-    new_head = head + board.delta[moves[g, k]]
-    occ = batch.occ.reshape(-1)
-    base = (g * num + k) * cells
+    # every (game, snake) array is read and written through flat views, at gk = game * N + snake
+    ring, start_of, length_of, health = _flat(batch.ring), _flat(batch.start), _flat(batch.length), _flat(batch.health)
+    occ = _flat(batch.occ)
+    gk = np.flatnonzero(movers)
+    start, length = start_of[gk], length_of[gk]
+    at = gk * cap
+    head = ring[at + start].astype(np.int64)
+    tail = ring[at + (start + length - 1) % cap].astype(np.int64)
+    before_tail = ring[at + (start + length - 2) % cap].astype(np.int64)
+    freed = np.full(n * num, -1, np.int64)
+    freed[gk] = np.where((length == 1) | (tail != before_tail), tail, -1)
+    new_head = head + board.delta[moves.reshape(-1)[gk]]
+    base = gk * cells
     occ[base + tail] -= 1  # each (game, snake) once per statement: no repeated index
     occ[base + new_head] += 1
     start = (start - 1) % cap
-    batch.start[g, k] = start
-    batch.ring[g, k, start] = new_head
-    batch.health[g, k] -= 1
-    heads = np.full((n, num), -1, np.int64)
-    heads[g, k] = new_head
+    start_of[gk] = start
+    ring[at + start] = new_head
+    health[gk] -= 1
+    heads = np.full(n * num, -1, np.int64)
+    heads[gk] = new_head
     # feed: every mover on food eats (several on one food all eat), then the food goes
-    eats = batch.food[g, new_head]
-    ate = np.zeros((n, num), bool)
-    ate[g, k] = eats
-    eg, ek, es, el = g[eats], k[eats], start[eats], length[eats]
-    last = batch.ring[eg, ek, (es + el - 1) % cap]
-    batch.ring[eg, ek, (es + el) % cap] = last
-    occ[(eg * num + ek) * cells + last.astype(np.int64)] += 1
-    batch.length[eg, ek] += 1
-    batch.health[eg, ek] = MAX_HEALTH
-    batch.food[eg, new_head[eats]] = False
+    food = _flat(batch.food)
+    eats = food[gk // num * cells + new_head]
+    ate = np.zeros(n * num, bool)
+    ate[gk] = eats
+    if eats.any():
+        e, es, el = gk[eats], start[eats], length[eats]
+        last = ring[e * cap + (es + el - 1) % cap]
+        ring[e * cap + (es + el) % cap] = last
+        occ[e * cells + last.astype(np.int64)] += 1
+        length_of[e] += 1
+        health[e] = MAX_HEALTH
+        food[e // num * cells + new_head[eats]] = False
+    heads, ate = heads.reshape(n, num), ate.reshape(n, num)
     eliminated = eliminations(batch, movers, heads)
     dg, dk = np.nonzero(eliminated)
     batch.cause[dg, dk] = eliminated[dg, dk]
     batch.occ[dg, dk] = 0
     batch.tick += 1
-    return TurnBatch(movers, moves, heads, ate, freed, eliminated)
+    return TurnBatch(movers, moves, heads, ate, freed.reshape(n, num), eliminated)
+
+
+def row_counts(a: np.ndarray) -> np.ndarray:
+    """(n,) int64 `a.sum(axis=1)` of a narrow (n, k) array, column by column: NumPy's reduction over a short last
+    axis costs several times as much."""
+    out = np.zeros(len(a), np.int64)
+    for j in range(a.shape[1]):
+        out += a[:, j]
+    return out
+
+
+def _flat(a: np.ndarray) -> np.ndarray:
+    """A flat view of a batch array, written through (never a copy: raises on an array that is not contiguous)."""
+    view = a.view()
+    view.shape = (a.size,)
+    return view
 
 
 def eliminations(batch: BattlesnakeBatch, movers: np.ndarray, heads: np.ndarray) -> np.ndarray:
@@ -285,33 +330,49 @@ def eliminations(batch: BattlesnakeBatch, movers: np.ndarray, heads: np.ndarray)
     starved = movers & (batch.health <= 0)
     wall = movers & ~starved & ~on_board[np.maximum(heads, 0)]
     remaining = movers & ~starved & ~wall
+    codes = np.zeros((n, num), np.int8)
+    codes[starved] = 1 + CAUSES.index(OUT_OF_HEALTH)
+    codes[wall] = 1 + CAUSES.index(WALL_COLLISION)
+    # A collision needs a second segment on a head's cell: every snake's segments on each head (one gather per
+    # snake, summed) find the few games where a head has company, and only those are looked at further
+    cells = batch.occ.shape[2]
     safe_heads = np.where(remaining, heads, 0)
-    # occ_at[g, k, j]: segments of snake j on snake k's head
-    occ_at = batch.occ[np.arange(n)[:, None, None], np.arange(num)[None, None, :], safe_heads[:, :, None]].astype(np.int64)
-    same = safe_heads[:, :, None] == safe_heads[:, None, :]
-    other = ~np.eye(num, dtype=bool)[None] & remaining[:, None, :]
-    own = occ_at[:, np.arange(num), np.arange(num)] >= 2
-    body = (other & (occ_at - same >= 1)).any(axis=2)
-    head = (other & same & (batch.length[:, :, None] <= batch.length[:, None, :])).any(axis=2)
-    codes = np.select(
-        [starved, wall, remaining & own, remaining & body, remaining & head],
-        [1 + CAUSES.index(c) for c in CAUSES],
-        ALIVE,
-    )
-    return codes.astype(np.int8)
+    occ = _flat(batch.occ)
+    at = np.arange(0, n * num * cells, num * cells)[:, None] + safe_heads  # (g, snake 0, head of k)
+    crowd = occ[at].astype(np.int16)
+    for j in range(1, num):
+        crowd += occ[at + j * cells]
+    rows = np.unique(np.flatnonzero(remaining & (crowd >= 2)) // num)
+    if rows.size:
+        # occ_at[g, k, j]: segments of snake j on snake k's head
+        sub = batch.occ[rows]
+        occ_at = sub[np.arange(len(rows))[:, None, None], np.arange(num)[None, None, :], safe_heads[rows][:, :, None]].astype(np.int64)
+        safe_heads, remaining, length = safe_heads[rows], remaining[rows], batch.length[rows]
+        same = safe_heads[:, :, None] == safe_heads[:, None, :]
+        other = ~np.eye(num, dtype=bool)[None] & remaining[:, None, :]
+        own = occ_at[:, np.arange(num), np.arange(num)] >= 2
+        body = (other & (occ_at - same >= 1)).any(axis=2)
+        head = (other & same & (length[:, :, None] <= length[:, None, :])).any(axis=2)
+        found = codes[rows]  # the first cause that holds: own body, another's body, a head-to-head lost
+        for cause, hit in ((HEAD_COLLISION, head), (BODY_COLLISION, body), (SELF_COLLISION, own)):
+            found[remaining & hit] = 1 + CAUSES.index(cause)
+        codes[rows] = found
+    return codes
 
 
 # ---------------------------------------------------------------- food
 
 
 def open_cells(batch: BattlesnakeBatch, rows: np.ndarray) -> np.ndarray:
-    """(len(rows), cells) bool: where food may spawn, like `rules.spawn_cells`: on the board, not food, not a
-    live snake, not next to a live snake's head."""
+    """(len(rows), cells) bool: where food may spawn in the games at `rows` (an array of indices), like
+    `rules.spawn_cells`: on the board, not food, not a live snake, not next to a live snake's head."""
     board = batch.board
-    blocked = batch.food[rows] | batch.occ[rows].any(axis=1)
-    alive = batch.alive[rows]
-    r, k = np.nonzero(alive)
-    head = batch.heads[rows][r, k]
+    blocked = batch.food[rows]
+    for k in range(batch.config.num_snakes):  # snake by snake: `any` over the short snake axis is slower
+        blocked |= batch.occ[rows, k] != 0
+    r, k = np.nonzero(batch.alive[rows])
+    g = rows[r]
+    head = batch.ring[g, k, batch.start[g, k]].astype(np.int64)  # `heads`, at the rows alone
     for d in board.delta:
         blocked[r, head + d] = True
     return board.on_board & ~blocked
@@ -325,13 +386,19 @@ def nth_open(open_rows: np.ndarray, pick: np.ndarray) -> np.ndarray:
 
 def shortfalls(batch: BattlesnakeBatch) -> np.ndarray:
     """(n,) food missing below `minimum_food` in each game (negative above it)."""
-    return batch.config.minimum_food - batch.food.sum(axis=1)
+    return batch.config.minimum_food - cell_counts(batch.food)
+
+
+def cell_counts(food: np.ndarray) -> np.ndarray:
+    """(n,) True cells in each row of an (n, cells) board (food, open cells), summed in int32: NumPy's default int64
+    sum of bools is 2-3x slower."""
+    return food.sum(axis=1, dtype=np.int32).astype(np.int64)
 
 
 def spawn_range(batch: BattlesnakeBatch, rows: np.ndarray, room: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(fewest, most) food step 6 spawns in the games at `rows` when `room` cells are open to it, like
     `rules.spawn_range`: the shortfall (as far as the room allows), else none or one by the spawn chance."""
-    shortfall = shortfalls(batch)[rows]
+    shortfall = batch.config.minimum_food - cell_counts(batch.food[rows])  # `shortfalls`, at the rows alone
     percent = batch.config.spawn_percent
     chance_most = np.minimum(1, room) if percent > 0 else np.zeros_like(room)
     chance_fewest = chance_most if percent >= 100 else np.zeros_like(room)
@@ -352,7 +419,7 @@ def draw_spawns(batch: BattlesnakeBatch, tick_key: np.ndarray) -> np.ndarray:
     if not rows.size:
         return np.full((n, 0), -1, np.int64)
     open_rows = open_cells(batch, rows)
-    room = open_rows.sum(axis=1)
+    room = cell_counts(open_rows)
     count = spawn_range(batch, rows, room)[1]  # the shortfall, or the one food the chance drew
     spawned = np.full((n, int(count.max())), -1, np.int64)
     for j in range(spawned.shape[1]):
@@ -372,7 +439,7 @@ def draw_spawns(batch: BattlesnakeBatch, tick_key: np.ndarray) -> np.ndarray:
 
 def end_codes(batch: BattlesnakeBatch) -> np.ndarray:
     """`rules.end_reason` for every game after its turn: its END_REASONS index, GOES_ON while it goes on."""
-    alive = batch.alive.sum(axis=1)
+    alive = row_counts(batch.alive)
     if batch.config.num_snakes >= 2:
         decided = np.where(alive == 1, END_WIN, np.where(alive == 0, END_DRAW, GOES_ON))
     else:

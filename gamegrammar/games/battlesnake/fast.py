@@ -12,20 +12,29 @@ at once by the batch engine (`batch.advance`, `batch.open_cells`, `batch.spawn_r
 `batch.end_codes`) and written by the corpus writer's encoder (`rollout.keyframe_token_ids`,
 `rollout._tick_token_ids`, the codec's keyframe schedule), and the ids written are compared with
 the sequence's. The opening must be a start: it is parsed with the grammar and checked with the
-reference's own `validity.check_start`, once per sequence.
+reference's own `validity.check_start`, once per distinct opening of a call.
 
 Steps, per chunk of sequences: (1) one flat id array (token strings are looked up in the vocabulary);
 (2) what each sequence writes, for all at once: every input word (its snake is the token before it,
 its tick the number of TICKs before it) and every SPAWN cell; the design (tails: declared, else any
 FREE) and the keyframe interval (declared, else the number of the first tick followed by a SNAP,
-as `validate` reads it); (3) the openings, parsed and checked; (4) per (design, interval) group, the
-replay: each tick `advance` with the written inputs, the written spawns placed after checking their
-number against `spawn_range` and their cells against `open_cells`, then the tick's and any
-keyframe's ids written to a `TokenLog`; a game stops at its end or after its last written tick;
-(5) the comparison: equal and ending in EOS is VALID; a prefix of what the rules write, without
+as `validate` reads it); (3) the openings, parsed and checked (each distinct one once: corpora and
+samples repeat a few hundred starts); (4) per (design, interval) group, the replay: each tick
+`advance` with the written inputs, the written spawns placed after checking their number against
+`spawn_range` and their cells against `open_cells`, then the tick's and any keyframe's ids
+compared, as they are written, with the sequence's at the same places (`_Match`: nothing is kept);
+a game stops at its end, after its last written tick or at its first difference; (5) the verdict:
+no difference, all written and ending in EOS is VALID; a prefix of what the rules write, without
 EOS, is CUT (the reference's verdict for a sequence cut off after ticks that obey the rules:
 `complete` broken at its length; a cut-off last tick is not replayed by the reference and only
 compared here as far as it goes).
+
+Where the time goes (issue 46, `python -m benchmarks.bench_evaluator --game battlesnake`): the
+replay's NumPy work on arrays of a few thousand (game, snake) rows, where reductions over a short
+axis and concatenations cost more than the arithmetic; the batch engine's hot paths are written
+for that (flat views, column-by-column sums, in-place sections) and this module skips what the
+verdict does not need (stopped games stay idle in the batch rather than being copied out every
+tick, a snake whose input is not written moves anywhere: its missing word already decides).
 
 Every other sequence (any mismatch, a token outside the board's vocabulary, an opening that is
 not a start, a spawn the map could not make, a written FREE in a sequence declared plain, a
@@ -47,9 +56,17 @@ from operator import itemgetter
 
 import numpy as np
 
-from gamegrammar.core.tokenlog import TokenLog
 from gamegrammar.core.verdict import CUT, SLOW, VALID, Findings, TokenSequence, Verdict, fast_verdicts, is_ids, token_strings
-from gamegrammar.games.battlesnake.batch import BattlesnakeBatch, advance, end_codes, open_cells, shortfalls, spawn_range
+from gamegrammar.games.battlesnake.batch import (
+    BattlesnakeBatch,
+    advance,
+    cell_counts,
+    end_codes,
+    open_cells,
+    row_counts,
+    shortfalls,
+    spawn_range,
+)
 from gamegrammar.games.battlesnake.grammar import INPUT_TOKEN, BattlesnakeCodec, GrammarError, parse, vocabulary
 from gamegrammar.games.battlesnake.rollout import TokenTable, _tick_token_ids, keyframe_token_ids
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Move, snake_id
@@ -70,13 +87,13 @@ class _Tables:
         size = len(self.tokens)
         ids = self.index
 
-        def role(pairs: Iterable[tuple[str, int]]) -> np.ndarray:
-            out = np.full(size, -1, np.int64)
+        def role(pairs: Iterable[tuple[str, int]], dtype: type = np.int64) -> np.ndarray:
+            out = np.full(size, -1, dtype)
             for token, value in pairs:
                 out[ids[token]] = value
             return out
 
-        self.move = role((INPUT_TOKEN[m], int(m)) for m in Move)
+        self.move = role(((INPUT_TOKEN[m], int(m)) for m in Move), np.int8)  # read at every token: the smallest
         self.snake = role((snake_id(k), k) for k in range(config.num_snakes))
         self.x = role((f"X{v}", v) for v in range(config.width))
         self.y = role((f"Y{v}", v) for v in range(config.height))
@@ -125,7 +142,7 @@ def _flat_ids(seqs: Sequence[TokenSequence], tb: _Tables) -> tuple[np.ndarray, n
         if not len(seq):
             continue
         if is_ids(seq):
-            a = np.asarray(seq, np.int64)
+            a = seq if isinstance(seq, np.ndarray) and seq.dtype.kind in "iu" else np.asarray(seq, np.int64)
             if a.min() < 0 or a.max() >= size:
                 continue  # ids outside the vocabulary: the reference explains them
         else:
@@ -137,7 +154,8 @@ def _flat_ids(seqs: Sequence[TokenSequence], tb: _Tables) -> tuple[np.ndarray, n
         arrays.append(a)
         rows.append(i)
     lengths = np.fromiter(map(len, arrays), np.int64, len(arrays))
-    flat = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
+    dtype = tb.table.dtype  # the vocabulary's smallest: every pass over the flat ids reads a quarter of int64's bytes
+    flat = np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.zeros(0, dtype)
     return flat, lengths, np.array(rows, np.int64)
 
 
@@ -164,74 +182,73 @@ def fast_status(
     if not len(rows):
         return status
     n = len(rows)
-    start = np.cumsum(lengths) - lengths
-    seq_of = np.repeat(np.arange(n), lengths)
     word = tb.word
-    is_tick = flat == word["TICK"]
-    ticks_through = np.cumsum(is_tick)  # TICKs at or before each position, over the whole flat array
-    tick_no = ticks_through - (ticks_through[start] - is_tick[start])[seq_of]  # the tick a token belongs to (0: opening)
-    written_ticks = np.bincount(seq_of[is_tick], minlength=n)
+    where = _Where(flat, lengths, word["TICK"])
+    start, written_ticks = where.start, where.ticks
     first_tick = start + lengths  # where each opening ends: its first TICK, else the sequence's end
-    tick_at = np.flatnonzero(is_tick)
     has_tick = written_ticks > 0
-    first_tick[has_tick] = tick_at[np.searchsorted(tick_at, start[has_tick])]
-    design = np.bincount(seq_of[flat == word["FREE"]], minlength=n) > 0 if tails is None else np.full(n, tails)
+    first_tick[has_tick] = where.tick_at[np.searchsorted(where.tick_at, start[has_tick])]
+    design = np.bincount(where.seq(np.flatnonzero(flat == word["FREE"])), minlength=n) > 0 if tails is None else np.full(n, tails)
     if keyframe_interval is None:
-        snaps = np.flatnonzero((flat == word["SNAP"]) & (tick_no > 0))
-        first = np.unique(seq_of[snaps], return_index=True)
+        snaps = np.flatnonzero(flat == word["SNAP"])
+        snap_seq = where.seq(snaps)
+        snap_tick = where.tick(snaps, snap_seq)
+        snap_seq, snap_tick = snap_seq[snap_tick > 0], snap_tick[snap_tick > 0]
+        first = np.unique(snap_seq, return_index=True)
         interval = np.zeros(n, np.int64)
-        interval[first[0]] = tick_no[snaps[first[1]]]
+        interval[first[0]] = snap_tick[first[1]]
     else:
         interval = np.full(n, keyframe_interval, np.int64)
 
     ends = flat[start + lengths - 1] == word["EOS"]
-    # the openings: a start of this config, or the reference's
+    # the openings: a start of this config, or the reference's; each distinct opening parsed and checked once
     states: list[BattlesnakeState | None] = []
     names = tb.tokens
-    for i in range(n):
-        opening = flat[start[i] : first_tick[i]].tolist()
-        states.append(_opening([names[t] for t in opening], config) if opening[0] == word["BOS"] else None)
+    known: dict[bytes, BattlesnakeState | None] = {}
+    for a, b in zip(start.tolist(), first_tick.tolist()):
+        key = flat[a:b].tobytes()
+        if key not in known:
+            opening = flat[a:b].tolist()
+            known[key] = _opening([names[t] for t in opening], config) if opening[0] == word["BOS"] else None
+        states.append(known[key])
     ok = np.array([s is not None for s in states], bool)
 
     # the inputs: (sequence, tick, snake) -> move; and the spawns: (sequence, tick, j) -> padded cell
     at = np.flatnonzero(tb.move[flat] >= 0)
-    at = at[at > start[seq_of[at]]]
+    seq = where.seq(at)
+    after = at > start[seq]
+    at, seq = at[after], seq[after]
     snake = tb.snake[flat[at - 1]]
-    bad_input = (snake < 0) | (tick_no[at] == 0)
-    ok[seq_of[at[bad_input]]] = False
-    at, snake = at[~bad_input], snake[~bad_input]
+    tick = where.tick(at, seq)
+    bad_input = (snake < 0) | (tick == 0)
+    ok[seq[bad_input]] = False
     horizon = int(min(written_ticks.max(initial=0), config.max_ticks))
+    keep = ~bad_input & (tick <= horizon)
     moves = np.full((n, horizon + 2, config.num_snakes), -1, np.int8)
-    keep = tick_no[at] <= horizon
-    moves[seq_of[at[keep]], tick_no[at[keep]], snake[keep]] = tb.move[flat[at[keep]]]
-    spawns, spawn_ok = _written_spawns(flat, seq_of, start + lengths, tick_no, n, horizon, tb, config)
+    cell = (seq[keep] * (horizon + 2) + tick[keep]) * config.num_snakes + snake[keep]  # one flat scatter
+    moves.reshape(-1)[cell] = tb.move[flat[at[keep]]]
+    spawns, spawn_ok = _written_spawns(flat, where, n, horizon, tb, config)
     ok &= spawn_ok
 
-    generated = np.zeros(0, flat.dtype)
+    # the replay, compared token for token with what each sequence wrote as it is written
     gen_len = np.zeros(n, np.int64)
-    gen_start = np.zeros(n, np.int64)
+    following = np.full(n, -1, np.int64)  # the token the rules write just past a sequence's end (-1: none)
     for t, k in {(bool(t), int(k)) for t, k in zip(design[ok].tolist(), interval[ok].tolist())}:
         group = np.flatnonzero(ok & (design == t) & (interval == k))
         codec = BattlesnakeCodec(keyframe_interval=k, tails=t)
-        ids, glen, spawn_fine = _replay(config, codec, [states[i] for i in group], moves[group], spawns[group], written_ticks[group], tb)
-        ok[group[~spawn_fine]] = False
-        gen_start[group] = len(generated) + np.cumsum(glen) - glen
-        gen_len[group] = glen
-        generated = np.concatenate([generated, ids.astype(flat.dtype)])
+        match = _Match(flat, start[group], lengths[group])
+        fine = _replay(config, codec, [states[i] for i in group], moves[group], spawns[group], written_ticks[group], tb, match)
+        ok[group[~fine | match.differs]] = False
+        gen_len[group] = match.cursor
+        following[group] = match.following
 
-    # the comparison: each written token against what the rules write at its place
     ok &= lengths <= gen_len
-    index = np.arange(len(flat)) - start[seq_of] + gen_start[seq_of]
-    inside = ok[seq_of]
-    differs = np.zeros(len(flat), bool)
-    differs[inside] = generated[index[inside]] != flat[inside]
-    ok &= np.bincount(seq_of[differs], minlength=n) == 0
     code = np.where(ok, np.where(ends & (lengths == gen_len), VALID, CUT), SLOW)
     code[ok & ends & (lengths != gen_len)] = SLOW  # an EOS the rules write nowhere but at the end: never a match
     # A cut that leaves a complete-looking item the rules write more of: the reference replays that item and notes
     # what is missing at the cut (a head whose EAT is cut off; a keyframe whose food list is): its verdict, not CUT.
     short = np.flatnonzero((code == CUT) & (lengths < gen_len))
-    following = generated[gen_start[short] + lengths[short]]
+    following = following[short]
     before = flat[start[short] + lengths[short] - 1]
     food_list = (tb.x[following] >= 0) & ((before == word["FOOD"]) | (tb.y[before] >= 0))
     code[short[(following == word["EAT"]) | food_list]] = SLOW
@@ -239,29 +256,42 @@ def fast_status(
     return status
 
 
+class _Where:
+    """Which sequence and which tick (0: the opening) a position of the flat ids belongs to, for the positions
+    asked about: NumPy passes over every token are the prelude's cost, so only the TICKs are counted for all."""
+
+    def __init__(self, flat: np.ndarray, lengths: np.ndarray, tick: int) -> None:
+        is_tick = flat == tick
+        self.through = np.cumsum(is_tick, dtype=np.int32)  # TICKs at or before each position
+        self.start = np.cumsum(lengths) - lengths
+        self.end = self.start + lengths
+        self.before = self.through[self.start] - is_tick[self.start]  # TICKs before each sequence
+        self.ticks = (self.through[self.end - 1] - self.before).astype(np.int64)  # TICKs each sequence writes
+        self.tick_at = np.flatnonzero(is_tick)
+
+    def seq(self, at: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.start, at, side="right") - 1
+
+    def tick(self, at: np.ndarray, seq: np.ndarray) -> np.ndarray:
+        return (self.through[at] - self.before[seq]).astype(np.int64)
+
+
 def _written_spawns(
-    flat: np.ndarray,
-    seq_of: np.ndarray,
-    end: np.ndarray,
-    tick_no: np.ndarray,
-    n: int,
-    horizon: int,
-    tb: _Tables,
-    config: BattlesnakeConfig,
+    flat: np.ndarray, where: _Where, n: int, horizon: int, tb: _Tables, config: BattlesnakeConfig
 ) -> tuple[np.ndarray, np.ndarray]:
     """(n, horizon + 2, most) padded cells each sequence spawns per tick, in written order (-1 past the last), and
     which sequences' spawns could be read (a SPAWN without a cell on the board: the reference's)."""
     at = np.flatnonzero(flat == tb.word["SPAWN"])
-    seq = seq_of[at]
+    seq = where.seq(at)
+    tick = where.tick(at, seq)
     ok = np.ones(n, bool)
-    complete = at + 2 < end[seq]
+    complete = at + 2 < where.end[seq]
     x = np.where(complete, tb.x[flat[np.minimum(at + 1, len(flat) - 1)]], -1)
     y = np.where(complete, tb.y[flat[np.minimum(at + 2, len(flat) - 1)]], -1)
-    bad = complete & ((x < 0) | (y < 0) | (tick_no[at] == 0))
+    bad = complete & ((x < 0) | (y < 0) | (tick == 0))
     ok[seq[bad]] = False
-    use = complete & ~bad & (tick_no[at] <= horizon)  # a SPAWN cut off at the end is not replayed, as in the reference
-    at, seq, x, y = at[use], seq[use], x[use], y[use]
-    tick = tick_no[at]
+    use = complete & ~bad & (tick <= horizon)  # a SPAWN cut off at the end is not replayed, as in the reference
+    at, seq, x, y, tick = at[use], seq[use], x[use], y[use], tick[use]
     key = seq * (horizon + 2) + tick
     run_start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
     rank = np.arange(len(key)) - np.repeat(run_start, np.diff(np.r_[run_start, len(key)]))
@@ -274,6 +304,47 @@ def _written_spawns(
 # ---------------------------------------------------------------- the replay
 
 
+class _Match:
+    """What the replay writes, compared as it is written with what each game's sequence wrote there (nothing is
+    kept): whether they differ, how many tokens the rules wrote, and the one they wrote just past its end."""
+
+    def __init__(self, flat: np.ndarray, begin: np.ndarray, length: np.ndarray) -> None:
+        self.flat, self.begin, self.end = flat, begin, begin + length  # each game's written ids: flat[begin:end]
+        self.cursor = np.zeros(len(begin), np.int64)
+        self.differs = np.zeros(len(begin), bool)
+        self.following = np.full(len(begin), -1, np.int64)
+
+    def write(self, games: np.ndarray, ids: np.ndarray, mask: np.ndarray) -> None:
+        """The masked ids of each row (row-major, as `TokenLog.write` takes them) follow game `games[row]`'s."""
+        width = mask.shape[1]
+        pos = np.flatnonzero(mask)  # row-major: each row's tokens in order
+        tokens = np.ascontiguousarray(ids).reshape(-1)[pos]
+        row = pos // width
+        counts = np.bincount(row, minlength=len(games))
+        at = self.begin[games] + self.cursor[games]  # where each row's tokens go in `flat`
+        self.cursor[games] += counts
+        where = (at - (np.cumsum(counts) - counts))[row] + np.arange(len(tokens))
+        if (at + counts > self.end[games]).any():  # rows past their sequence's end: compare what lies inside
+            end = self.end[games][row]
+            inside = where < end
+            bad = np.zeros(len(tokens), bool)
+            bad[inside] = self.flat[where[inside]] != tokens[inside]
+            next_one = where == end  # the token the rules write just past the end
+            self.following[games[row[next_one]]] = tokens[next_one]
+        else:
+            bad = self.flat[where] != tokens
+        if bad.any():
+            self.differs[games[row[bad]]] = True
+
+
+def _batch_of(states: list[BattlesnakeState], config: BattlesnakeConfig) -> BattlesnakeBatch:
+    """The batch of the openings' states, each distinct one built once."""
+    index: dict[int, int] = {}
+    order = np.array([index.setdefault(id(s), len(index)) for s in states], np.int64)
+    distinct = list({id(s): s for s in states}.values())
+    return BattlesnakeBatch.from_states(distinct, config).take(order)
+
+
 def _replay(
     config: BattlesnakeConfig,
     codec: BattlesnakeCodec,
@@ -282,51 +353,62 @@ def _replay(
     spawns: np.ndarray,
     written_ticks: np.ndarray,
     tb: _Tables,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Replay each game from its opening with its written inputs and spawns, writing what the rules write, as far
-    as it ends or its written ticks go: (flat ids, lengths, whether every written spawn was one the map could make)."""
+    match: _Match,
+) -> np.ndarray:
+    """Replay each game from its opening with its written inputs and spawns, comparing what the rules write with
+    `match`, as far as it ends, its written ticks go or it differs; whether every written spawn was one the map
+    could make.
+
+    Games that stop stay in the batch, idle, until a quarter of its rows are: a copy of the batch costs more than
+    stepping a few idle games. Their moves, spawns and tokens are ignored; so is the move of a snake whose input is
+    not written (the rules write its input word there, which the sequence lacks: it differs, or is cut before it)."""
     t_ids = tb.table
     m = len(states)
-    batch = BattlesnakeBatch.from_states(states, config)  # type: ignore[arg-type]
-    log = TokenLog(m)
+    batch = _batch_of(states, config)  # type: ignore[arg-type]
     games = np.arange(m)
-    log.write(games, *keyframe_token_ids(t_ids, batch, games, bos=True))
+    match.write(games, *keyframe_token_ids(t_ids, batch, games, bos=True))
     fine = np.ones(m, bool)
+    going = np.ones(m, bool)  # per row of the batch
     tails = codec.tails
     for t in range(1, min(int(written_ticks.max(initial=0)), config.max_ticks) + 1):
-        going = written_ticks[games] >= t
-        if not going.all():
-            batch, games = batch.take(going), games[going]
+        going &= (written_ticks[games] >= t) & ~match.differs[games] & fine[games]
+        if 4 * int(going.sum()) <= 3 * len(games):
+            batch, games, going = batch.take(going), games[going], going[going]
         if not len(games):
             break
-        turn = advance(batch, moves[games, t].astype(np.int64))
+        idle = not going.all()
+        now = np.maximum(moves[games, t], 0).astype(np.int64)
         spawned = spawns[games, t]
-        fine[games[~_place_spawns(batch, spawned)]] = False
+        if idle:
+            spawned = np.where(going[:, None], spawned, -1)
+        turn = advance(batch, now)
+        fine[games[~_place_spawns(batch, spawned) & going]] = False
         end = end_codes(batch)
-        log.write(games, *_tick_token_ids(t_ids, batch, turn, spawned, end, codec, tails))
-        done = end >= 0
+        ids, mask = _tick_token_ids(t_ids, batch, turn, spawned, end, codec, tails)
+        if idle:
+            match.write(games[going], ids[going], mask[going])
+        else:
+            match.write(games, ids, mask)
+        going &= end < 0
         if codec.keyframe_after(t):
-            live = np.flatnonzero(~done)
+            live = np.flatnonzero(going)
             if live.size:
-                log.write(games[live], *keyframe_token_ids(t_ids, batch, live))
-        if done.any():
-            batch, games = batch.take(~done), games[~done]
-    ids, lengths = log.assemble(t_ids.dtype)
-    return ids, lengths, fine
+                match.write(games[live], *keyframe_token_ids(t_ids, batch, live))
+    return fine
 
 
 def _place_spawns(batch: BattlesnakeBatch, spawned: np.ndarray) -> np.ndarray:
     """Put the written spawns (n, w) on the board; per game, whether step 6 could have made them: as many as
     `spawn_range` allows, each on a distinct cell open to food (`open_cells`)."""
     n = len(batch)
-    count = (spawned >= 0).sum(axis=1)
+    count = row_counts(spawned >= 0)
     percent = batch.config.spawn_percent
     rows = np.flatnonzero((count > 0) | (shortfalls(batch) > 0) | (percent >= 100))
     fine = np.ones(n, bool)
     if not rows.size:
         return fine
     open_rows = open_cells(batch, rows)
-    fewest, most = spawn_range(batch, rows, open_rows.sum(axis=1))
+    fewest, most = spawn_range(batch, rows, cell_counts(open_rows))
     good = (fewest <= count[rows]) & (count[rows] <= most)
     r = np.arange(len(rows))
     for j in range(spawned.shape[1]):

@@ -114,7 +114,10 @@ def _tick_token_ids(
     codec: CodecConfig,
     tails: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One tick of every game as (ids, mask), like `EpisodeEncoder.tick` (salience floors included)."""
+    """One tick of every game as (ids, mask), like `EpisodeEncoder.tick` (salience floors included).
+
+    Every section is written in place into one (m, columns) pair of arrays, through views (a concatenation of
+    2,000-row sections cost more than the rest)."""
     m, num = turn.movers.shape
     floor = codec.min_salience
     keep = {kind: EVENTS[kind][0] >= floor for kind in ("TICK", "INPUT", "MOVE", "EAT", "DIE", "SPAWN")}
@@ -122,60 +125,66 @@ def _tick_token_ids(
     heads = np.where(movers, turn.heads, 0)
     on = batch.board.on_board[heads]
     moves = np.where(movers, turn.moves, 0)
-    free = turn.freed if tails else np.full((m, num), -1)
-    snakes = np.zeros((m, num, 10), t.dtype)
-    mask = np.zeros(snakes.shape, bool)
+    free = np.maximum(turn.freed, 0) if tails else np.zeros((m, num), np.int64)
+    width = spawned.shape[1]
+    columns = 1 + 10 * num + 2 * num + 3 * width + 2
+    ids = np.empty((m, columns), t.dtype)
+    mask = np.empty((m, columns), bool)
+    ids[:, 0] = t.word["TICK"]
+    mask[:, 0] = keep["TICK"]
+    # per snake: Sk d [FREE Xx Yy] Xx Yy|OUT [EAT LENn H100]
+    snakes, snake_mask = _section(ids, 1, num, 10), _section(mask, 1, num, 10)
     snakes[:, :, 0] = t.snake
-    mask[:, :, 0] = movers & (keep["INPUT"] | keep["MOVE"] | (keep["EAT"] & ate))
+    snake_mask[:, :, 0] = movers & (keep["INPUT"] | keep["MOVE"] | (keep["EAT"] & ate))
     snakes[:, :, 1] = t.input[moves]
-    mask[:, :, 1] = movers & keep["INPUT"]
-    has_free = movers & keep["MOVE"] & (free >= 0)
+    snake_mask[:, :, 1] = movers & keep["INPUT"]
     snakes[:, :, 2] = t.word["FREE"]
-    snakes[:, :, 3] = t.x[np.maximum(free, 0)]
-    snakes[:, :, 4] = t.y[np.maximum(free, 0)]
-    mask[:, :, 2:5] = has_free[:, :, None]
+    snakes[:, :, 3] = t.x[free]
+    snakes[:, :, 4] = t.y[free]
+    has_free = movers & keep["MOVE"] & (turn.freed >= 0) if tails else np.zeros((m, num), bool)
+    for c in (2, 3, 4):
+        snake_mask[:, :, c] = has_free
     snakes[:, :, 5] = np.where(on, t.x[heads], t.word["OUT"])
     snakes[:, :, 6] = t.y[heads]
-    mask[:, :, 5] = movers & keep["MOVE"]
-    mask[:, :, 6] = movers & keep["MOVE"] & on
+    snake_mask[:, :, 5] = movers & keep["MOVE"]
+    snake_mask[:, :, 6] = movers & keep["MOVE"] & on
     snakes[:, :, 7] = t.word["EAT"]
     snakes[:, :, 8] = t.len[np.where(ate, batch.length, 0)]
     snakes[:, :, 9] = t.health[MAX_HEALTH]
-    mask[:, :, 7:10] = (ate & keep["EAT"])[:, :, None]
-    deaths = np.zeros((m, num, 2), t.dtype)
+    eats = ate & keep["EAT"]
+    for c in (7, 8, 9):
+        snake_mask[:, :, c] = eats
+    # per snake: Sk DIE_<cause>
+    at = 1 + 10 * num
+    deaths, death_mask = _section(ids, at, num, 2), _section(mask, at, num, 2)
     deaths[:, :, 0] = t.snake
     deaths[:, :, 1] = t.die[turn.eliminated]
-    death_mask = np.broadcast_to(((turn.eliminated != ALIVE) & keep["DIE"])[:, :, None], deaths.shape)
-    width = spawned.shape[1]
-    spawns = np.zeros((m, width, 3), t.dtype)
+    died = (turn.eliminated != ALIVE) & keep["DIE"]
+    death_mask[:, :, 0] = died
+    death_mask[:, :, 1] = died
+    # per spawn: SPAWN Xx Yy
+    at += 2 * num
+    spawns, spawn_mask = _section(ids, at, width, 3), _section(mask, at, width, 3)
+    cell = np.maximum(spawned, 0)
     spawns[:, :, 0] = t.word["SPAWN"]
-    spawns[:, :, 1] = t.x[np.maximum(spawned, 0)]
-    spawns[:, :, 2] = t.y[np.maximum(spawned, 0)]
-    spawn_mask = np.broadcast_to(((spawned >= 0) & keep["SPAWN"])[:, :, None], spawns.shape)
+    spawns[:, :, 1] = t.x[cell]
+    spawns[:, :, 2] = t.y[cell]
+    placed = (spawned >= 0) & keep["SPAWN"]
+    for c in range(3):
+        spawn_mask[:, :, c] = placed
     done = end != GOES_ON
-    ids = np.concatenate(
-        [
-            np.full((m, 1), t.word["TICK"], t.dtype),
-            snakes.reshape(m, -1),
-            deaths.reshape(m, -1),
-            spawns.reshape(m, -1),
-            t.end[np.maximum(end, 0)][:, None],
-            np.full((m, 1), t.word["EOS"], t.dtype),
-        ],
-        axis=1,
-    )
-    mask = np.concatenate(
-        [
-            np.full((m, 1), keep["TICK"]),
-            mask.reshape(m, -1),
-            death_mask.reshape(m, -1),
-            spawn_mask.reshape(m, -1),
-            done[:, None],  # the end words are PHASE events: never dropped
-            done[:, None],
-        ],
-        axis=1,
-    )
+    ids[:, -2] = t.end[np.maximum(end, 0)]
+    ids[:, -1] = t.word["EOS"]
+    mask[:, -2] = done  # the end words are PHASE events: never dropped
+    mask[:, -1] = done
     return ids, mask
+
+
+def _section(a: np.ndarray, start: int, rows: int, width: int) -> np.ndarray:
+    """Columns start .. start + rows * width of a 2-D array as an (m, rows, width) view (raises rather than copy)."""
+    view = a[:, start : start + rows * width]
+    view.shape = (len(a), rows, width)
+    return view
 
 
 def agent_draws(tick_key: np.ndarray, num_snakes: int) -> np.ndarray:

@@ -186,6 +186,11 @@ class SnakeSpec(GameSpec):
     def board_shape(self, config: SnakeConfig) -> tuple[int, int]:
         return config.height, config.width
 
+    def intervention_cases(self, tokens: Sequence[str], states: Sequence[SnakeState], config: SnakeConfig) -> list[Any]:
+        from gamegrammar.games.snake.planes import intervention_cases
+
+        return intervention_cases(tokens, states, config)
+
     # -- optional parts
 
     def symmetries(self, tokenizer: Any, config: SnakeConfig) -> Any:

@@ -1,11 +1,15 @@
-"""What world-state probes read of a Snake state: cell planes, scalars and class targets."""
+"""What world-state probes read of a Snake state (cell planes, scalars and class targets), and the edits of it whose
+consequence the rules fix (interventions)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from gamegrammar.core.gamespec import ProbeTargets
-from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState
+from gamegrammar.core.gamespec import InterventionCase, ProbeTargets
+from gamegrammar.games.snake.grammar import SENSE_OF, sense_token
+from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState, body_neighbours
 
 PLANES = ("head", "body", "food", "empty")
 
@@ -44,3 +48,45 @@ def probe_targets(state: SnakeState, config: SnakeConfig) -> ProbeTargets:
             "food_y": (food[1], config.height + 1),
         },
     )
+
+
+def intervention_cases(tokens: Sequence[str], states: Sequence[SnakeState], config: SnakeConfig) -> list[InterventionCase]:
+    """At each input word followed by a SENSE word: a body cell added on each empty neighbour of the head, and each
+    deadly body neighbour taken away; the SENSE word the rules write for the edited board is the expected next token.
+
+    The edited board is the real one with one cell's occupant changed (body planes and empty plane together), and
+    the word is `rules.body_neighbours` of it: an added cell is a middle segment, between the head and the tail, so
+    deadly (a snake of one, whose added cell would be its tail, gets none); a removed one is gone.
+    The tail's cell is left alone (body on the planes, yet not deadly), as are the food's and cells off the board.
+    Grammar v1 writes no SENSE word and gets no case.
+    """
+    out: list[InterventionCase] = []
+    tick = -1
+    for i, token in enumerate(tokens):
+        if token == "TICK":
+            tick += 1
+        if tick >= len(states) or i + 2 >= len(tokens) or not token.startswith("INPUT_") or tokens[i + 1] not in SENSE_OF:
+            continue
+        if tokens[i - 1] != "TICK":
+            continue
+        state = states[tick]
+        deadly = set(body_neighbours(state))
+        if sense_token(sorted(deadly)) != tokens[i + 1]:  # the written word is not the rules': nothing to edit from
+            continue
+        hx, hy = state.head
+        for d in Direction:
+            cell = (hx + d.delta[0], hy + d.delta[1])
+            if not config.in_bounds(cell) or cell == state.food or cell == state.body[-1]:
+                continue
+            index = cell[1] * config.width + cell[0]
+            if cell in state.body:
+                if d not in deadly:
+                    continue
+                kind = "remove neck" if len(state.body) > 1 and cell == state.body[1] else "remove body"
+                edits, after = (("body", index, 0), ("empty", index, 1)), deadly - {d}
+            elif len(state.body) > 1:  # a snake of one has no tail to keep last: the added cell would be it
+                kind, edits, after = "add body", (("body", index, 1), ("empty", index, 0)), deadly | {d}
+            else:
+                continue
+            out.append(InterventionCase(tick, 1, kind, edits, sense_token(sorted(after)), tokens[i + 1]))
+    return out

@@ -174,3 +174,20 @@ def test_a_mixed_corpus_shard_is_the_batch_engine_given_each_episodes_lineup():
     assert np.array_equal(result.tokens, tokens) and np.array_equal(lineups[:, 0], index["agent"])
     assert np.array_equal(result.ticks, index["ticks"]) and np.array_equal(result.scores, index["score"])
     assert np.array_equal(result.ends, index["end"]) and np.array_equal(result.lengths, index["length"])
+
+
+def test_the_narrow_sums_are_numpys_and_the_board_tables_are_shared():
+    rows = np.random.default_rng(0).random((50, 169)) < 0.3
+    assert (bb.cell_counts(rows) == rows.sum(axis=1)).all()
+    assert (bb.row_counts(rows[:, :4]) == rows[:, :4].sum(axis=1)).all()
+    assert bb.board_of(11, 11) is bb.BattlesnakeBatch.empty(CONFIGS[0], 1).board
+    with pytest.raises(ValueError):  # a cached table is read-only: no caller can change every batch's board
+        bb.board_of(11, 11).on_board[0] = True
+
+
+def test_advance_writes_through_or_refuses_a_batch_it_cannot_write_in_place():
+    config = CONFIGS[0]
+    batch = bb.BattlesnakeBatch.initial(config, 0, np.arange(3))
+    strided = bb.BattlesnakeBatch(config, *(getattr(batch, f) for f in batch._PER_GAME[:-2]), batch.occ[:, :, ::-1], batch.food)
+    with pytest.raises(AttributeError):  # a view that is not contiguous would be written as a copy, and lost
+        bb.advance(strided, np.zeros((3, config.num_snakes), np.int64))

@@ -46,3 +46,36 @@ def test_no_food_is_the_extra_class() -> None:
     full = SnakeState(((0, 0), (1, 0)), Direction.L, None)  # food None: the state of a full board
     t = probe_targets(full, BOARD)
     assert t.classes["food_x"] == (6, 7) and t.classes["food_y"] == (5, 6) and t.planes["food"].sum() == 0
+
+
+def test_intervention_cases_follow_the_rules_on_the_edited_board() -> None:
+    from gamegrammar.games.snake.grammar import SENSE_OF, SnakeCodec, sense_token
+    from gamegrammar.games.snake.rules import body_neighbours
+
+    kinds: set[str] = set()
+    for e in range(8):
+        record = GAME.play_episode(BOARD, SnakeCodec(sense=True), ("careless", "random")[e % 2], 5, e)
+        tokens, states = record.tokens, GAME.trace(record.tokens, BOARD)
+        starts = [i for i, t in enumerate(tokens) if t == "TICK"]
+        for case in GAME.intervention_cases(tokens, states, BOARD):
+            kinds.add(case.kind)
+            state = states[case.tick]
+            assert case.offset == 1 and tokens[starts[case.tick] + 1].startswith("INPUT_")
+            assert case.actual == tokens[starts[case.tick] + 2] == sense_token(body_neighbours(state))
+            (plane, cell, value), (other, same_cell, other_value) = case.edits
+            assert (plane, other, same_cell, other_value) == ("body", "empty", cell, 1 - value)
+            xy = (cell % BOARD.width, cell // BOARD.width)
+            assert abs(xy[0] - state.head[0]) + abs(xy[1] - state.head[1]) == 1  # a neighbour of the head
+            assert xy != state.food and xy != state.body[-1]  # never the food's cell nor the tail's
+            if value:  # the edited board: the cell a middle segment of the body
+                edited = SnakeState((state.head, xy, *state.body[1:]), state.direction, state.food, state.score, state.tick)
+                assert case.kind == "add body" and xy not in state.body
+            else:
+                edited = SnakeState(tuple(c for c in state.body if c != xy), state.direction, state.food, 0, 0)
+                assert case.kind in ("remove neck", "remove body") and (case.kind == "remove neck") == (xy == state.body[1])
+            assert case.expected == sense_token(body_neighbours(edited)) != case.actual
+            assert case.expected in SENSE_OF
+    assert kinds == {"add body", "remove neck", "remove body"}
+    # Grammar v1 writes no SENSE word: nothing to check the edit against.
+    record = GAME.play_episode(BOARD, CodecConfig(), "random", 5, 0)
+    assert GAME.intervention_cases(record.tokens, GAME.trace(record.tokens, BOARD), BOARD) == []
