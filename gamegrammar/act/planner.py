@@ -65,7 +65,7 @@ class PlannerConfig:
     rollout_policy: str = "model"  # who chooses a rollout's later inputs: the model, or uniformly at random
     temperature: float = 1.0  # the model's sampling inside a rollout (its outcomes, chance events and inputs)
     death_cost: float = 10.0  # what being out costs, in player 0's score
-    max_tick_tokens: int = 32  # a rollout's tokens per tick at most: a runaway dream stops there
+    max_tick_tokens: int = 16  # a rollout's tokens per tick on average at most: a runaway dream stops there
 
     def __post_init__(self) -> None:
         for name, value, choices in (

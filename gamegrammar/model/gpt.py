@@ -183,8 +183,9 @@ class BranchCache(KVCache):
     def __init__(self, prefix_k: Tensor, prefix_v: Tensor, prefix_lengths: Tensor, per_group: int, max_len: int) -> None:
         layers, groups, heads, _, head_dim = prefix_k.shape
         shape = (layers, groups * per_group, heads, max_len, head_dim)
-        k = torch.zeros(shape, dtype=prefix_k.dtype, device=prefix_k.device)
-        super().__init__(k, torch.zeros_like(k), lengths=torch.zeros(groups * per_group, dtype=torch.long, device=k.device))
+        # Uninitialised: every branch writes each position before any query reads it (all branches move in step).
+        k = torch.empty(shape, dtype=prefix_k.dtype, device=prefix_k.device)
+        super().__init__(k, torch.empty_like(k), lengths=torch.zeros(groups * per_group, dtype=torch.long, device=k.device))
         self.prefix_k, self.prefix_v, self.per_group = prefix_k, prefix_v, per_group
         self.prefix_lengths = prefix_lengths.to(k.device)
         self.offset = self.prefix_lengths.repeat_interleave(per_group)  # each branch's absolute position at its start
