@@ -164,8 +164,8 @@ def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: d
     meta: dict[str, Any] = {"games": args.games, "seed": args.seed, "episodes": f"0..{args.games - 1}"}
     resumed = {name: j.resumed for name, j in journals.items() if j.resumed}
     if resumed:
-        batches = ", ".join(f"{n} of the {name}'s" for name, n in resumed.items())
-        meta["resumed"] = f"{batches} batches of games read back from an interrupted run (their seconds counted)"
+        batches = " and ".join(f"{n} batches of the {name}'s games" for name, n in resumed.items())
+        meta["resumed"] = f"{batches} read back from an interrupted run (their seconds counted)"
     if model is not None or planner is not None:
         first = model if model is not None else planner
         meta |= {"checkpoint": str(args.ckpt), "model": first.model.describe()}
