@@ -214,6 +214,7 @@ class _Controller:
         self.k: torch.Tensor | None = None  # [layers, rows, heads, capacity, head_dim]: KVCache's layout
         self.v: torch.Tensor | None = None
         self.clean = 0  # positions below this hold numbers in every row (zeros, or entries a row wrote)
+        self.reserve = 0  # context kept free past each game's history (a planner's rollouts write there)
 
     def _rows_for(self, games: np.ndarray) -> None:
         """Rows for these games: a new game gets the next row; an ended game's row gets the store's last row, moved
@@ -261,8 +262,13 @@ class _Controller:
             self.v[:, :, :, self.clean : length] = 0
             self.clean = length
 
-    @torch.no_grad()
     def __call__(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        return choose_inputs(self.scores(games), mask, self.agent.temperature, uniform(draws))
+
+    @torch.no_grad()
+    def scores(self, games: np.ndarray) -> np.ndarray:
+        """Feed each game what the engine wrote since its last move and the input prompt; the model's scores of the
+        input tokens there, (games, inputs). Afterwards each game's row of the store holds its history and prompt."""
         agent, log = self.agent, self.log
         model, prompt = agent.model, agent.prompt
         p = len(prompt)
@@ -271,13 +277,13 @@ class _Controller:
         check_prompt_written(agent, log, games, fed)
         block = model.config.block_size
         if agent.recompute:
-            return self._windows(games, mask, draws)
+            return self._windows(games)
         self._rows_for(games)
         start, cached = fed.copy(), self.cached[games].copy()
         need = cursor - start + p
         # the context is full, or the game lost its row: its last half-context (envs.ModelPolicy's window), the clock
         # carried over, even where more than that is new
-        slide = np.flatnonzero((cached + need > block) | ((cached == 0) & (fed > 0)))
+        slide = np.flatnonzero((cached + need + self.reserve > block) | ((cached == 0) & (fed > 0)))
         clock = self.ticks[torch.from_numpy(games).to(self.device)]
         if slide.size:
             keep = min(block, max(p, block // 2))
@@ -319,7 +325,7 @@ class _Controller:
             self.ticks[torch.from_numpy(games[slide]).to(self.device)] = cache.ticks
         self.cached[games] = cached + length
         self.fed[games] = cursor + p
-        return choose_inputs(scores, mask, agent.temperature, uniform(draws))
+        return scores
 
     def _tokens(self, games: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
         """[games, longest]: each game's history from `start` and then the input prompt, padded on the right."""
@@ -352,7 +358,7 @@ class _Controller:
         last = torch.from_numpy(np.cumsum(counts)[rows] - 1).to(self.device)  # each fed row's last token, packed
         return logits[last][:, agent.input_ids.to(self.device)].float().cpu().numpy()
 
-    def _windows(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    def _windows(self, games: np.ndarray) -> np.ndarray:
         """Recompute mode: every game's last `block_size` tokens (prompt included) in one padded pass, no cache."""
         agent, log, model = self.agent, self.log, self.agent.model
         p, cursor = len(agent.prompt), self.log.cursor[games]
@@ -374,7 +380,7 @@ class _Controller:
         last = torch.from_numpy(n - 1).to(self.device)
         scores = logits[torch.arange(len(games), device=self.device), last][:, agent.input_ids.to(self.device)].float().cpu().numpy()
         self.fed[games] = cursor + p
-        return choose_inputs(scores, mask, agent.temperature, uniform(draws))
+        return scores
 
 
 # ---------------------------------------------------------------- playing
@@ -598,17 +604,19 @@ def play_agents(
     agents: dict[str, Agent],
     opponents: dict[str, float] | None = None,
     progress: Callable[[str, int], None] | None = None,
-    journal: PlayJournal | None = None,
+    journal: PlayJournal | dict[str, PlayJournal] | None = None,
 ) -> dict[str, Played]:
     """Every agent on episodes 0..games-1 of `seed` (the same episodes, so the same starts and opponents).
 
-    `journal` keeps the model's batches (scripted agents take seconds); its seconds count those read back.
+    `journal` keeps the model's batches (scripted agents take seconds); its seconds count those read back. With
+    several model agents (the model and a planner), one journal each, by name.
     """
     out = {}
     for name, agent in agents.items():
         start = time.perf_counter()
         step = (lambda n, name=name: progress(name, n)) if progress else None
-        kept = journal if isinstance(agent, ModelAgent) else None
+        kept = journal.get(name) if isinstance(journal, dict) else journal
+        kept = kept if isinstance(agent, ModelAgent) else None
         result = play_games(game, config, codec, seed, np.arange(games), agent, opponents, step, kept)
         out[name] = Played(result, time.perf_counter() - start + (kept.resumed_seconds if kept else 0.0))
     return out

@@ -3,10 +3,13 @@
     gamegrammar play --ckpt runs/cpu/checkpoints/last.ckpt --games 1000 --out reports/play
     gamegrammar play --ckpt bs.ckpt --opponents space --agents model,greedy      # Battlesnake: snake 0 against space
     gamegrammar play --game snake --agents greedy,random                          # scripted agents alone, no model
+    gamegrammar play --ckpt models/snake --planner lookahead --rollouts 2 --horizon 4 --agents planner,greedy
 
 The engine writes every event; the model writes only player 0's input, among the inputs the game allows
 (an action mask), at --temperature. Every agent plays episodes 0..games-1 of --seed: the same starts and
 the same opponents. `--corpus-out DIR` also keeps the model's games as a corpus (the checkpoint's codec).
+With `--planner`, the `planner` agent is the same model searching before each move (gamegrammar.act.planner):
+rollouts in its own dreams (`--simulator model`) or, as the upper bound, in the rules (`--simulator rules`).
 """
 
 from __future__ import annotations
@@ -42,17 +45,43 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--corpus-out", default=None, help="also write the model's games as a corpus here")
     p.add_argument("--overwrite", action="store_true", help="replace a finished corpus in --corpus-out")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    g = p.add_argument_group("planning", "the planner agent: the model searching before each move (docs/play.md)")
+    g.add_argument(
+        "--planner",
+        choices=("lookahead",),
+        default=None,
+        help="add the planner agent: for each legal input, rollouts of a few ticks, scored by score gained and death (default: no planner)",
+    )
+    g.add_argument("--rollouts", type=int, default=2, help="rollouts per legal input, K (default: %(default)s)")
+    g.add_argument("--horizon", type=int, default=4, help="ticks per rollout, H (default: %(default)s)")
+    g.add_argument(
+        "--simulator",
+        choices=("model", "rules"),
+        default="model",
+        help="who writes the rollouts: the model's own dream (default), or the true rules from the real state (the upper bound)",
+    )
+    g.add_argument(
+        "--rollout-policy",
+        choices=("model", "random"),
+        default="model",
+        help="a rollout's later inputs: the model's own (sampled), or uniform at random (default: %(default)s)",
+    )
+    g.add_argument("--rollout-temperature", type=float, default=1.0, help="the model's sampling inside rollouts (default: %(default)s)")
+    g.add_argument("--death-cost", type=float, default=10.0, help="what being out costs, in score (default: %(default)s)")
     add_game_arguments(p, what="without --ckpt")
     p.set_defaults(run=run)
 
 
 def _agents(args: argparse.Namespace, scripted: tuple[str, ...]) -> list[str]:
-    names = [a.strip() for a in (args.agents or ",".join(("model", *scripted) if args.ckpt else scripted)).split(",") if a.strip()]
+    models = ("model", "planner") if args.planner else ("model",)
+    names = [a.strip() for a in (args.agents or ",".join((*models, *scripted) if args.ckpt else scripted)).split(",") if a.strip()]
     for name in names:
-        if name != "model" and name not in scripted:
-            raise GameGrammarError(f"unknown agent {name!r}; choose from model, {', '.join(scripted)}")
-    if "model" in names and args.ckpt is None:
-        raise GameGrammarError("the model agent needs --ckpt")
+        if name not in models and name not in scripted:
+            hint = " (the planner agent needs --planner)" if name == "planner" else ""
+            raise GameGrammarError(f"unknown agent {name!r}; choose from {', '.join(models)}, {', '.join(scripted)}{hint}")
+    for name in models:
+        if name in names and args.ckpt is None:
+            raise GameGrammarError(f"the {name} agent needs --ckpt")
     if not names or len(set(names)) != len(names):
         raise GameGrammarError(f"--agents must name each agent once, got {args.agents!r}")
     return names
@@ -77,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         if (Path(args.corpus_out) / "manifest.json").exists() and not args.overwrite:
             raise GameGrammarError(f"--corpus-out {args.corpus_out} already holds a finished corpus; pass --overwrite to replace it")
     agent: Any = None
+    planner: Any = None
     if args.ckpt is not None:
         from gamegrammar.act.play import ModelAgent
         from gamegrammar.commands.sample import device_of
@@ -85,6 +115,13 @@ def run(args: argparse.Namespace) -> int:
             args.ckpt, temperature=args.temperature, batch_size=args.batch_size, device=device_of(args.device)
         )
         config, codec = game_config(args, agent.config), agent.codec
+        if args.planner:
+            from gamegrammar.act.planner import PlannerAgent, PlannerConfig
+
+            plan = PlannerConfig(
+                args.planner, args.rollouts, args.horizon, args.simulator, args.rollout_policy, args.rollout_temperature, args.death_cost
+            )
+            planner = PlannerAgent(agent.model, agent.tokenizer, agent.game, agent.config, codec, plan=plan, batch_size=args.batch_size)
     else:
         config = game_config(args)
         codec = game_of(config).codec_type()
@@ -93,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     if args.corpus_out and "model" not in names:
         raise GameGrammarError("--corpus-out keeps the model's games: let the model play (--agents model,...)")
     opponents = None if args.opponents is None else parse_agent_mix(args.opponents, game.agent_names)
-    return play(args, game, config, codec, {name: (agent if name == "model" else name) for name in names}, opponents)
+    players = {name: (agent if name == "model" else planner if name == "planner" else name) for name in names}
+    return play(args, game, config, codec, players, opponents)
 
 
 def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: dict[str, Any], opponents: dict | None) -> int:
@@ -103,28 +141,41 @@ def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: d
     from gamegrammar.act.play import play_agents, play_report, render_markdown, torch_threads, write_play_report
 
     model = agents.get("model")
-    journal = None
-    if model is not None and args.out:  # the model's batches, kept until the report is written
+    planner = agents.get("planner")
+    journals = {}
+    if args.out:  # each model agent's batches, kept until the report is written
         from gamegrammar.act.play_journal import PlayJournal
 
-        journal = PlayJournal(Path(args.out) / "play.partial", model.fingerprint(config, codec, args.seed, opponents))
         log = stage_log("play")
-        if journal.stale:
-            log(f"{journal.directory} was from another run (model or settings); starting afresh")
-        elif journal.kept():
-            log(f"resuming from {journal.directory}: {journal.kept()} batches of the model's games were played before")
+        for name, folder in (("model", "play.partial"), ("planner", "plan.partial")):
+            if agents.get(name) is None:
+                continue
+            journal = journals[name] = PlayJournal(Path(args.out) / folder, agents[name].fingerprint(config, codec, args.seed, opponents))
+            if journal.stale:
+                log(f"{journal.directory} was from another run (model or settings); starting afresh")
+            elif journal.kept():
+                log(f"resuming from {journal.directory}: {journal.kept()} batches of the {name}'s games were played before")
     bar = progress_bar(args.games * len(agents), "game", "play", args.quiet)
     try:
         with torch_threads(args.threads):
-            played = play_agents(game, config, codec, args.seed, args.games, agents, opponents, lambda name, n: bar.update(n), journal)
+            played = play_agents(game, config, codec, args.seed, args.games, agents, opponents, lambda name, n: bar.update(n), journals)
     finally:
         bar.close()
     meta: dict[str, Any] = {"games": args.games, "seed": args.seed, "episodes": f"0..{args.games - 1}"}
-    if journal is not None and journal.resumed:
-        meta["resumed"] = f"{journal.resumed} batches of the model's games read back from an interrupted run (their seconds counted)"
+    resumed = {name: j.resumed for name, j in journals.items() if j.resumed}
+    if resumed:
+        batches = " and ".join(f"{n} batches of the {name}'s games" for name, n in resumed.items())
+        meta["resumed"] = f"{batches} read back from an interrupted run (their seconds counted)"
+    if model is not None or planner is not None:
+        first = model if model is not None else planner
+        meta |= {"checkpoint": str(args.ckpt), "model": first.model.describe()}
     if model is not None:
-        meta |= {"checkpoint": str(args.ckpt), "model": model.model.describe(), "temperature": args.temperature}
-        meta["model_forward_passes"] = model.forward_passes
+        meta |= {"temperature": args.temperature, "model_forward_passes": model.forward_passes}
+    if planner is not None:
+        from dataclasses import asdict
+
+        meta["planner"] = asdict(planner.plan)
+        meta["planner_cost"] = planner.stats.summary() | {"note": "games played in this run (batches read back not counted)"}
     if next(iter(played.values())).result.place is not None:  # several players: whom player 0 met
         meta["opponents"] = ", ".join(f"{k}={v:g}" for k, v in (opponents or game.default_agents).items())
     report = play_report(game, config, played, meta)
@@ -140,6 +191,6 @@ def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: d
             args.corpus_out, config, codec, model.tokenizer, args.seed, np.arange(args.games), games, origin, overwrite=args.overwrite
         )
         print(f"wrote the model's {args.games} games to {args.corpus_out}")
-    if journal is not None:
+    for journal in journals.values():
         journal.remove()
     return 0

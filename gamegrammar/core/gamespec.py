@@ -277,6 +277,7 @@ CAPABILITIES: dict[str, str] = {
     "chance": "chance_targets: the distribution each chance token was drawn from (exact training targets)",
     "play": "input_prompt, play_controlled: a model plays the real game",
     "dream": "input_policy, read_tick: a scripted agent plays inside the model's game",
+    "plan": "planner_outcome, simulate_tick: a planner scores rollouts (the model's dreams, or the rules' own)",
     "novelty": "feature_space, state_features, feature_changes: Zobrist state identity",
     "probes": "probe_targets, board_shape: what world-state probes read of a state",
     "replay": "renderer: replays in the terminal, GIF and HTML",
@@ -474,6 +475,19 @@ class GameSpec:
         model), the other players by the agent mix `opponents` (None: the game's default mix), drawn per episode and
         player; the engine writes through `log` (a fresh one when None), so a controller can read each game's tokens."""
         raise GameGrammarError(f"{self.name} has no engine a model can play in (GameSpec.play_controlled)")
+
+    def planner_outcome(self, tokens: Sequence[str]) -> tuple[float, bool]:
+        """What player 0 gains in a written continuation of its game (the tokens after an input prompt, as a planner's
+        rollout writes them: the model's dream or the rules' ticks) and whether it is out by their end. Read off the
+        tokens alone, so that a planner on the model never consults the rules."""
+        raise GameGrammarError(f"{self.name} cannot score a rollout: no planner plays it")
+
+    def simulate_tick(self, state: Any, inputs: Sequence[str], config: Any, codec: CodecConfig, seed: int) -> tuple[Any, list[str], bool]:
+        """The rules' tick from `state` with `inputs` (every player's input token, grammar order), its chance drawn from
+        `seed` (a planner's own, never the real game's): the state after, the tick's tokens as `codec` writes them
+        (from the tick token on, EOS included where the game ends) and whether it ended. The rules as a planner's
+        simulator: the upper bound of planning in the model's dreams."""
+        raise GameGrammarError(f"{self.name} has no rules simulator for a planner")
 
     # -- evaluation
 

@@ -8,7 +8,9 @@ The KV cache holds every layer's keys and values for a batch of sequences that
 all sit at the same position `pos`; `forward(idx, cache=cache)` appends idx's
 keys/values and advances `pos`, so sampling costs one token of work per step.
 A cache with per-row `lengths` lets rows sit at different positions (games that
-wrote different numbers of tokens), so one forward pass serves them all.
+wrote different numbers of tokens), so one forward pass serves them all. A `BranchCache`
+continues each row of such a cache several ways at once (a planner's rollouts), reading the
+rows' shared history in place instead of copying it per branch.
 """
 
 from __future__ import annotations
@@ -167,6 +169,52 @@ class KVCache:
             self.lengths = self.lengths[rows]
 
 
+class BranchCache(KVCache):
+    """Several continuations (branches) of each row of a per-row-lengths cache, sharing that row's entries.
+
+    The shared prefix, `prefix_k`/`prefix_v` [n_layer, groups, n_head, >= P, head_dim] with `prefix_lengths` [groups],
+    is read where it lies, never copied or written: a planner branching every running game into a dozen rollouts
+    would otherwise copy each game's history a dozen times per move. Branches are laid out group-major, `per_group`
+    to a group (branch b continues group b // per_group); each writes its own tokens into its own `k`/`v`
+    [n_layer, branches, n_head, max_len, head_dim], every branch one token per pass (`lengths` stay equal), at
+    absolute positions prefix_lengths[group] + lengths.
+    """
+
+    def __init__(self, prefix_k: Tensor, prefix_v: Tensor, prefix_lengths: Tensor, per_group: int, max_len: int) -> None:
+        layers, groups, heads, _, head_dim = prefix_k.shape
+        shape = (layers, groups * per_group, heads, max_len, head_dim)
+        # Uninitialised: every branch writes each position before any query reads it (all branches move in step).
+        k = torch.empty(shape, dtype=prefix_k.dtype, device=prefix_k.device)
+        super().__init__(k, torch.empty_like(k), lengths=torch.zeros(groups * per_group, dtype=torch.long, device=k.device))
+        self.prefix_k, self.prefix_v, self.per_group = prefix_k, prefix_v, per_group
+        self.prefix_lengths = prefix_lengths.to(k.device)
+        self.offset = self.prefix_lengths.repeat_interleave(per_group)  # each branch's absolute position at its start
+
+    def attend(self, q: Tensor, k: Tensor, v: Tensor, layer: int) -> Tensor:
+        """Attention of the branches' new queries over their group's prefix and their own entries, one softmax."""
+        B, H, T, D = q.shape
+        assert self.lengths is not None
+        positions = self.lengths[:, None] + torch.arange(T, device=q.device)  # in the branch's own entries
+        rows = torch.arange(B, device=q.device)[:, None]
+        self.k[layer][rows, :, positions] = k.transpose(1, 2)
+        self.v[layer][rows, :, positions] = v.transpose(1, 2)
+        end = int(positions[:, -1].max()) + 1
+        own_k, own_v = self.k[layer, :, :, :end], self.v[layer, :, :, :end]
+        scale = 1.0 / math.sqrt(D)
+        own = (q @ own_k.transpose(-1, -2)) * scale  # [B, H, T, end]
+        own = own.masked_fill(torch.arange(end, device=q.device) > positions[:, None, :, None], -math.inf)
+        G, n, P = B // self.per_group, self.per_group, int(self.prefix_lengths.max())
+        pk, pv = self.prefix_k[layer, :G, :, :P], self.prefix_v[layer, :G, :, :P]  # [G, H, P, D]: a view
+        grouped = q.view(G, n, H, T, D).transpose(1, 2).reshape(G, H, n * T, D)  # a group's queries against its prefix once
+        shared = (grouped @ pk.transpose(-1, -2)) * scale  # [G, H, n*T, P]
+        shared = shared.masked_fill((torch.arange(P, device=q.device) >= self.prefix_lengths[:, None])[:, None, None, :], -math.inf)
+        shared = shared.view(G, H, n, T, P).transpose(1, 2).reshape(B, H, T, P)
+        w = torch.softmax(torch.cat([shared, own], dim=-1), dim=-1)
+        w_shared = w[..., :P].reshape(G, n, H, T, P).transpose(1, 2).reshape(G, H, n * T, P)
+        y_shared = (w_shared @ pv).view(G, H, n, T, D).transpose(1, 2).reshape(B, H, T, D)
+        return y_shared + w[..., P:] @ own_v
+
+
 def rotary_tables(head_dim: int, length: int, base: float = 10000.0) -> tuple[Tensor, Tensor]:
     """cos and sin tables [length, head_dim/2] for rotating query/key pairs by position."""
     inv_freq = 1.0 / base ** (torch.arange(0, head_dim, 2).float() / head_dim)
@@ -229,6 +277,8 @@ class CausalSelfAttention(nn.Module):
         dropout_p = self.dropout if self.training else 0.0
         if cache is None:
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
+        elif isinstance(cache, BranchCache):
+            y = cache.attend(q, k, v, layer)
         elif cache.lengths is not None:  # rows at their own positions: write each row's keys there, mask per row
             positions = cache.lengths[:, None] + torch.arange(T, device=x.device)  # [B, T]
             rows = torch.arange(B, device=x.device)[:, None]
@@ -389,7 +439,8 @@ class GameGPT(nn.Module):
         if cache is not None and cache.lengths is not None:
             # [B, T]: each row's own positions. A cache with room past the context holds padding there (a row padded
             # to a longer row's width): its positions are clamped to the last, and nothing reads what it writes.
-            pos = (cache.lengths[:, None] + torch.arange(T, device=idx.device)).clamp_(max=self.config.block_size - 1)
+            at = cache.lengths + cache.offset if isinstance(cache, BranchCache) else cache.lengths
+            pos = (at[:, None] + torch.arange(T, device=idx.device)).clamp_(max=self.config.block_size - 1)
         x = self.wte(idx)
         rope = None
         if self.wpe is not None:

@@ -119,3 +119,21 @@ def test_an_interrupted_play_resumes_from_the_model_batches_it_finished(tiny_run
         assert main([*argv, "--out", str(resumed), "--temperature", "0"]) == 130
     assert main([*argv, "--out", str(resumed), "--temperature", "0.5"]) == 0
     assert "from another run" in capsys.readouterr().err
+
+
+def test_the_planner_plays_beside_the_model_on_either_simulator(tiny_run, tmp_path, capsys):
+    _, _, ckpt = tiny_run
+    base = ["play", "--ckpt", str(ckpt), "--games", "6", "--seed", "1", "--quiet", "--planner", "lookahead", "--rollouts", "1"]
+    out = tmp_path / "plan"
+    assert main([*base, "--horizon", "2", "--agents", "model,planner,greedy", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| planner | 6 |" in text and "| model | 6 |" in text and "| greedy | 6 |" in text
+    report = json.loads((out / "report.json").read_text())
+    cost = report["meta"]["planner_cost"]
+    assert report["meta"]["planner"]["simulator"] == "model" and cost["moves"] == report["agents"]["planner"]["ticks"]["mean"] * 6
+    assert cost["rollout_tokens"] > 0 and cost["moves_per_second"] > 0
+    assert not (out / "play.partial").exists() and not (out / "plan.partial").exists()
+    assert main([*base, "--simulator", "rules", "--rollout-policy", "random", "--agents", "planner"]) == 0
+    assert "| planner | 6 |" in capsys.readouterr().out
+    assert main(["play", "--ckpt", str(ckpt), "--games", "2", "--agents", "planner", "--quiet"]) == 2
+    assert "needs --planner" in capsys.readouterr().err

@@ -226,6 +226,24 @@ class SnakeSpec(GameSpec):
 
         return read_tick(state, tokens, config, **_grammar.design_of(codec))
 
+    # -- planning (gamegrammar.act.planner)
+
+    def planner_outcome(self, tokens: Sequence[str]) -> tuple[float, bool]:
+        return float(sum(t == "EAT" for t in tokens)), any(t in _DEATHS for t in tokens)
+
+    def simulate_tick(
+        self, state: SnakeState, inputs: Sequence[str], config: SnakeConfig, codec: CodecConfig, seed: int
+    ) -> tuple[SnakeState, list[str], bool]:
+        from gamegrammar.games.snake.rules import Direction
+
+        sim = SnakeGame.from_state(state, config, seed, 0)  # the food it spawns is drawn from the planner's seed
+        after, events, done = sim.step(Direction[inputs[0].removeprefix("INPUT_")])
+        encoder = self.new_encoder(codec, config)
+        encoder.start(state)
+        written = len(encoder.tokens)
+        encoder.tick(events, after, done)
+        return after, encoder.tokens[written:], done
+
     # -- state identity (novelty): gamegrammar/games/snake/zobrist.py
 
     def feature_space(self, config: SnakeConfig) -> tuple[int, int]:
@@ -248,6 +266,9 @@ class SnakeSpec(GameSpec):
         from gamegrammar.games.snake.zobrist import state_keys_batch
 
         return state_keys_batch(episodes, config, codec, table)
+
+
+_DEATHS = ("DIE_WALL", "DIE_SELF")
 
 
 def _declared(codec: CodecConfig | None) -> dict[str, Any]:

@@ -1,0 +1,378 @@
+"""The model plans: at each move it searches inside its own dreams, or, as the upper bound, inside the rules.
+
+`PlannerAgent` plays player 0 wherever a `ModelAgent` plays (`play_games`, `gamegrammar play --planner`). Each tick,
+for every running game, it feeds the model what the engine wrote (the model agent's KV store, one row per game), and
+then, for each input the action mask allows, writes `rollouts` continuations of the game `horizon` ticks long:
+
+- `simulator="model"`: the model writes them, a dream from the game's real history with the input forced: its
+  outcomes, its chance events (food) and, with `rollout_policy="model"`, the later inputs too (sampled from its own
+  distribution at `temperature`, under the grammar's mask); with `rollout_policy="random"` the later inputs are
+  uniform among the input tokens. Nothing here reads the rules: a rollout is scored off its tokens alone
+  (`GameSpec.planner_outcome`: what player 0 gained, whether it is out).
+- `simulator="rules"`: the rules write them from the real state (`GameSpec.simulate_tick`, its chance drawn from
+  the planner's own seed, never the real game's), the later inputs chosen as above; with the model's policy the
+  model reads the rules' tokens to choose them, so both simulators cost the same model tokens at the same
+  (rollouts, horizon); with the random policy the rules need no model at all.
+
+An input's value is the mean over its rollouts of gain - `death_cost` x out x (2 - (t - 1) / horizon), where t is the
+tick the rollout ends out in (a death now costs about twice one at the horizon, so that of two doomed inputs the later
+doom wins and a move into certain death never beats an escape); the planner plays the best, ties going to the
+model's own preference (its scores of the inputs at the real prompt).
+
+What makes it affordable: every branch of every running game goes through one forward pass per token step. The
+branches read their game's history where it lies in the store (`BranchCache`: one shared prefix per game, never
+copied), and each writes only its own few tokens. A branch stops at its horizon (its next tick token), at an end
+event or EOS, or where its position would pass the model's context.
+
+Rollouts are random in a way that is a function of the real game: every uniform is hashed from the engine's keyed
+draw for that game and tick (the one a sampling model agent uses), the branch and the step, so a game is a function
+of (seed, episode), the model and the settings, whatever the batch (up to the float rounding of batched passes).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from gamegrammar.act.play import DEFAULT_BATCH, ModelAgent, TokenTap, _Controller, uniform
+from gamegrammar.core import rng
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig, GameSpec
+from gamegrammar.core.tokenizer import GameTokenizer
+from gamegrammar.model.gpt import BranchCache, GameGPT
+from gamegrammar.training.checkpoint import load_checkpoint
+
+PLANNERS = ("lookahead",)
+SIMULATORS = ("model", "rules")
+ROLLOUT_POLICIES = ("model", "random")
+PLANNER = "planner"  # the planner's name in reports
+ROOM_PER_TICK = 12  # context a history leaves free per rollout tick (a Snake tick writes 5-14 tokens)
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    """How the planner searches: `rollouts` continuations of `horizon` ticks per legal input, in `simulator`."""
+
+    planner: str = "lookahead"
+    rollouts: int = 2
+    horizon: int = 4
+    simulator: str = "model"
+    rollout_policy: str = "model"  # who chooses a rollout's later inputs: the model, or uniformly at random
+    temperature: float = 1.0  # the model's sampling inside a rollout (its outcomes, chance events and inputs)
+    death_cost: float = 10.0  # what being out costs, in player 0's score
+    max_tick_tokens: int = 16  # a rollout's tokens per tick on average at most: a runaway dream stops there
+
+    def __post_init__(self) -> None:
+        for name, value, choices in (
+            ("planner", self.planner, PLANNERS),
+            ("simulator", self.simulator, SIMULATORS),
+            ("rollout policy", self.rollout_policy, ROLLOUT_POLICIES),
+        ):
+            if value not in choices:
+                raise GameGrammarError(f"unknown {name} {value!r}; choose from {', '.join(choices)}")
+        for name in ("rollouts", "horizon", "max_tick_tokens"):
+            if getattr(self, name) < 1:
+                raise GameGrammarError(f"the planner's {name.replace('_', ' ')} must be at least 1, got {getattr(self, name)}")
+        if not 0 < self.temperature < float("inf"):
+            raise GameGrammarError(f"the planner's rollout temperature must be a finite number > 0, got {self.temperature}")
+        if not 0 <= self.death_cost < float("inf"):
+            raise GameGrammarError(f"the planner's death cost must be a finite number >= 0, got {self.death_cost}")
+
+    @property
+    def needs_model(self) -> bool:
+        """Do its rollouts go through the model (all but the rules with random inputs)?"""
+        return self.simulator == "model" or self.rollout_policy == "model"
+
+
+@dataclass
+class PlanStats:
+    """What planning cost: moves decided, the model tokens its rollouts fed, token steps (forward passes), seconds."""
+
+    moves: int = 0
+    rollouts: int = 0
+    rollout_tokens: int = 0
+    rollout_passes: int = 0
+    seconds: float = 0.0  # the whole controller: the real history's pass, the rollouts and the choice
+
+    def summary(self) -> dict[str, Any]:
+        out = asdict(self)
+        if self.moves:
+            out |= {
+                "tokens_per_move": round(self.rollout_tokens / self.moves, 1),
+                "seconds_per_move": round(self.seconds / self.moves, 5),
+                "moves_per_second": round(self.moves / self.seconds, 2) if self.seconds else None,
+            }
+        return out
+
+
+class PlannerAgent(ModelAgent):
+    """A GameGPT that chooses player 0's input by searching: `PlannerConfig` says how (see the module)."""
+
+    name = PLANNER
+
+    def __init__(
+        self,
+        model: GameGPT,
+        tokenizer: GameTokenizer,
+        game: GameSpec,
+        config: Any,
+        codec: CodecConfig | None = None,
+        *,
+        plan: PlannerConfig | None = None,
+        batch_size: int = DEFAULT_BATCH,
+    ) -> None:
+        super().__init__(model, tokenizer, game, config, codec, temperature=0.0, batch_size=batch_size, recompute=False)
+        self.plan = plan or PlannerConfig()
+        game.planner_outcome([])  # a game no planner can score refuses here, in one line
+        if self.plan.simulator == "rules":
+            game.simulate_tick  # noqa: B018  (the method; it refuses when called on a game without one)
+        self.automaton = game.automaton(config, self.codec)
+        self.input_words = game.input_tokens(config)
+        self.stop_words = frozenset(game.end_events) | {"EOS"}
+        self.stats = PlanStats()
+
+    @classmethod
+    def from_checkpoint(  # type: ignore[override]
+        cls, path: str | Path, *, plan: PlannerConfig | None = None, batch_size: int = DEFAULT_BATCH, device: str | torch.device = "cpu"
+    ) -> PlannerAgent:
+        """The planner on the model of a training checkpoint (.ckpt) or an exported model directory."""
+        loaded = load_checkpoint(path, map_location=device)
+        return cls(loaded.model, loaded.tokenizer, loaded.game_spec, loaded.game, loaded.codec, plan=plan, batch_size=batch_size)
+
+    def fingerprint(self, config: Any, codec: CodecConfig, seed: int, opponents: dict[str, float] | None) -> str:
+        from gamegrammar.act.play_journal import play_fingerprint
+
+        return play_fingerprint({"model": super().fingerprint(config, codec, seed, opponents), "plan": asdict(self.plan)})
+
+    def controller(self, log: TokenTap) -> _PlanningController:  # type: ignore[override]
+        return _PlanningController(self, log)
+
+
+@dataclass
+class _Branch:
+    """One rollout: what it wrote, its grammar state, its ticks, and (on the rules) its state and queued tokens."""
+
+    game: int  # position in the controller's `games`
+    input: int  # the root input, a position in the input tokens
+    auto: tuple
+    words: list[str] = field(default_factory=list)
+    ticks: int = 1  # the root tick counts
+    state: Any = None
+    queue: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)  # the tick's inputs chosen so far (rules)
+    alive: bool = True
+
+
+class _PlanningController(_Controller):
+    """The model agent's store and feeding, and the search on top: a rollout batch per tick."""
+
+    def __init__(self, agent: PlannerAgent, log: TokenTap) -> None:
+        super().__init__(agent, log)
+        self.planner = agent
+        if agent.plan.needs_model:  # a history slides early enough to leave its rollouts room in the context
+            self.reserve = min(agent.plan.horizon * ROOM_PER_TICK, agent.model.config.block_size // 4)
+        n = len(log.cursor)
+        self.auto: list[tuple | None] = [None] * n  # each game's grammar state after log.ids[g, :auto_at[g]]
+        self.auto_at = np.zeros(n, np.int64)
+        self.state: list[Any] = [None] * n  # the rules' state (simulator="rules")
+        self.masks: dict[frozenset[str], int] = {}
+        self.mask_rows: list[np.ndarray] = []
+        self.mask_table: torch.Tensor | None = None
+
+    def __call__(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        agent, start = self.planner, time.perf_counter()
+        games = np.asarray(games, np.int64)
+        before = self.fed[games].copy()
+        prior = self.scores(games)  # the real history into the store; the model's own scores of the inputs
+        roots = self._follow(games, before)
+        values = self._plan(games, np.asarray(mask, bool), np.asarray(draws, np.uint64), roots)
+        ranked = np.where(mask, values, -np.inf)
+        best = ranked.max(axis=1, keepdims=True)
+        choice = np.where(ranked >= best - 1e-9, prior, -np.inf).argmax(axis=1)  # ties: the model's preference
+        agent.stats.moves += len(games)
+        agent.stats.seconds += time.perf_counter() - start
+        return choice
+
+    # ------------------------------------------------------------ following the real game
+
+    def _words(self, g: int, lo: int, hi: int) -> list[str]:
+        tokens = self.planner.tokenizer.tokens
+        return [tokens[i] for i in self.log.ids[g, lo:hi]]
+
+    def _follow(self, games: np.ndarray, before: np.ndarray) -> list[tuple[tuple, Any]]:
+        """Each game's grammar state after its history and the prompt, and (rules) its real state now."""
+        agent, auto_of = self.planner, self.planner.automaton
+        game, config, codec = agent.game, agent.config, agent.codec
+        prompt = game.input_prompt(config)
+        roots = []
+        for i, g in enumerate(games):
+            cursor = int(self.log.cursor[g])
+            state = self.auto[g] if self.auto[g] is not None else auto_of.start()
+            for word in self._words(g, int(self.auto_at[g]), cursor):
+                state = auto_of.step(state, word)
+                if state is None:
+                    raise GameGrammarError(f"the engine wrote a tick the grammar of {game.name} does not allow")
+            self.auto[g], self.auto_at[g] = state, cursor
+            for word in prompt:
+                state = auto_of.step(state, word)
+            real = None
+            if agent.plan.simulator == "rules":  # the rules follow the real game, a tick at a time
+                if before[i] == 0:
+                    real = game.trace(self._words(g, 0, cursor), config)[0]
+                else:
+                    reading = game.read_tick(self.state[g], self._words(g, int(before[i]) - len(prompt), cursor), config, codec)
+                    if reading.state is None:
+                        raise GameGrammarError(f"the rules could not follow the real game of {game.name}: {reading.broken}")
+                    real = reading.state
+                self.state[g] = real
+            roots.append((state, real))
+        return roots
+
+    # ------------------------------------------------------------ the search
+
+    def _mask_index(self, auto: tuple) -> int:
+        allowed = self.planner.automaton.allowed(auto)
+        at = self.masks.get(allowed)
+        if at is None:
+            tok = self.planner.tokenizer
+            row = np.zeros(len(tok), bool)
+            row[[tok.ids[w] for w in allowed if w in tok.ids]] = True
+            at = self.masks[allowed] = len(self.mask_rows)
+            self.mask_rows.append(row)
+            self.mask_table = None
+        return at
+
+    def _plan(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray, roots: list[tuple[tuple, Any]]) -> np.ndarray:
+        """Each input's value in each game (games, inputs): the mean over its rollouts; masked inputs are not searched."""
+        agent, plan = self.planner, self.planner.plan
+        game, tok, automaton = agent.game, agent.tokenizer, agent.automaton
+        words, k = agent.input_words, plan.rollouts
+        prompt = game.input_prompt(agent.config)
+        per_game = len(words) * k
+        # Branches follow the store's row order (every running game has a row, and only they): a group per row.
+        order = self.row[games]
+        position = np.empty(len(games), np.int64)
+        position[order] = np.arange(len(games))  # the game (position in `games`) of each store row
+        branches: list[_Branch] = []
+        for r in range(len(games)):
+            i = int(position[r])
+            auto, real = roots[i]
+            for a in range(len(words)):
+                for _ in range(k):
+                    b = _Branch(i, a, auto, state=real, alive=bool(mask[i, a]))
+                    if b.alive:
+                        b.auto = automaton.step(auto, words[a])
+                        b.words += [*prompt, words[a]]
+                        if plan.simulator == "rules":
+                            b.pending.append(words[a])
+                    branches.append(b)
+        local = np.tile(np.arange(per_game, dtype=np.uint64), len(games))
+        keys = np.repeat(draws[position], per_game) ^ rng.mix64_np(local + np.uint64(0x9E3779B97F4A7C15))
+        block = agent.model.config.block_size
+        prefix = self.cached[self.game_of_row]
+        room = np.repeat(block - prefix if plan.needs_model else np.full_like(prefix, 1 << 30), per_game)  # positions left to write
+        steps = int(min(plan.horizon * plan.max_tick_tokens, room.max()))
+        cache = None
+        if plan.needs_model and steps > 0:
+            cache = BranchCache(
+                self.k[:, : len(games)],
+                self.v[:, : len(games)],
+                torch.from_numpy(prefix).to(self.device),
+                per_game,
+                steps,  # type: ignore[index]
+            )
+            cache.ticks = self.ticks[torch.from_numpy(self.game_of_row).to(self.device)].repeat_interleave(per_game)
+        fed = np.array([tok.ids[b.words[-1]] if b.alive else tok.pad_id for b in branches], np.int64)  # the root input
+        for b, r in zip(branches, room, strict=True):
+            if b.alive and r < 1:
+                b.alive = False
+        for n, b in enumerate(branches):
+            if b.alive and plan.simulator == "rules" and len(b.pending) >= len(game.to_move(b.state)):
+                b.queue = self._simulate(b, int(keys[n]))  # the root tick, once every input is in
+        for step in range(steps):
+            alive = np.array([b.alive for b in branches])
+            if not alive.any():
+                break
+            logits = None
+            if cache is not None:
+                real = torch.from_numpy(alive[:, None]).to(self.device)
+                out, _ = agent.model(torch.from_numpy(fed[:, None]).to(self.device), cache=cache, real=real)
+                logits = out.float()
+                agent.stats.rollout_tokens += int(alive.sum())
+                agent.stats.rollout_passes += 1
+            u = uniform(rng.mix64_np(keys ^ np.uint64(step + 1)))
+            picks = self._sample(logits, [b for b in branches if b.alive], u[alive])
+            for j, n in enumerate(np.flatnonzero(alive)):
+                b = branches[n]
+                word = self._next(b, picks[j], u[n], int(keys[n]) ^ step)
+                if word is None:
+                    continue
+                b.words.append(word)
+                b.auto = automaton.step(b.auto, word)
+                if word in agent.stop_words or b.auto is None or step + 2 > room[n]:
+                    b.alive = False
+                elif word == game.tick_token:
+                    b.ticks += 1
+                    if b.ticks > plan.horizon:
+                        b.alive = False
+                fed[n] = tok.ids[word]
+        agent.stats.rollouts += sum(1 for b in branches if b.words)
+        values = np.zeros((len(games), len(words)))
+        for b in branches:
+            if b.words:
+                gain, out = game.planner_outcome(b.words)
+                late = (b.ticks - 1) / plan.horizon  # 0 for a death in the root tick: sooner is worse
+                values[b.game, b.input] += (gain - plan.death_cost * out * (2 - late)) / k
+        return values
+
+    def _sample(self, logits: torch.Tensor | None, alive: list[_Branch], u: np.ndarray) -> np.ndarray:
+        """The model's draw for each alive branch under its grammar mask, at the rollout temperature (-1: no model)."""
+        if logits is None:
+            return np.full(len(alive), -1, np.int64)
+        index = torch.tensor([self._mask_index(b.auto) for b in alive], dtype=torch.long)
+        if self.mask_table is None:
+            self.mask_table = torch.from_numpy(np.stack(self.mask_rows)).to(self.device)
+        allowed = self.mask_table[index.to(self.device)]
+        z = torch.where(allowed, logits / self.planner.plan.temperature, torch.full_like(logits, -torch.inf))
+        p = torch.softmax(z, dim=-1)
+        cdf = torch.cumsum(p, dim=-1)
+        pick = (cdf <= torch.from_numpy(u).to(cdf)[:, None] * cdf[:, -1:]).sum(dim=-1)
+        pick = torch.minimum(pick, torch.tensor(logits.shape[1] - 1, device=pick.device))
+        return pick.cpu().numpy()
+
+    def _next(self, b: _Branch, pick: int, u: float, seed: int) -> str | None:
+        """The branch's next token: a queued rules token, an input (the rollout policy), the one token the grammar
+        allows, or the model's draw."""
+        agent, plan = self.planner, self.planner.plan
+        if b.queue:
+            return b.queue.pop(0)
+        allowed = agent.automaton.allowed(b.auto)
+        if allowed and allowed <= set(agent.input_words):  # an input slot
+            if plan.rollout_policy == "random":
+                options = sorted(allowed, key=agent.input_words.index)
+                word = options[min(int(u * len(options)), len(options) - 1)]
+            else:
+                word = agent.tokenizer.tokens[pick]
+            if plan.simulator == "rules":
+                b.pending.append(word)
+                b.queue = self._simulate(b, seed, 1) if len(b.pending) >= len(agent.game.to_move(b.state)) else []
+            return word
+        if len(allowed) == 1:
+            return next(iter(allowed))
+        if plan.simulator == "rules" or pick < 0:
+            raise GameGrammarError(f"the rules' rollout of {agent.game.name} left a token to the model after {b.words[-3:]}")
+        return agent.tokenizer.tokens[pick]
+
+    def _simulate(self, b: _Branch, seed: int, unwritten: int = 0) -> list[str]:
+        """The rules' tick on the branch's inputs: the tokens after those the branch wrote (and the `unwritten` it is
+        about to write), then the next tick token."""
+        agent = self.planner
+        state, written, ended = agent.game.simulate_tick(b.state, b.pending, agent.config, agent.codec, seed & ((1 << 63) - 1))
+        tick = len(b.words) - 1 - b.words[::-1].index(agent.game.tick_token)  # the tick's tokens so far: written[:len]
+        b.state, b.pending = state, []
+        return written[len(b.words) - tick + unwritten :] + ([] if ended else [agent.game.tick_token])

@@ -1,0 +1,149 @@
+"""The planner: branches read the shared history exactly, the rules planner never walks into a death it can escape,
+the model planner never reads the rules, and games do not depend on the batch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from gamegrammar.act.planner import PlannerAgent, PlannerConfig
+from gamegrammar.act.play import ModelAgent, play_games
+from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig
+from gamegrammar.games import load_game
+from gamegrammar.games.snake import SnakeSpec
+from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, resolve
+from gamegrammar.model import GameGPT, KVCache
+from gamegrammar.model.gpt import BranchCache
+from tests.act.test_play import BATTLESNAKE, episodes_of, inputs_of, tiny
+
+SNAKE = SnakeConfig(6, 6, 60)
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_branched_logits_equal_recomputing_each_branch(seed):
+    """Branches of per-row-lengths cache rows, each writing its own tokens, give the logits of a full forward pass over
+    their row's history and their own tokens (rotary positions and the tick clock included)."""
+    model, tokenizer = tiny(SNAKE, block=64, scale=5, seed=seed)
+    torch.manual_seed(seed)
+    lengths = [7, 12, 3]  # each row's history: random tokens, a TICK among them for the clock
+    histories = [torch.randint(4, len(tokenizer), (n,)) for n in lengths]
+    histories[1][4] = tokenizer.ids["TICK"]
+    c = model.config
+    shape = (c.n_layer, 3, c.n_head, 20, c.n_embd // c.n_head)
+    store = KVCache(torch.zeros(shape), torch.zeros(shape), lengths=torch.zeros(3, dtype=torch.long))
+    x = torch.full((3, max(lengths)), tokenizer.pad_id)
+    for r, h in enumerate(histories):
+        x[r, : len(h)] = h
+    real = torch.arange(x.shape[1])[None, :] < torch.tensor(lengths)[:, None]
+    with torch.no_grad():
+        model(x, cache=store, real=real)
+    per_group, steps = 4, 5
+    suffix = torch.randint(4, len(tokenizer), (3 * per_group, steps))
+    suffix[1, 2] = tokenizer.ids["TICK"]
+    branches = BranchCache(store.k, store.v, torch.tensor(lengths), per_group, steps)
+    branches.ticks = torch.tensor([int((h == tokenizer.ids["TICK"]).sum()) for h in histories]).repeat_interleave(per_group)
+    with torch.no_grad():
+        stepped = torch.stack([model(suffix[:, s : s + 1], cache=branches)[0][:, -1] for s in range(steps)], dim=1)
+        for b in range(3 * per_group):
+            whole = torch.cat([histories[b // per_group], suffix[b]])[None]
+            full = model(whole)[0][0, -steps:]
+            torch.testing.assert_close(stepped[b], full, atol=1e-4, rtol=1e-4)
+
+
+def _deaths_escapable(game, tokens: list[str]) -> tuple[int, int]:
+    """(moves into a death while some input escaped it, moves checked) in one played episode."""
+    states = game.trace(tokens, SNAKE)
+    bad = checked = 0
+    for state, token in zip(states, inputs_of(tokens)):
+        outcome = {d: resolve(state, SNAKE, d)[1] for d in Direction if d != state.direction.opposite}
+        dies = {d for d, o in outcome.items() if o in (Outcome.DIE_WALL, Outcome.DIE_SELF)}
+        if dies and len(dies) < len(outcome):
+            checked += 1
+            bad += Direction[token.removeprefix("INPUT_")] in dies
+    return bad, checked
+
+
+def test_the_rules_planner_never_walks_into_a_death_it_can_escape():
+    """On the rules, the root tick is exact: wherever some input survives the tick, the planner takes one (the same
+    random model plays into walls and its body by argmax)."""
+    model, tokenizer = tiny(SNAKE, block=256, prefer={"INPUT_U": 5.0})
+    game = load_game("snake")
+    plan = PlannerConfig(rollouts=2, horizon=3, simulator="rules", rollout_policy="random")
+    planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=16)
+    result = play_games(game, SNAKE, planner.codec, 0, np.arange(16), planner)
+    bad = checked = 0
+    for tokens in episodes_of(result, tokenizer):
+        b, c = _deaths_escapable(game, tokens)
+        bad, checked = bad + b, checked + c
+    assert checked > 20 and bad == 0
+    argmax = ModelAgent(model, tokenizer, game, SNAKE, CodecConfig(), temperature=0, batch_size=16)
+    plain = play_games(game, SNAKE, argmax.codec, 0, np.arange(16), argmax)
+    assert sum(_deaths_escapable(game, t)[0] for t in episodes_of(plain, tokenizer)) > 0  # the test can fail
+    assert result.ticks.mean() > 2 * plain.ticks.mean()
+    assert planner.stats.moves == result.ticks.sum() and planner.stats.rollout_tokens == 0  # random inputs: no model
+
+
+class NoRules(SnakeSpec):
+    """Snake whose rules a planner must not touch: the engine still plays the real game."""
+
+    def trace(self, tokens, config):
+        raise AssertionError("the planner read the rules (trace)")
+
+    def read_tick(self, state, tokens, config, codec):
+        raise AssertionError("the planner read the rules (read_tick)")
+
+    def simulate_tick(self, state, inputs, config, codec, seed):
+        raise AssertionError("the planner read the rules (simulate_tick)")
+
+
+@pytest.mark.parametrize("policy", ["model", "random"])
+def test_the_model_planner_never_reads_the_rules(policy):
+    model, tokenizer = tiny(SNAKE, block=256, scale=3)
+    game = NoRules()
+    plan = PlannerConfig(rollouts=2, horizon=2, simulator="model", rollout_policy=policy, max_tick_tokens=8)
+    planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=3)
+    result = play_games(game, SNAKE, planner.codec, 1, np.arange(3), planner)
+    assert planner.stats.moves == result.ticks.sum()
+    assert planner.stats.rollout_tokens > 2 * 3 * planner.stats.moves  # every legal input was rolled out, a tick or more
+    rules = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=PlannerConfig(simulator="rules"), batch_size=4)
+    with pytest.raises(AssertionError, match="read the rules"):  # the spy works
+        play_games(game, SNAKE, rules.codec, 1, np.arange(4), rules)
+
+
+def test_rules_rollouts_with_the_models_inputs_cost_the_models_tokens():
+    """The two simulators at the same budget: with the model's inputs, the rules' rollouts go through the model too."""
+    model, tokenizer = tiny(SNAKE, block=256, scale=3)
+    game = load_game("snake")
+    cost = {}
+    for simulator in ("model", "rules"):
+        plan = PlannerConfig(rollouts=1, horizon=2, simulator=simulator, max_tick_tokens=8)
+        planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=2)
+        play_games(game, SNAKE, planner.codec, 0, np.arange(2), planner)
+        cost[simulator] = planner.stats.rollout_tokens / planner.stats.moves
+    assert cost["rules"] > 3 * 4  # three inputs, a whole tick and more each
+
+
+def test_games_do_not_depend_on_the_batch():
+    model, tokenizer = tiny(SNAKE, block=256, scale=3)
+    game = load_game("snake")
+    plan = PlannerConfig(rollouts=2, horizon=3, simulator="rules", rollout_policy="random")
+    played = []
+    for batch in (6, 2):
+        planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=batch)
+        played.append(episodes_of(play_games(game, SNAKE, planner.codec, 4, np.arange(6), planner), tokenizer))
+    assert played[0] == played[1]
+
+
+def test_bad_settings_and_games_without_a_planner_get_one_line():
+    with pytest.raises(GameGrammarError, match="unknown simulator"):
+        PlannerConfig(simulator="engine")
+    with pytest.raises(GameGrammarError, match="rollouts must be at least 1"):
+        PlannerConfig(rollouts=0)
+    model, tokenizer = tiny(BATTLESNAKE, block=64)
+    with pytest.raises(GameGrammarError, match="cannot score a rollout"):
+        PlannerAgent(model, tokenizer, load_game("battlesnake"), BATTLESNAKE)
+    assert isinstance(model, GameGPT)
