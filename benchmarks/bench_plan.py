@@ -13,7 +13,6 @@ reports. With a GPU, `gamegrammar play --ckpt models/snake --games 200 --planner
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from dataclasses import asdict, replace
@@ -24,6 +23,7 @@ import torch
 
 from gamegrammar.act.planner import PlannerAgent, PlannerConfig
 from gamegrammar.act.play import ModelAgent, Played, _concat, play_games, play_report, render_markdown, write_play_report
+from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.training.checkpoint import load_checkpoint
 
 
@@ -34,7 +34,7 @@ def _row(agent: Any, game: Any, config: Any, codec: Any, seed: int, episodes: np
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="python -m benchmarks.bench_plan", description=__doc__.split("\n\n")[0])
     p.add_argument("--ckpt", default="models/snake")
     p.add_argument("--minutes", type=float, default=20.0, help="the planner on the model plays batches until this is spent")
     p.add_argument("--batch-size", type=int, default=8)
@@ -87,4 +87,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_guarded(main, "bench_plan"))
