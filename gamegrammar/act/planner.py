@@ -65,6 +65,7 @@ class PlannerConfig:
     rollout_policy: str = "model"  # who chooses a rollout's later inputs: the model, or uniformly at random
     temperature: float = 1.0  # the model's sampling inside a rollout (its outcomes, chance events and inputs)
     death_cost: float = 10.0  # what being out costs, in player 0's score
+    prior_weight: float = 0.0  # the model's log-probability of an input, times this, added to its searched value
     max_tick_tokens: int = 16  # a rollout's tokens per tick on average at most: a runaway dream stops there
 
     def __post_init__(self) -> None:
@@ -80,8 +81,9 @@ class PlannerConfig:
                 raise GameGrammarError(f"the planner's {name.replace('_', ' ')} must be at least 1, got {getattr(self, name)}")
         if not 0 < self.temperature < float("inf"):
             raise GameGrammarError(f"the planner's rollout temperature must be a finite number > 0, got {self.temperature}")
-        if not 0 <= self.death_cost < float("inf"):
-            raise GameGrammarError(f"the planner's death cost must be a finite number >= 0, got {self.death_cost}")
+        for name in ("death_cost", "prior_weight"):
+            if not 0 <= getattr(self, name) < float("inf"):
+                raise GameGrammarError(f"the planner's {name.replace('_', ' ')} must be a finite number >= 0, got {getattr(self, name)}")
 
     @property
     def needs_model(self) -> bool:
@@ -153,6 +155,13 @@ class PlannerAgent(ModelAgent):
         return _PlanningController(self, log)
 
 
+def _log_softmax(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Log-probabilities of the allowed inputs under the model's scores (0 where not allowed: never chosen anyway)."""
+    z = np.where(mask, scores, -np.inf)
+    z = z - z.max(axis=1, keepdims=True)
+    return np.where(mask, z - np.log(np.exp(z).sum(axis=1, keepdims=True)), 0.0)
+
+
 @dataclass
 class _Branch:
     """One rollout: what it wrote, its grammar state, its ticks, and (on the rules) its state and queued tokens."""
@@ -191,7 +200,7 @@ class _PlanningController(_Controller):
         prior = self.scores(games)  # the real history into the store; the model's own scores of the inputs
         roots = self._follow(games, before)
         values = self._plan(games, np.asarray(mask, bool), np.asarray(draws, np.uint64), roots)
-        ranked = np.where(mask, values, -np.inf)
+        ranked = np.where(mask, values + agent.plan.prior_weight * _log_softmax(prior, mask), -np.inf)
         best = ranked.max(axis=1, keepdims=True)
         choice = np.where(ranked >= best - 1e-9, prior, -np.inf).argmax(axis=1)  # ties: the model's preference
         agent.stats.moves += len(games)
@@ -247,6 +256,7 @@ class _PlanningController(_Controller):
             self.mask_table = None
         return at
 
+    @torch.no_grad()  # without it each pass's graph is kept, through the cache, and memory grows by ~150 MB a move
     def _plan(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray, roots: list[tuple[tuple, Any]]) -> np.ndarray:
         """Each input's value in each game (games, inputs): the mean over its rollouts; masked inputs are not searched."""
         agent, plan = self.planner, self.planner.plan

@@ -68,6 +68,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     g.add_argument("--rollout-temperature", type=float, default=1.0, help="the model's sampling inside rollouts (default: %(default)s)")
     g.add_argument("--death-cost", type=float, default=10.0, help="what being out costs, in score (default: %(default)s)")
+    g.add_argument(
+        "--prior-weight",
+        type=float,
+        default=0.0,
+        help="add this times the model's log-probability of an input to its searched value: the model's own "
+        "preference weighs in beyond ties (default: %(default)s)",
+    )
     add_game_arguments(p, what="without --ckpt")
     p.set_defaults(run=run)
 
@@ -119,7 +126,14 @@ def run(args: argparse.Namespace) -> int:
             from gamegrammar.act.planner import PlannerAgent, PlannerConfig
 
             plan = PlannerConfig(
-                args.planner, args.rollouts, args.horizon, args.simulator, args.rollout_policy, args.rollout_temperature, args.death_cost
+                args.planner,
+                args.rollouts,
+                args.horizon,
+                args.simulator,
+                args.rollout_policy,
+                args.rollout_temperature,
+                args.death_cost,
+                args.prior_weight,
             )
             planner = PlannerAgent(agent.model, agent.tokenizer, agent.game, agent.config, codec, plan=plan, batch_size=args.batch_size)
     else:

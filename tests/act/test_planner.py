@@ -138,6 +138,33 @@ def test_games_do_not_depend_on_the_batch():
     assert played[0] == played[1]
 
 
+def test_rollout_passes_keep_no_autograd_graph():
+    """Every pass of the search runs without autograd: with it, each move's graphs were kept and a long run grew to
+    all of the machine's memory."""
+    model, tokenizer = tiny(SNAKE, block=256, scale=3)
+    game = load_game("snake")
+    grad_on = []
+    model.register_forward_pre_hook(lambda *_: grad_on.append(torch.is_grad_enabled()))
+    plan = PlannerConfig(rollouts=1, horizon=2, simulator="model", rollout_policy="random", max_tick_tokens=8)
+    planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=2)
+    play_games(game, SNAKE, planner.codec, 0, np.arange(2), planner)
+    assert planner.stats.rollout_passes > 0 and grad_on and not any(grad_on)
+
+
+def test_a_large_prior_weight_plays_the_models_argmax_where_the_search_ties():
+    """With the rules and no death cost, every safe input is worth its food: a prior weight far above any gain makes
+    the planner the model by argmax, move for move."""
+    model, tokenizer = tiny(SNAKE, block=256, scale=3, seed=2)
+    game = load_game("snake")
+    argmax = ModelAgent(model, tokenizer, game, SNAKE, temperature=0.0, batch_size=4)
+    want = episodes_of(play_games(game, SNAKE, argmax.codec, 5, np.arange(4), argmax), tokenizer)
+    plan = PlannerConfig(rollouts=1, horizon=2, simulator="rules", rollout_policy="random", death_cost=0.0, prior_weight=1e6)
+    planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=4)
+    assert episodes_of(play_games(game, SNAKE, planner.codec, 5, np.arange(4), planner), tokenizer) == want
+    with pytest.raises(GameGrammarError, match="prior weight must be a finite number >= 0"):
+        PlannerConfig(prior_weight=-1.0)
+
+
 def test_bad_settings_and_games_without_a_planner_get_one_line():
     with pytest.raises(GameGrammarError, match="unknown simulator"):
         PlannerConfig(simulator="engine")
