@@ -8,9 +8,12 @@ Generation 0 is a trained checkpoint. Each generation k:
    far. The real corpus is always there and never replaced: training only on its own games is how a
    self-consuming model collapses.
 2. play `play.games` real games (episodes of seed + k) as the model agent (`gamegrammar.act.play`): the engine
-   writes every event, the model only its inputs. Their mean score is the generation's score.
-3. keep the best by score (expert iteration) as a corpus of the real corpus's codec and game config (the
-   next generations train on it; the last generation's waits for a longer rerun).
+   writes every event, the model only its inputs. Their mean score is the generation's score. With `expert`
+   set, the planner on generation k's model (`gamegrammar.act.planner`: the model searching inside its own
+   dreams) plays the same episodes too: the expert of expert iteration proper, whose games are better than the
+   policy that the model's weights hold.
+3. keep the best by score as a corpus of the real corpus's codec and game config (the expert's games when there
+   is one, else the model's own; the next generations train on it; the last generation's waits for a longer rerun).
 4. measure: strict validity and fidelity to the real corpus of free samples from BOS (they must not fall:
    no collapse), and the novelty of the played games' and the samples' states against the real corpus.
 
@@ -40,6 +43,7 @@ import numpy as np
 import torch
 import yaml
 
+from gamegrammar.act.planner import PlannerAgent, PlannerConfig
 from gamegrammar.act.play import ModelAgent, Played, play_games, play_report, summarize_player, torch_threads, write_play_report
 from gamegrammar.act.play_journal import PlayJournal
 from gamegrammar.core.errors import GameGrammarError
@@ -97,6 +101,7 @@ class OuroborosConfig:
     keep: KeepSettings = field(default_factory=KeepSettings)
     finetune: FinetuneSettings = field(default_factory=FinetuneSettings)
     measure: MeasureSettings = field(default_factory=MeasureSettings)
+    expert: PlannerConfig | None = None  # the planner whose games are kept (its fields; null: the model's own games)
 
     def __post_init__(self) -> None:
         checks = [
@@ -146,7 +151,7 @@ class OuroborosConfig:
 
 def _build(cls: type, d: Any, where: str) -> Any:
     if not isinstance(d, dict):
-        raise GameGrammarError(f"ouroboros config: {where or 'the file'} should be a mapping, got {d!r:.40}")
+        raise GameGrammarError(f"ouroboros config: {where.rstrip('.') or 'the file'} should be a mapping, got {d!r:.40}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(d) - set(fields))
     if unknown:
@@ -156,6 +161,9 @@ def _build(cls: type, d: Any, where: str) -> Any:
     values = {}
     for name, value in d.items():
         kind = str(fields[name].type)  # annotations are strings here (postponed evaluation)
+        if kind == "PlannerConfig | None":
+            values[name] = None if value is None else _build(PlannerConfig, value, f"{where}{name}.")
+            continue
         if kind in nested:
             values[name] = _build(nested[kind], value, f"{where}{name}.")
             continue
@@ -166,6 +174,10 @@ def _build(cls: type, d: Any, where: str) -> Any:
         return cls(**values)
     except TypeError as err:
         raise GameGrammarError(f"ouroboros config: {where or 'the file'} {err}") from None
+    except GameGrammarError as err:  # a value its own class refuses (the planner's settings)
+        if str(err).startswith("ouroboros config:"):
+            raise
+        raise GameGrammarError(f"ouroboros config: {where.rstrip('.')}: {err}") from None
 
 
 _PLAIN = {"int": int, "float": (int, float), "str": str}
@@ -358,13 +370,7 @@ def generation(run: Run, k: int, corpus: Corpus, known: np.ndarray | None, log: 
     )
     seed = cfg.seed + k
     episodes = np.arange(cfg.play.games)
-    played_at = time.perf_counter()
-    # the batches played so far, kept until the generation's record is written: a killed run does not play them again
-    journal = PlayJournal(gen / "play.partial", agent.fingerprint(corpus.game, corpus.codec, seed, None))
-    if journal.kept():
-        log(f"generation {k}: {journal.kept()} batches of games were played before the run stopped; reading them back")
-    result = play_games(corpus.game_spec, corpus.game, corpus.codec, seed, episodes, agent, journal=journal)
-    seconds = time.perf_counter() - played_at + journal.resumed_seconds
+    result, seconds = _play_journaled(agent, corpus, seed, episodes, gen / "play.partial", f"generation {k}", log)
     log(f"generation {k}: {cfg.play.games} games in {seconds:.0f} s, mean score {result.score.mean():.2f}")
     meta = {
         "generation": k,
@@ -376,8 +382,13 @@ def generation(run: Run, k: int, corpus: Corpus, known: np.ndarray | None, log: 
     write_play_report(play_report(corpus.game_spec, corpus.game, {"model": Played(result, seconds)}, meta), gen / "play")
     record: dict[str, Any] = {"generation": k, "checkpoint": str(run.checkpoint(k)), "seed": seed}
     record["play"] = summarize_player(result, seconds)
-    kept = select(result, cfg.keep)  # the last generation's too: a longer rerun of the loop trains on them
     origin = {"agent": "model", "checkpoint": str(run.checkpoint(k)), "generation": k, "temperature": cfg.play.temperature}
+    if cfg.expert is not None:  # expert iteration proper: the planner on this model plays the same episodes
+        result, origin = _expert_games(run, k, loaded, corpus, seed, episodes, log), {**origin, "agent": "planner"}
+        record["expert"] = result.summary
+        result = result.result
+        origin["planner"] = dataclasses.asdict(cfg.expert)
+    kept = select(result, cfg.keep)  # the last generation's too: a longer rerun of the loop trains on them
     origin |= {"seed": seed, "selected": f"the best {len(kept)} of {cfg.play.games} games by score"}
     kept_games = take(result.episodes, kept)
     write_played(run.selfplay(k), corpus.game, corpus.codec, loaded.tokenizer, seed, episodes[kept], kept_games, origin, overwrite=True)
@@ -393,6 +404,42 @@ def generation(run: Run, k: int, corpus: Corpus, known: np.ndarray | None, log: 
     record["measure"] = measure(loaded, corpus, cfg.measure, seed, known, games)
     record["seconds"] = round(time.perf_counter() - start, 1)
     return record
+
+
+def _play_journaled(
+    agent: ModelAgent, corpus: Corpus, seed: int, episodes: np.ndarray, partial: Path, who: str, log: Callable[[str], None]
+) -> tuple[PlayerResult, float]:
+    """The agent's games, and their seconds; the batches played so far are kept in `partial` until the generation's
+    record is written, so that a killed run does not play them again."""
+    start = time.perf_counter()
+    journal = PlayJournal(partial, agent.fingerprint(corpus.game, corpus.codec, seed, None))
+    if journal.kept():
+        log(f"{who}: {journal.kept()} batches of games were played before the run stopped; reading them back")
+    result = play_games(corpus.game_spec, corpus.game, corpus.codec, seed, episodes, agent, journal=journal)
+    return result, time.perf_counter() - start + journal.resumed_seconds
+
+
+@dataclass
+class _ExpertGames:
+    result: PlayerResult
+    summary: dict[str, Any]
+
+
+def _expert_games(
+    run: Run, k: int, loaded: LoadedModel, corpus: Corpus, seed: int, episodes: np.ndarray, log: Callable[[str], None]
+) -> _ExpertGames:
+    """The planner on generation k's model plays the generation's episodes (resumable like the model's games)."""
+    cfg, gen = run.config, run.generation_dir(k)
+    assert cfg.expert is not None
+    expert = PlannerAgent(
+        loaded.model, loaded.tokenizer, loaded.game_spec, loaded.game, loaded.codec, plan=cfg.expert, batch_size=cfg.play.batch_size
+    )
+    result, seconds = _play_journaled(expert, corpus, seed, episodes, gen / "expert.partial", f"generation {k}'s planner", log)
+    log(f"generation {k}: the planner played {len(episodes)} games in {seconds:.0f} s, mean score {result.score.mean():.2f}")
+    meta = {"generation": k, "checkpoint": str(run.checkpoint(k)), "games": len(episodes), "seed": seed}
+    meta |= {"planner": dataclasses.asdict(cfg.expert), "planner_cost": expert.stats.summary()}
+    write_play_report(play_report(corpus.game_spec, corpus.game, {"planner": Played(result, seconds)}, meta), gen / "expert")
+    return _ExpertGames(result, {**summarize_player(result, seconds), "cost": expert.stats.summary()})
 
 
 def baselines(run: Run, corpus: Corpus) -> dict[str, Any]:
@@ -436,7 +483,8 @@ def run_loop(config: OuroborosConfig, train: Train, log: Callable[[str], None] =
         with torch_threads(config.play.threads):
             record = {**generation(run, k, corpus, known, log), **record}
         atomic_write_json(path, record)
-        shutil.rmtree(run.generation_dir(k) / "play.partial", ignore_errors=True)
+        for partial in ("play.partial", "expert.partial"):
+            shutil.rmtree(run.generation_dir(k) / partial, ignore_errors=True)
         records.append(record)
         written = write_log(run, base, records)
         log(f"generation {k} finished: {path}")
@@ -469,6 +517,9 @@ def plot(log: dict[str, Any], path: Path) -> None:
         ax.errorbar(gens, mean, yerr=[lo, hi], marker="o", capsize=3, label=label)
 
     band(axes[0], [r["play"]["score"] for r in records], "mean", "model")
+    if records and all("expert" in r for r in records):
+        band(axes[0], [r["expert"]["score"] for r in records], "mean", "planner (the expert)")
+        axes[0].legend(fontsize=8, loc="lower right")
     for name, row in log["baselines"].items():
         axes[0].axhline(row["score"]["mean"], ls="--", color="gray")
         axes[0].text(gens[0] if gens else 0, row["score"]["mean"], f" {name} {row['score']['mean']:.1f}", va="bottom", fontsize=8)

@@ -12,6 +12,7 @@ import yaml
 
 from gamegrammar.act import ouroboros
 from gamegrammar.act.ouroboros import KeepSettings, OuroborosConfig, run_loop, select
+from gamegrammar.act.planner import PlannerConfig
 from gamegrammar.commands import train
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.gamespec import BatchResult, PlayerResult
@@ -32,6 +33,16 @@ def test_the_config_refuses_unknown_keys_wrong_types_and_bad_values(tmp_path):
         ({**good, "finetune": {"max_steps": None, "max_time": None}}, "needs a budget"),
         ({**good, "finetune": {"args": "--x"}}, "finetune.args should be list"),
         ({"corpus": "data/corpus"}, "checkpoint"),
+    ):
+        with pytest.raises(GameGrammarError, match=message):
+            OuroborosConfig.from_dict(bad)
+    expert = OuroborosConfig.from_dict({**good, "expert": {"rollouts": 1, "horizon": 2, "simulator": "rules"}}).expert
+    assert expert == PlannerConfig(rollouts=1, horizon=2, simulator="rules") and OuroborosConfig.from_dict(good).expert is None
+    for bad, message in (
+        ({**good, "expert": {"horizn": 2}}, "unknown key expert.horizn"),
+        ({**good, "expert": {"rollouts": 0}}, "ouroboros config: expert: the planner's rollouts must be at least 1"),
+        ({**good, "expert": {"simulator": "engine"}}, "expert: unknown simulator 'engine'"),
+        ({**good, "expert": 3}, "expert should be a mapping"),
     ):
         with pytest.raises(GameGrammarError, match=message):
             OuroborosConfig.from_dict(bad)
@@ -174,3 +185,21 @@ def test_a_generation_killed_after_its_fine_tune_keeps_it(loop_config, monkeypat
     assert not played.exists()
     with pytest.raises(GameGrammarError, match="another config"):
         run_loop(OuroborosConfig.from_dict({**config.to_dict(), "seed": 7}), counted_train, log=lambda _: None)
+
+
+def test_with_an_expert_the_planners_games_are_kept_and_both_scores_recorded(loop_config):
+    """Expert iteration proper: the planner on each generation's model plays the generation's episodes, its best games
+    are what the next generation trains on, and the record holds the planner's score beside the model's own."""
+    expert = {"rollouts": 1, "horizon": 2, "simulator": "model", "rollout_policy": "random", "max_tick_tokens": 8}
+    config = OuroborosConfig.from_dict({**loop_config.to_dict(), "generations": 1, "expert": expert})
+    log = run_loop(config, train.main, log=lambda _: None)
+    out = Path(config.out)
+    for record in log["generations"]:
+        assert record["expert"]["games"] == 12 == record["play"]["games"]
+        assert record["expert"]["cost"]["moves"] > 0 and record["expert"]["cost"]["rollout_tokens"] > 0
+    kept = Corpus(out / "gen-000" / "selfplay")
+    manifest = json.loads((out / "gen-000" / "selfplay" / "manifest.json").read_text())
+    assert len(kept) == 4 and manifest["origin"]["agent"] == "planner" and manifest["origin"]["planner"]["horizon"] == 2
+    report = json.loads((out / "gen-001" / "expert" / "report.json").read_text())
+    assert report["meta"]["planner"]["rollout_policy"] == "random"
+    assert not (out / "gen-001" / "expert.partial").exists()
