@@ -53,6 +53,8 @@ def test_the_config_refuses_unknown_keys_wrong_types_and_bad_values(tmp_path):
     assert shipped.play.games == 1000 and Path(shipped.finetune.config).name == "gg-cpu.yaml"
     readme_run = OuroborosConfig.from_yaml(Path(__file__).parents[2] / "configs" / "ouroboros-snake.yaml")
     assert readme_run.checkpoint == "models/snake-v1" and readme_run.generations == 3
+    planner_run = OuroborosConfig.from_yaml(Path(__file__).parents[2] / "configs" / "ouroboros-snake-planner.yaml")
+    assert planner_run.expert is not None and planner_run.expert.simulator == "model" and planner_run.checkpoint == "models/snake"
 
 
 def test_the_readme_runs_each_change_the_lever_they_name() -> None:
