@@ -121,7 +121,13 @@ def test_wsd_schedule_holds_the_peak_then_decays_linearly():
 # ---------------------------------------------------------------- the CLI
 
 
-PRESET_OF = {"bs-cpu": "gg-cpu", "bs-gpu": "gg-gpu", "gg-cpu-long": "gg-cpu"}  # configs that reuse a preset's shape
+PRESET_OF = {
+    "bs-cpu": "gg-cpu",
+    "bs-duel-cpu": "gg-cpu",
+    "bs-cpu-long": "gg-cpu",
+    "bs-gpu": "gg-gpu",
+    "gg-cpu-long": "gg-cpu",
+}  # configs that reuse a preset's shape
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.name for c in CONFIGS])
@@ -135,12 +141,14 @@ def test_every_config_parses(config, capsys, tiny_corpus):
     assert "vocab_size" not in printed["model"]  # linked from the corpus
 
 
-# the training budgets: issue 5's for Snake, issue 18's for Battlesnake, issue 20's cap for gg-cpu-long
+# the training budgets: issue 5's for Snake, issue 18's and 46's for Battlesnake, issue 20's cap for gg-cpu-long
 BUDGETS = {
     "gg31k": "00:00:05:00",
     "gg-cpu": "00:00:15:00",
     "gg-gpu": "00:00:15:00",
     "bs-cpu": "00:00:15:00",
+    "bs-duel-cpu": "00:00:15:00",
+    "bs-cpu-long": "00:02:00:00",
     "bs-gpu": "00:00:15:00",
     "gg-cpu-long": "00:02:00:00",
 }
