@@ -12,9 +12,11 @@ from gamegrammar.training.checkpoint import EXPORT_FILES, load_checkpoint
 
 MODELS = Path(__file__).parent.parent / "models"
 SHIPPED = sorted(p for p in MODELS.iterdir() if p.is_dir()) if MODELS.is_dir() else []
-# (samples, least valid) by model: its card's strict full rate makes fewer very unlikely. The 14M-parameter models/snake
-# (97% on its card) samples slowest on a CPU: 3 of 4; the small ones 3 of 8.
-SAMPLES = {"snake": (4, 3)}
+# (samples, least valid, the strict tier they pass) by model: its card's rate makes fewer very unlikely. The
+# 14M-parameter models/snake (97% on its card) samples slowest on a CPU: 3 of 4; the small ones 3 of 8. models/battlesnake
+# is a baseline that writes 0.2% valid duels (its card): what it does hold is the physical tier (87.3%), 4 of 8.
+SAMPLES = {"snake": (4, 3, "full"), "battlesnake": (8, 4, "physical")}
+OUTGROWN = {"battlesnake"}  # 6% of its corpus's duels outgrow its 2048-token context (its card): cut off, they fail more
 
 
 def test_the_snake_model_is_shipped() -> None:
@@ -38,9 +40,9 @@ def test_a_shipped_model_writes_valid_games(path: Path) -> None:
     tok = loaded.tokenizer
     # one context at most: every corpus game fits one (the sliding window past it recomputes the context each token), and
     # a game cut off there counts as invalid, so the bound makes the check stricter, not looser
-    assert (loaded.longest_episode or 0) <= loaded.model.config.block_size
-    samples, least = SAMPLES.get(path.name, (8, 3))
+    assert (loaded.longest_episode or 0) <= loaded.model.config.block_size or path.name in OUTGROWN
+    samples, least, tier = SAMPLES.get(path.name, (8, 3, "full"))
     config = SamplingConfig(temperature=1.0, max_length=loaded.model.config.block_size, batch_size=samples, seed=0)
     ids = generate(loaded.model, [[tok.bos_id]] * samples, tok.eos_id, config)
     verdicts = validate_many([tok.decode(s) for s in ids], loaded.game, loaded.codec)
-    assert sum(v.valid for v in verdicts) >= least
+    assert sum(v.tiers[tier] for v in verdicts) >= least

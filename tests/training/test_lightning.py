@@ -121,7 +121,13 @@ def test_wsd_schedule_holds_the_peak_then_decays_linearly():
 # ---------------------------------------------------------------- the CLI
 
 
-PRESET_OF = {"bs-cpu": "gg-cpu", "bs-gpu": "gg-gpu", "gg-cpu-long": "gg-cpu"}  # configs that reuse a preset's shape
+PRESET_OF = {
+    "bs-cpu": "gg-cpu",
+    "bs-duel-cpu": "gg-cpu",
+    "bs-cpu-long": "gg-cpu",
+    "bs-gpu": "gg-gpu",
+    "gg-cpu-long": "gg-cpu",
+}  # configs that reuse a preset's shape
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.name for c in CONFIGS])
@@ -135,12 +141,14 @@ def test_every_config_parses(config, capsys, tiny_corpus):
     assert "vocab_size" not in printed["model"]  # linked from the corpus
 
 
-# the training budgets: issue 5's for Snake, issue 18's for Battlesnake, issue 20's cap for gg-cpu-long
+# the training budgets: issue 5's for Snake, issue 18's and 46's for Battlesnake, issue 20's cap for gg-cpu-long
 BUDGETS = {
     "gg31k": "00:00:05:00",
     "gg-cpu": "00:00:15:00",
     "gg-gpu": "00:00:15:00",
     "bs-cpu": "00:00:15:00",
+    "bs-duel-cpu": "00:00:15:00",
+    "bs-cpu-long": "00:02:00:00",
     "bs-gpu": "00:00:15:00",
     "gg-cpu-long": "00:02:00:00",
 }
@@ -412,7 +420,8 @@ def test_targets_after_marks_the_tokens_at_each_offset_after_a_word():
     ids=["snake-v1", "snake-column", "snake-list", "battlesnake"],
 )
 def test_chance_tokens_are_each_spawns_cell(game, config, codec):
-    """The targets chance_weight weights are, in order, the X and Y of every food spawn the episode's events hold."""
+    """The targets chance_weight weights are, in order, the X and Y of every food spawn the episode's events hold (and
+    in Battlesnake before them, of every start cell and start food)."""
     spec = load_game(game)
     config = config or spec.config_type()
     codec = spec.codec_type(**codec)
@@ -426,7 +435,11 @@ def test_chance_tokens_are_each_spawns_cell(game, config, codec):
             mask |= targets_after(x, torch.tensor(tokenizer.encode([word])), offsets)
         weighted = tokenizer.decode(y[mask].tolist())
         spawns = [e for e in record.events if e.type in ("FOOD_SPAWN", "SPAWN")]
-        assert spawns and weighted == [t for e in spawns for t in (f"X{e.payload['x']}", f"Y{e.payload['y']}")]
+        cells = [(e.payload["x"], e.payload["y"]) for e in spawns]
+        if game == "battlesnake":  # the start is chance too: each snake's start cell, then the start food
+            start = record.states[0]
+            cells = [*(s.head for s in start.snakes), *start.food, *cells]
+        assert spawns and weighted == [t for x, y in cells for t in (f"X{x}", f"Y{y}")]
 
 
 def test_chance_weight_weights_the_spawn_cells(tiny_corpus):

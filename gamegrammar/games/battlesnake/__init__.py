@@ -12,7 +12,7 @@ Modules, lowest layer first:
   trace, planes  the states a sequence describes; the feature planes and probe targets of a state
   replay         frames of any sequence as ASCII, GIF or an HTML player (the renderer)
   emergence      tier 2: teacher-forced probabilities of what the rules mandate
-  chance         the distribution each food spawn was drawn from, read off an episode (exact training targets)
+  chance         the distribution each start cell and food spawn was drawn from, read off an episode (exact targets)
 
 `GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("battlesnake")`).
 """
@@ -81,12 +81,14 @@ class BattlesnakeSpec(GameSpec):
         return _grammar.input_tokens()
 
     def chance_tokens(self, config: BattlesnakeConfig, codec: CodecConfig) -> list[tuple[str, tuple[int, ...]]]:
-        return [("SPAWN", (1, 2))]  # each spawned food's X and Y
+        from gamegrammar.games.battlesnake.chance import start_offsets
+
+        return [("BOS", start_offsets(config)), ("SPAWN", (1, 2))]  # the start's cells, then each spawned food's X and Y
 
     def chance_targets(self, tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[int, dict[str, float]]]:
-        from gamegrammar.games.battlesnake.chance import spawn_distributions
+        from gamegrammar.games.battlesnake.chance import chance_distributions
 
-        return spawn_distributions(tokens, config)
+        return chance_distributions(tokens, config)
 
     def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
         return _grammar.GrammarAutomaton(config, _declared_tails(codec))  # no codec: one automaton reads both designs

@@ -523,6 +523,43 @@ def initial_state(config: BattlesnakeConfig, seed: int, episode: int) -> Battles
     return BattlesnakeState(snakes, sorted_food(food), 0)
 
 
+def start_head_options(heads: Sequence[Cell], config: BattlesnakeConfig) -> list[Cell]:
+    """The cells `start_heads` draws snake len(heads)'s start cell from, each equally likely, given the earlier
+    snakes' (`heads`): on a fixed start the eight corner and edge cells for the first snake (a group drawn by a coin,
+    a cell by its shuffle), then what its group has left up to the fourth, then what the other group has left."""
+    if not config.fixed_start:
+        return [c for c in _even_start_cells(config.width, config.height) if c not in heads]
+    corners, edges = fixed_start_groups(config)
+    if not heads:
+        return corners + edges
+    first = corners if heads[0] in corners else edges
+    group = first if len(heads) < 4 else (edges if first is corners else corners)
+    return [c for c in group if c not in heads]
+
+
+def start_food_outcomes(heads: Sequence[Cell], config: BattlesnakeConfig) -> dict[tuple[Cell, ...], float]:
+    """Every food a fixed start can place for snakes starting on `heads` (as a keyframe writes it: `sorted_food`),
+    with its probability: `initial_state`'s draws, one uniform diagonal cell per snake in turn, then the centre."""
+    if not config.fixed_start:
+        raise ValueError("the random start's food is not enumerated (min(snakes, open cells) uniform draws)")
+    centre = [config.centre] if config.centre not in heads else []
+    outcomes: dict[tuple[Cell, ...], float] = {}
+
+    def place(k: int, placed: list[Cell], p: float) -> None:
+        if k == len(heads) or centre_food_only(config):
+            food = sorted_food([*placed, *centre])
+            outcomes[food] = outcomes.get(food, 0.0) + p
+            return
+        options = diagonal_food_cells(heads[k], placed, config)
+        if not options:  # as initial_state: skipped
+            place(k + 1, placed, p)
+        for cell in options:
+            place(k + 1, [*placed, cell], p / len(options))
+
+    place(0, [], 1.0)
+    return outcomes
+
+
 def bad_start_head(heads: Sequence[Cell], config: BattlesnakeConfig) -> int | None:
     """The index of the first snake whose start cell the start rules could not have given it; None if all could.
 

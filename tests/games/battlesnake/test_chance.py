@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import pytest
 
 from gamegrammar.games.battlesnake import GAME
-from gamegrammar.games.battlesnake.chance import spawn_distributions
-from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec
-from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, spawn_cells
+from gamegrammar.games.battlesnake.chance import spawn_distributions, start_distributions, start_offsets, written_set_targets
+from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec, keyframe_tokens
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, initial_state, spawn_cells
 
 BOARD = BattlesnakeConfig(7, 7, 2, minimum_food=2, food_spawn_chance=40, max_ticks=60)
 
@@ -51,4 +52,42 @@ def test_a_cut_off_episode_gives_the_spawns_it_holds_whole():
     for cut in range(0, len(record.tokens), 7):
         part = spawn_distributions(record.tokens[:cut], BOARD)
         assert part == whole[: len(part)] and all(at < cut for at, _ in part)
-    assert GAME.chance_targets(record.tokens, BOARD) == whole
+    assert GAME.chance_targets(record.tokens, BOARD) == start_distributions(record.tokens, BOARD) + whole
+
+
+def opening_probability(tokens: list[str], config: BattlesnakeConfig) -> float:
+    return math.prod(dist[tokens[at]] for at, dist in start_distributions(tokens, config))
+
+
+def test_the_start_targets_are_the_distribution_the_duel_opening_is_drawn_from():
+    """Every opening of a duel on 11x11 (96: 8 cells for S0, 3 left in its group for S1, 2 x 2 diagonal foods), by the
+    product of its targets, against the engine's frequencies in 8000 starts (noise alone gives a TV near 0.04)."""
+    config, n = BattlesnakeConfig(11, 11, 2), 8000
+    seen = Counter(tuple(["BOS", *keyframe_tokens(initial_state(config, 9, e))]) for e in range(n))
+    model = {opening: opening_probability(list(opening), config) for opening in seen}
+    assert len(seen) == 96 and sum(model.values()) == pytest.approx(1.0)
+    assert 0.5 * sum(abs(count / n - model[o]) for o, count in seen.items()) < 0.08
+    opening = next(iter(seen))
+    assert [at for at, _ in start_distributions(list(opening), config)] == list(start_offsets(config))
+    assert start_offsets(config) == (3, 4, 10, 11, 17, 18, 19, 20, 21, 22)  # S0's cell, S1's, three food
+
+
+def test_start_targets_cover_each_head_and_on_a_random_start_no_food():
+    random_start = BattlesnakeConfig(6, 8, 3)
+    tokens = ["BOS", *keyframe_tokens(initial_state(random_start, 1, 0))]
+    found = start_distributions(tokens, random_start)
+    assert [at for at, _ in found] == [3, 4, 10, 11, 17, 18] == list(start_offsets(random_start))  # three snakes, no food
+    assert all(tokens[at] in dist and sum(dist.values()) == pytest.approx(1.0) for at, dist in found)
+    assert start_distributions(tokens[:9], random_start) == []  # an opening cut off at a window's end keeps its draws
+    assert start_distributions(["BOS", "TICK"], random_start) == []
+
+
+def test_written_set_targets_condition_on_the_cells_written_before():
+    outcomes = {((0, 1), (2, 3)): 0.5, ((0, 1), (4, 3)): 0.25, ((1, 1), (2, 3)): 0.25}
+    assert written_set_targets(outcomes, [(0, 1), (4, 3)], 10) == [
+        (10, {"X0": 0.75, "X1": 0.25}),
+        (11, {"Y1": 1.0}),
+        (12, {"X2": 2 / 3, "X4": 1 / 3}),
+        (13, {"Y3": 1.0}),
+    ]
+    assert written_set_targets(outcomes, [(3, 3), (0, 1)], 0) == [(0, {"X0": 0.75, "X1": 0.25})]  # impossible: stop

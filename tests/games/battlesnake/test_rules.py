@@ -37,7 +37,9 @@ from gamegrammar.games.battlesnake.rules import (
     spawn_cells,
     spawn_hit,
     spawn_range,
+    start_food_outcomes,
     start_food_possible,
+    start_head_options,
 )
 
 CFG = BattlesnakeConfig(11, 11, 2)
@@ -376,6 +378,30 @@ def test_other_boards_start_like_the_official_random_placement(width, height, co
         open_cells = set(spawn_cells(board(*state.snakes), config))
         assert set(state.food) <= open_cells and len(state.food) == min(count, len(open_cells))
         assert bad_start_head(heads, config) is None and start_food_possible(heads, state.food, config)
+
+
+@pytest.mark.parametrize(("width", "height", "count"), [(11, 11, 2), (11, 11, 6), (7, 7, 5), (6, 8, 3)])
+def test_start_head_options_hold_every_drawn_start_cell(width, height, count):
+    config = BattlesnakeConfig(width, height, count)
+    for episode in range(40):
+        heads = [s.head for s in initial_state(config, 2, episode).snakes]
+        for k, head in enumerate(heads):
+            options = start_head_options(heads[:k], config)
+            assert head in options and not set(options) & set(heads[:k])
+            if config.fixed_start:  # 8 cells for the first snake, then what its group (or from the fifth, the other) has left
+                assert len(options) == (8 if k == 0 else 4 - k if k < 4 else 8 - k)
+
+
+@pytest.mark.parametrize("count", [1, 2, 4, 8])
+def test_start_food_outcomes_hold_every_drawn_food_and_sum_to_one(count):
+    config = BattlesnakeConfig(11, 11, count)
+    for episode in range(20):
+        state = initial_state(config, 4, episode)
+        outcomes = start_food_outcomes([s.head for s in state.snakes], config)
+        assert state.food in outcomes and sum(outcomes.values()) == pytest.approx(1.0)
+        assert all(start_food_possible([s.head for s in state.snakes], food, config) for food in outcomes)
+    with pytest.raises(ValueError, match="random start"):
+        start_food_outcomes([(0, 0)], BattlesnakeConfig(6, 8, 1))
 
 
 @pytest.mark.parametrize(
