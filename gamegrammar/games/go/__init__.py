@@ -13,6 +13,7 @@ Modules, lowest layer first:
   fidelity       what fidelity and teacher forcing read of a sequence
   trace          the states a sequence describes
   symmetry       the 8 board symmetries on token ids (augmentation)
+  replay         replays: ASCII, GIF, HTML (the renderer)
 
 `GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("go")`).
 """
@@ -58,7 +59,7 @@ class GoSpec(GameSpec):
     outcome_labels = _fidelity.OUTCOMES
     score_bins = SIGNED_SCORE_BINS
     game_type = GameType(2, 2, "sequential", "deterministic")  # nothing is drawn but the agents' moves
-    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records", "emergence", "symmetries", "moves"))
+    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records", "emergence", "symmetries", "moves", "replay"))
     record_format = "SGF"
 
     def num_players(self, config: GoConfig) -> int:
@@ -162,6 +163,12 @@ class GoSpec(GameSpec):
         from gamegrammar.games.go.trace import trace
 
         return trace(tokens, config)
+
+    def renderer(self) -> Any:
+        """Replays as ASCII, GIF and HTML, the last move and each capture marked (`gamegrammar.games.go.replay`)."""
+        from gamegrammar.games.go import replay
+
+        return replay
 
     def emergence(self) -> Any:
         from gamegrammar.games.go import emergence
