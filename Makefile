@@ -382,3 +382,26 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) runs
+
+# Go, learned (issue 48; docs/go.md, "Learned"). go-corpus: the scripted corpus and GO_CHUNKS chunks of 200 GNU Go
+# games (each its own corpus; each generate resumes where it was interrupted, a finished one is kept).
+# reproduce-go-cpu: configs/go-cpu.yaml (15 minutes) and its report. go-match: a model and the scripted agents
+# against GNU Go through GTP (scripts/go_match.py; GO_MATCH_GAMES per level, resumable in runs/go-match).
+.PHONY: go-corpus reproduce-go-cpu go-match
+GO_CHUNKS ?= 0 1
+GO_MODEL ?= models/go
+GO_MATCH_LEVELS ?= 1 10
+GO_MATCH_GAMES ?= 100
+go-corpus: setup
+	test -f data/go-scripted/manifest.json || $(GG) generate --game go --episodes 20000 --seed 7 --workers 2 --shard-episodes 2500 --out data/go-scripted
+	for c in $(GO_CHUNKS); do test -f data/go-gnugo/c$$c/manifest.json || $(GG) generate --game go --agents gnugo=1 --episodes 200 \
+	  --seed $$((21 + c)) --val-fraction 0.1 --shard-episodes 50 --workers 2 --out data/go-gnugo/c$$c || exit 1; done
+
+reproduce-go-cpu: go-corpus
+	rm -rf runs/go-cpu
+	$(GG) train fit --config configs/go-cpu.yaml --trainer.enable_progress_bar false
+	$(GG) evaluate --ckpt runs/go-cpu/checkpoints/last.ckpt --corpus data/go-scripted --moves-corpus data/go-scripted data/go-gnugo/c0 \
+	  --num 1000 --temperature 1.0 --out reports/go-cpu
+
+go-match: setup
+	$(PY) scripts/go_match.py --ckpt $(GO_MODEL) --levels $(GO_MATCH_LEVELS) --games $(GO_MATCH_GAMES) --out runs/go-match

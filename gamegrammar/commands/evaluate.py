@@ -43,6 +43,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_game_arguments(p, what="with --tokens and no --corpus")
     p.add_argument("--teacher-episodes", type=int, default=200, help="held-out episodes for the teacher-forced check")
     p.add_argument(
+        "--moves-corpus",
+        nargs="+",
+        default=None,
+        metavar="CORPUS",
+        help="held-out games of these corpora (default: --corpus) for the move measures of a game that lists its legal "
+        "moves: legal-move rate, exact captures, result (Go)",
+    )
+    p.add_argument("--move-positions", type=int, default=1000, help="moves scored per --moves-corpus (default: %(default)s)")
+    p.add_argument(
+        "--move-episodes", type=int, default=500, help="held-out episodes per --moves-corpus for the exact groups (default: %(default)s)"
+    )
+    p.add_argument(
         "--out",
         default=None,
         metavar="REPORT_DIR",
@@ -247,6 +259,10 @@ def run_model(args: argparse.Namespace) -> int:
             report["teacher_forced"] = teacher_forced(
                 model, [corpus.episode_ids(int(r)) for r in rows], [corpus.episode_tokens(int(r)) for r in rows], game
             )
+    moves = _move_measures(args, loaded, corpus, game, config)
+    if moves:
+        report["moves"] = moves
+        _print_moves(moves)
     if analysis:  # tiers 2-3 and probes (gamegrammar.commands.analyze)
         report |= analysis_from_args(args, loaded, corpus, tiers, command="evaluate")
     path = write_report(report, args.out)
@@ -258,6 +274,47 @@ def run_model(args: argparse.Namespace) -> int:
     shutil.rmtree(analysis_journal(args.out), ignore_errors=True)
     print(f"wrote {path}")
     return 0
+
+
+def _move_measures(args: argparse.Namespace, loaded: Any, corpus: Any, game: Any, config: Any) -> dict:
+    """The move measures (`evaluation.moves`) on each held-out corpus, keyed by its path as given; {} where the game
+    does not list its legal moves or no corpus is given."""
+    from gamegrammar.evaluation.moves import move_measures
+
+    paths = args.moves_corpus or ([args.corpus] if args.corpus else [])
+    if not paths or "moves" not in game.capabilities:
+        return {}
+    if args.move_positions < 1 or args.move_episodes < 1:
+        raise GameGrammarError("--move-positions and --move-episodes must be at least 1")
+    out = {}
+    for path in paths:
+        held = corpus if corpus is not None and str(path) == str(args.corpus) else _open_corpus(path)
+        held.check_model(loaded)
+        if held.game != config:
+            raise GameGrammarError(f"--moves-corpus {path} is of another game config ({held.game}) than the model's ({config})")
+        rows = held.split("val")[: args.move_episodes]
+        if not len(rows):
+            raise GameGrammarError(f"--moves-corpus {path} holds no held-out (val) episodes")
+        out[str(path)] = move_measures(
+            loaded.model,
+            [held.episode_ids(int(r)) for r in rows],
+            [held.episode_tokens(int(r)) for r in rows],
+            game,
+            config,
+            loaded.tokenizer.tokens,
+            positions=args.move_positions,
+        )
+    return out
+
+
+def _print_moves(moves: dict) -> None:
+    for name, m in moves.items():
+        lm, lo_hi = m["legal_move"], m["legal_move"]["ci95"]
+        cells = [f"legal move {100 * lm['rate']:.2f}% [{100 * lo_hi[0]:.2f}, {100 * lo_hi[1]:.2f}] of {lm['count']}"]
+        cells += [f"{g} exact {100 * e['rate']:.2f}% of {e['count']}" for g, e in m["exact"].items() if e["count"]]
+        if m["result"]["count"]:
+            cells.append(f"result {100 * m['result']['rate']:.2f}% of {m['result']['count']}")
+        print(f"  moves ({name}): " + ", ".join(cells))
 
 
 def _print_fidelity(report: dict) -> None:

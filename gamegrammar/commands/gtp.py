@@ -1,4 +1,8 @@
-"""gamegrammar gtp: a game as a GTP engine on standard input and output (Go's protocol; GoGui, Sabaki, twogtp)."""
+"""gamegrammar gtp: a game as a GTP engine on standard input and output (Go's protocol; GoGui, Sabaki, twogtp).
+
+Its genmove is a scripted agent (--agent), or a trained model (--ckpt): the engine writes the game so far in the
+model's grammar, both players' moves, and the model samples one of the moves the rules allow (act.gtp_player).
+"""
 
 from __future__ import annotations
 
@@ -6,19 +10,45 @@ import argparse
 import sys
 
 from gamegrammar.commands.game_args import add_game_arguments, game_config
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games import game_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("gtp", help="speak GTP v2 on stdin/stdout as a rules engine whose genmove is a scripted agent (--game go)")
+    p = sub.add_parser(
+        "gtp", help="speak GTP v2 on stdin/stdout as a rules engine whose genmove is a scripted agent or a model (--game go)"
+    )
     p.add_argument("--agent", default=None, help="the scripted agent genmove asks (default: the game's first, random)")
+    p.add_argument("--ckpt", default=None, help="a trained model (checkpoint or exported directory) chooses genmove's moves instead")
+    p.add_argument(
+        "--temperature",
+        type=float,
+        default=1.0,
+        help="with --ckpt: sampling temperature over the legal moves (default: %(default)s, the model's own distribution; 0: its most likely legal move)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="with --ckpt: the seed of the model's draws (default: %(default)s)")
+    p.add_argument("--device", default=None, help="with --ckpt: cpu, cuda, ... (default: cuda when available)")
     add_game_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config = game_config(args)
-    game = game_of(config)
-    engine = game.gtp_engine(config, args.agent or game.agent_names[0])
+    if args.ckpt is None:
+        config = game_config(args)
+        game = game_of(config)
+        engine = game.gtp_engine(config, args.agent or game.agent_names[0])
+    else:
+        from gamegrammar.act.gtp_player import ModelPolicy
+        from gamegrammar.commands.sample import load_model
+
+        if args.agent is not None:
+            raise GameGrammarError("give --agent or --ckpt, not both: genmove asks one of them")
+        loaded = load_model(args)
+        config = game_config(args, loaded.game)  # the board and komi the model learned: other flags are refused
+        game = game_of(config)
+        if "gtp" not in game.capabilities:
+            raise GameGrammarError(f"{game.name} has no GTP engine (GTP is Go's protocol)")
+        policy = ModelPolicy(loaded.model, loaded.tokenizer, args.temperature, args.seed)
+        engine = game.gtp_engine(config, game.agent_names[0], policy=policy, codec=loaded.codec)
     engine.serve(sys.stdin, sys.stdout)
     return 0

@@ -244,6 +244,11 @@ class Symmetries(Protocol):
     def apply(self, ids: np.ndarray, name: str) -> np.ndarray: ...
 
 
+MovePolicy = Callable[[Sequence[str], Sequence[str]], str]
+"""policy(tokens, legal) -> token: a player choosing its move from the game written so far (ending with the tick
+token of the move to choose) among the input tokens the rules allow (`act.gtp_player.ModelPolicy`)."""
+
+
 @dataclass(frozen=True)
 class GameType:
     """What kind of game a game is, declared rather than read off its grammar (OpenSpiel's GameType).
@@ -285,6 +290,7 @@ CAPABILITIES: dict[str, str] = {
     "statistics": "episode_statistics: tier 3's hand-made statistics of an episode (agent_log_likelihoods, optional: its ceiling)",
     "gtp": "gtp_engine: the game as a GTP engine on stdin and stdout (Go programs' protocol)",
     "records": "read_records, write_record: the game world's own record files (Go: SGF) in and out",
+    "moves": "move_choices, exact_groups: the inputs the rules allow at each move, the tokens they fix together (evaluate's move measures)",
 }
 """The optional capabilities of `GameSpec`, each with the methods that make it."""
 
@@ -530,6 +536,17 @@ class GameSpec:
         """
         raise NotImplementedError
 
+    def move_choices(self, tokens: Sequence[str], config: Any) -> list[tuple[int, frozenset[str]]]:
+        """(position, legal inputs) of every input a player chose in an episode from the rules' start: where the input
+        token stands and the inputs the rules allow there (the legal-move rate of a turn-based game). The rules follow
+        the episode up to its first input they refuse, which is the last choice listed."""
+        raise GameGrammarError(f"{self.name} does not list its legal moves (no legal-move rate)")
+
+    def exact_groups(self, tokens: Sequence[str]) -> list[tuple[str, list[int]]]:
+        """(name, positions) of the groups of tokens the rules fix together, each scored right only when every one of
+        its tokens is (Go: a capture's TAKE, its stones and the token that closes the list; the end's words)."""
+        raise GameGrammarError(f"{self.name} names no groups of rule-determined tokens")
+
     # -- states
 
     def trace(self, tokens: Sequence[str], config: Any) -> list[Any]:
@@ -591,9 +608,10 @@ class GameSpec:
         """A module-like object with tier2(model, ids, tokens, tokenizer, config, seed=, baseline=), markdown(result), plot(result, out)."""
         raise GameGrammarError(f"{self.name} has no rule-emergence analysis (tier 2)")
 
-    def gtp_engine(self, config: Any, agent: str) -> Any:
+    def gtp_engine(self, config: Any, agent: str, policy: MovePolicy | None = None, codec: CodecConfig | None = None) -> Any:
         """An engine speaking GTP (the Go Text Protocol) for this game, whose moves come from the scripted agent
-        `agent`: an object with serve(stdin, stdout)."""
+        `agent`, or from `policy` where one is given (a model: it reads the game written with `codec`): an object with
+        serve(stdin, stdout)."""
         raise GameGrammarError(f"{self.name} has no GTP engine (GTP is Go's protocol)")
 
     record_format: ClassVar[str] = ""  # the name of the game world's record format ("SGF"), where it has one

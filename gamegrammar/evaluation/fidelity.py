@@ -132,6 +132,50 @@ def _compare_outcomes(samples: Sequence[EpisodeSummary], corpus: Sequence[Episod
 
 
 @torch.no_grad()
+def predicted_rows(
+    model: GameGPT, episodes: Sequence[Sequence[int]], positions: Sequence[Sequence[int]], batch_size: int = 16
+) -> list[dict[int, torch.Tensor]]:
+    """For each episode, {p: the model's log-probabilities of the token at p given the tokens before it} at the
+    positions asked (p >= 1), on the CPU.
+
+    Episodes longer than the model's context are read in windows that overlap by half a context; each position is
+    scored once, with as much history as the window allows; each window carries the game clock of the ticks before it.
+    """
+    model.eval()
+    device = next(model.parameters()).device
+    context = model.config.block_size
+    tick_id = model.config.tick_id
+    jobs: list[tuple[list[int], int, list[int], int, int]] = []  # (window ids, start, positions, ticks before, episode)
+    for e, (ids, wanted) in enumerate(zip(episodes, positions)):
+        ids, wanted = list(ids), sorted(p for p in set(wanted) if 1 <= p < len(ids))
+        step = max(1, context // 2)
+        start, scored_to = 0, 1
+        while True:
+            end = min(len(ids), start + context)
+            mine = [p for p in wanted if scored_to <= p < end]
+            if mine:
+                jobs.append((ids[start:end], start, mine, sum(t == tick_id for t in ids[:start]), e))
+            scored_to = end
+            if end == len(ids):
+                break
+            start += step
+    out: list[dict[int, torch.Tensor]] = [{} for _ in episodes]
+    for first in range(0, len(jobs), batch_size):
+        chunk = jobs[first : first + batch_size]
+        width = max(len(w) for w, *_ in chunk)
+        batch = torch.zeros(len(chunk), width, dtype=torch.long, device=device)
+        for i, (w, *_) in enumerate(chunk):
+            batch[i, : len(w)] = torch.tensor(w, device=device)
+        cache = model.new_cache(len(chunk), width)  # carries each window's game clock (ticks before it)
+        cache.ticks = torch.tensor([job[3] for job in chunk], device=device)
+        logp = torch.log_softmax(model(batch, cache=cache)[0].float(), -1).cpu()
+        for i, (_, start, mine, _, e) in enumerate(chunk):
+            for p in mine:
+                out[e][p] = logp[i, p - start - 1]  # the logits at p-1 predict token p
+    return out
+
+
+@torch.no_grad()
 def teacher_forced(
     model: GameGPT, episodes: Sequence[Sequence[int]], tokens: Sequence[Sequence[str]], game: GameSpec, batch_size: int = 16
 ) -> dict:
@@ -144,45 +188,20 @@ def teacher_forced(
     Episodes longer than the model's context are read in windows that overlap by half a
     context; each position is scored once, with as much history as the window allows.
     """
-    model.eval()
-    device = next(model.parameters()).device
-    context = model.config.block_size
     categories = game.teacher_categories
     hits: dict[str, list[float]] = {c: [] for c in categories}
     probs: dict[str, list[float]] = {c: [] for c in categories}
-    tick_id = model.config.tick_id
     kinds: dict[str, list[tuple[float, float]]] = {}  # true tick outcome -> (hit, probability) per tick
-    jobs: list[tuple[list[int], int, list[tuple[int, str, str]], int]] = []  # (window ids, start, targets, ticks before)
-    for ids, toks in zip(episodes, tokens):
-        targets = game.rule_determined_positions(toks)
-        ids = list(ids)
-        step = max(1, context // 2)
-        start, scored_to = 0, 1
-        while True:
-            end = min(len(ids), start + context)
-            mine = [t for t in targets if scored_to <= t[0] < end]
-            jobs.append((ids[start:end], start, mine, sum(t == tick_id for t in ids[:start])))
-            scored_to = end
-            if end == len(ids):
-                break
-            start += step
-    for first in range(0, len(jobs), batch_size):
-        chunk = jobs[first : first + batch_size]
-        width = max(len(w) for w, _, _, _ in chunk)
-        batch = torch.zeros(len(chunk), width, dtype=torch.long, device=device)
-        for i, (w, _, _, _) in enumerate(chunk):
-            batch[i, : len(w)] = torch.tensor(w, device=device)
-        cache = model.new_cache(len(chunk), width)  # carries each window's game clock (ticks before it)
-        cache.ticks = torch.tensor([ticks_before for _, _, _, ticks_before in chunk], device=device)
-        logp = torch.log_softmax(model(batch, cache=cache)[0].float(), -1)
-        for i, (w, start, mine, _) in enumerate(chunk):
-            for p, c, kind in mine:
-                row = logp[i, p - start - 1]  # the logits at p-1 predict token p
-                hit, prob = float(row.argmax() == w[p - start]), float(row[w[p - start]].exp())
-                hits[c].append(hit)
-                probs[c].append(prob)
-                if kind:
-                    kinds.setdefault(kind, []).append((hit, prob))
+    targets = [game.rule_determined_positions(toks) for toks in tokens]
+    rows = predicted_rows(model, episodes, [[p for p, _, _ in t] for t in targets], batch_size)
+    for ids, mine, logp in zip(episodes, targets, rows):
+        for p, c, kind in mine:
+            row, true = logp[p], int(ids[p])
+            hit, prob = float(row.argmax() == true), float(row[true].exp())
+            hits[c].append(hit)
+            probs[c].append(prob)
+            if kind:
+                kinds.setdefault(kind, []).append((hit, prob))
     per = {  # the categories the episodes' design writes: another design's (tail events' "free", say) are not listed
         c: {"count": len(hits[c]), "accuracy": float(np.mean(hits[c])), "mean_prob": float(np.mean(probs[c]))}
         for c in categories

@@ -107,6 +107,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines += ["| true outcome | ticks | argmax accuracy | mean probability |", "| --- | --- | --- | --- |"]
             for kind, c in _by_count(teacher["outcomes"]):
                 lines.append(f"| {kind} | {c['count']} | {_pct(c['accuracy'])} | {c['mean_prob']:.4f} |")
+    lines += move_lines(report.get("moves"))
     lines += novelty_lines(report.get("novelty"))
     if any(report.get(k) for k in ("tier2", "tier3", "probes")):
         from gamegrammar.interpret.analysis import markdown_sections
@@ -120,6 +121,30 @@ def render_markdown(report: dict[str, Any]) -> str:
     if plots:
         lines += ["", "## Plots", ""] + [f"![{p}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def move_lines(moves: dict[str, Any] | None) -> list[str]:
+    """The move measures of each held-out corpus (`evaluation.moves`), one row each, Wilson 95% intervals."""
+    if not moves:
+        return []
+    groups = sorted({name for m in moves.values() for name in m["exact"]})
+    lines = ["", "## Moves and exact groups, teacher-forced on held-out games (Wilson 95% intervals)", ""]
+    lines += [
+        "Legal move: at each move of the held-out games the model's top-1 token over the whole vocabulary (no mask) is a "
+        "move the rules allow there. An exact group is right when every one of its tokens is (a capture: TAKE, the "
+        "exact set of stones removed, and the list's end). Result: the result word.",
+        "",
+    ]
+    head = ["held-out games", "episodes", "moves", "legal move", "top-1 a move", "illegal mass"]
+    head += [f"{g} exact (n)" for g in groups] + ["result (n)"]
+    lines += ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for name, m in moves.items():
+        cells = [name, str(m["episodes"]), str(m["legal_move"]["count"]), _interval(m["legal_move"]), _interval(m["top1_is_move"])]
+        cells.append("n/a" if m["illegal_mass"] is None else f"{m['illegal_mass']:.2e}")
+        cells += [f"{_interval(m['exact'][g])} ({m['exact'][g]['count']})" if g in m["exact"] else "n/a" for g in groups]
+        cells.append(f"{_interval(m['result'])} ({m['result']['count']})")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def novelty_lines(novelty: dict[str, Any] | None) -> list[str]:

@@ -165,6 +165,7 @@ def _capability_works(spec: GameSpec, name: str, p: Played) -> bool:
         "statistics": lambda: spec.episode_statistics(tokens, config),
         "gtp": lambda: spec.gtp_engine(config, spec.agent_names[0]),
         "records": lambda: spec.read_records(spec.write_record(tokens, config), config, p.codec),
+        "moves": lambda: (spec.move_choices(tokens, config), spec.exact_groups(tokens)),
     }
     try:
         calls[name]()

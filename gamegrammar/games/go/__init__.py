@@ -12,6 +12,8 @@ Modules, lowest layer first:
   validity       the strict evaluator
   fidelity       what fidelity and teacher forcing read of a sequence
   trace          the states a sequence describes
+  symmetry       the 8 board symmetries on token ids (augmentation)
+  replay         replays: ASCII, GIF, HTML (the renderer)
 
 `GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("go")`).
 """
@@ -57,7 +59,7 @@ class GoSpec(GameSpec):
     outcome_labels = _fidelity.OUTCOMES
     score_bins = SIGNED_SCORE_BINS
     game_type = GameType(2, 2, "sequential", "deterministic")  # nothing is drawn but the agents' moves
-    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records", "emergence"))
+    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records", "emergence", "symmetries", "moves", "replay"))
     record_format = "SGF"
 
     def num_players(self, config: GoConfig) -> int:
@@ -143,12 +145,30 @@ class GoSpec(GameSpec):
     def rule_determined_positions(self, tokens: Sequence[str]) -> list[tuple[int, str, str]]:
         return _fidelity.rule_determined_positions(tokens)
 
+    def symmetries(self, tokenizer: Any, config: GoConfig) -> Any:
+        """All 8 symmetries of the board (`symmetry.GoSymmetries`): the empty start is kept by each."""
+        from gamegrammar.games.go.symmetry import GoSymmetries
+
+        return GoSymmetries(tokenizer, config)
+
+    def move_choices(self, tokens: Sequence[str], config: GoConfig) -> list[tuple[int, frozenset[str]]]:
+        return _fidelity.move_choices(tokens, config)
+
+    def exact_groups(self, tokens: Sequence[str]) -> list[tuple[str, list[int]]]:
+        return _fidelity.exact_groups(tokens)
+
     # -- states
 
     def trace(self, tokens: Sequence[str], config: GoConfig) -> list[GoState]:
         from gamegrammar.games.go.trace import trace
 
         return trace(tokens, config)
+
+    def renderer(self) -> Any:
+        """Replays as ASCII, GIF and HTML, the last move and each capture marked (`gamegrammar.games.go.replay`)."""
+        from gamegrammar.games.go import replay
+
+        return replay
 
     def emergence(self) -> Any:
         from gamegrammar.games.go import emergence
@@ -157,11 +177,12 @@ class GoSpec(GameSpec):
 
     # -- the Go world's protocol and records
 
-    def gtp_engine(self, config: GoConfig, agent: str) -> Any:
-        """A GTP v2 engine on these rules, genmove from the scripted agent `agent` (`gtp_engine.GoGtpEngine`)."""
+    def gtp_engine(self, config: GoConfig, agent: str, policy: Any = None, codec: CodecConfig | None = None) -> Any:
+        """A GTP v2 engine on these rules, genmove from the scripted agent `agent`, or from `policy` (a model reading
+        the game in this grammar, written with `codec`) where one is given (`gtp_engine.GoGtpEngine`)."""
         from gamegrammar.games.go.gtp_engine import GoGtpEngine
 
-        return GoGtpEngine(config, agent)
+        return GoGtpEngine(config, agent, policy=policy, codec=codec)
 
     def read_records(self, text: str, config: GoConfig, codec: CodecConfig | None = None) -> list[Any]:
         """SGF games as episodes (`sgf.read_records`): each game's tokens, or the RecordError that refuses it."""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from gamegrammar.core.gamespec import EpisodeSummary
 from gamegrammar.games.go.grammar import GrammarError, Keyframe, Tick, parse
-from gamegrammar.games.go.rules import RESIGN, episode_score
+from gamegrammar.games.go.rules import EMPTY, RESIGN, GoConfig, GoState, attempt, episode_score, legal_plays, vertex
 
 CATEGORIES = ("capture", "taken", "area", "result", "end", "flow", "keyframe")
 WIN, LOSS, DRAW, RESIGNED, UNFINISHED = "win", "loss", "draw", "resigned", "unfinished"
@@ -76,3 +76,46 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
         if item.keyframe is not None:
             out.update({i: ("keyframe", "") for i in range(item.keyframe.start + 1, item.keyframe.end)})
     return sorted((pos, category, kind) for pos, (category, kind) in out.items())
+
+
+def move_choices(tokens: Sequence[str], config: GoConfig) -> list[tuple[int, frozenset[str]]]:
+    """(position, legal moves) of every move of a game from the empty board: the points the rules allow the player to
+    move (not on a stone, not suicide, not a repeat of an earlier position), PASS and RESIGN (always allowed).
+
+    Followed by the rules up to the first move they refuse (listed, as the last) or the first later keyframe that
+    disagrees with them; a game that does not start on the empty board has none."""
+    size = config.size
+    state, out = GoState.empty(size), []
+    items = iter(parse(tokens, size))
+    first = next(items, None)
+    if not isinstance(first, Keyframe) or any(c != EMPTY for c in first.board(size)) or first.to_play != 0 or first.passed:
+        return []
+    for item in items:
+        if isinstance(item, Keyframe):
+            continue
+        legal = frozenset([*(vertex(p, size) for p in legal_plays(state)), "PASS", "RESIGN"])
+        out.append((item.positions["move"], legal))
+        after = attempt(state, item.move)[1]
+        if after is None:
+            break
+        state = after
+        if item.keyframe is not None and item.keyframe.board(size) != state.board:
+            break
+    return out
+
+
+def exact_groups(tokens: Sequence[str]) -> list[tuple[str, list[int]]]:
+    """The tokens the rules fix together: "capture", a capturing play's TAKE, its stones and the token after them (the
+    list ends there: TICK, the end or a keyframe); "end", the end's words (AREA, both counts, the result and why)."""
+    out: list[tuple[str, list[int]]] = []
+    n = len(tokens)
+    for item in parse(tokens):
+        if not isinstance(item, Tick):
+            continue
+        p = item.positions
+        if item.taken:
+            last = item.taken[-1][1]
+            out.append(("capture", [p["after"], *(at for _, at in item.taken), *([last + 1] if last + 1 < n else [])]))
+        if item.end_event is not None and item.move != RESIGN:
+            out.append(("end", [p["end"], p["area"], p["area"] + 1, p["result"], item.end - 1]))
+    return out

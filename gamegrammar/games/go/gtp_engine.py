@@ -2,7 +2,9 @@
 
 `gamegrammar gtp --game go [--agent NAME]` runs it: GNU Go's twogtp, GoGui or Sabaki can then play it, or against it.
 It is a rules engine (`play` refuses what the rules refuse, `? illegal move`; `final_score` is the area score with
-komi) whose `genmove` asks a scripted agent (`agents.py`; random by default). Commands: protocol_version, name, version,
+komi) whose `genmove` asks a scripted agent (`agents.py`; random by default), or a policy: a model given the game so
+far in its grammar, both players' moves, up to the TICK of the move asked for, and the moves the rules allow there
+(every legal point and PASS; a policy never resigns), `gamegrammar gtp --ckpt PATH`. Commands: protocol_version, name, version,
 known_command, list_commands, boardsize, clear_board, komi, play, genmove, undo, showboard, list_stones, final_score,
 quit. Players alternate, Black first, passes counted (GO.md): a move by the player not to move is refused as illegal,
 and so is a move after the game has ended (two passes, the move limit, a resignation).
@@ -10,15 +12,18 @@ and so is a move after the game has ended (two passes, the move limit, a resigna
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games.go.agents import GoAgent, make_agent
+from gamegrammar.games.go.grammar import EpisodeEncoder
 from gamegrammar.games.go.rules import (
     BLACK,
     MAX_SIZE,
     MIN_SIZE,
+    PASS,
     RESIGN,
     WHITE,
     GoConfig,
@@ -27,8 +32,10 @@ from gamegrammar.games.go.rules import (
     area,
     attempt,
     end_reason,
+    legal_plays,
     parse_vertex,
     result_string,
+    tick_events,
     vertex,
 )
 
@@ -44,8 +51,15 @@ class GtpFailure(Exception):
 class GoGtpEngine:
     """The engine's state (a game of `config`, its states so far) and its commands."""
 
-    def __init__(self, config: GoConfig, agent: str = "random", seed: int = 0) -> None:
-        self.config, self.agent, self.seed = config, agent, seed
+    def __init__(
+        self,
+        config: GoConfig,
+        agent: str = "random",
+        seed: int = 0,
+        policy: Callable[[Sequence[str], Sequence[str]], str] | None = None,
+        codec: CodecConfig | None = None,
+    ) -> None:
+        self.config, self.agent, self.seed, self.policy, self.codec = config, agent, seed, policy, codec or CodecConfig()
         make_agent(agent, config, 0)  # an unknown agent, or GNU Go missing, fails here, once
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda args: PROTOCOL_VERSION,
@@ -122,9 +136,24 @@ class GoGtpEngine:
 
     def genmove(self, args: list[str]) -> str:
         self._turn(args, "genmove")
-        move = self.players[self.state.to_play].act(self.state)
+        if self.policy is None:
+            move = self.players[self.state.to_play].act(self.state)
+        else:
+            legal = [*(vertex(p, self.config.size) for p in legal_plays(self.state)), "PASS"]
+            choice = self.policy([*self.tokens(), "TICK"], legal)
+            move = PASS if choice == "PASS" else parse_vertex(choice, self.config.size)
         self.states.append(advance(self.state, move)[0])
         return "resign" if move == RESIGN else vertex(move, self.config.size).lower() if move < 0 else vertex(move, self.config.size)
+
+    def tokens(self) -> list[str]:
+        """The game so far in the grammar (BOS, the empty board's keyframe, a tick a move, captures written): what a
+        model reads. The game is not over (genmove refuses then), so no end is written."""
+        encoder = EpisodeEncoder(self.codec)
+        encoder.start(self.states[0])
+        for before, after in zip(self.states, self.states[1:]):
+            done = advance(before, after.moves[-1])[1]
+            encoder.tick(tick_events(done, after, None, self.config), after, False)
+        return encoder.tokens
 
     def undo(self, args: list[str]) -> str:
         if len(self.states) < 2:

@@ -105,6 +105,17 @@ class GoConfig:
     def points(self) -> int:
         return self.size * self.size
 
+    @property
+    def width(self) -> int:  # the replay chrome's name for a side (a Go board is square)
+        return self.size
+
+    @property
+    def height(self) -> int:
+        return self.size
+
+    def in_bounds(self, cell: tuple[int, int]) -> bool:
+        return 0 <= cell[0] < self.size and 0 <= cell[1] < self.size
+
     def to_dict(self) -> dict[str, int | float]:
         return {"size": self.size, "komi": self.komi, "max_ticks": self.max_ticks}
 

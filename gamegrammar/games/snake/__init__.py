@@ -58,7 +58,7 @@ class SnakeSpec(GameSpec):
     teacher_categories = tuple(_fidelity.CATEGORIES)
     statistic_names = _statistics.NAMES
     game_type = GameType(1, 1, "sequential", "sampled")  # one player; the start's direction and the food are drawn
-    capabilities = frozenset(CAPABILITIES) - {"gtp", "records"}  # every optional part but Go's protocol and records
+    capabilities = frozenset(CAPABILITIES) - {"gtp", "records", "moves"}  # all but Go's protocol, records and move measures
 
     def describe_config(self, config: SnakeConfig) -> dict[str, Any]:
         return {"board": f"{config.width}x{config.height}", "max_ticks": config.max_ticks}

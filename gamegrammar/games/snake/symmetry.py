@@ -31,10 +31,10 @@ eight, for the conformance kit's check that exactly the kept ones give valid epi
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
 
 import numpy as np
 
+from gamegrammar.core.board_symmetry import SYMMETRIES, TRANSPOSING
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.tokenizer import GameTokenizer
 from gamegrammar.games.snake.grammar import COLUMN_WORDS, SENSE_OF, sense_token
@@ -42,18 +42,6 @@ from gamegrammar.games.snake.rules import Direction, SnakeConfig, start_cell
 
 Cell = tuple[int, int]
 
-# name -> (x, y, n) -> (x', y') with n = side - 1
-SYMMETRIES: dict[str, Callable[[int, int, int], Cell]] = {
-    "identity": lambda x, y, n: (x, y),
-    "rot90": lambda x, y, n: (n - y, x),
-    "rot180": lambda x, y, n: (n - x, n - y),
-    "rot270": lambda x, y, n: (y, n - x),
-    "flip_x": lambda x, y, n: (n - x, y),
-    "flip_y": lambda x, y, n: (x, n - y),
-    "transpose": lambda x, y, n: (y, x),
-    "anti_transpose": lambda x, y, n: (n - y, n - x),
-}
-TRANSPOSING = {"rot90", "rot270", "transpose", "anti_transpose"}
 _HEAD, _KEYFRAME, _SPAWN = 1, 2, 3  # what the spawn-column trace reads at a position
 
 

@@ -124,3 +124,27 @@ def test_a_whole_game_against_gnugo_through_gtp():
         if passes >= 2:  # the game is over: no more moves
             with pytest.raises(GtpError, match="the game is over"):
                 ours.send(f"play {'black' if moves % 2 == 0 else 'white'} A1")
+
+
+def test_a_policy_reads_the_game_in_the_grammar_and_chooses_among_the_legal_moves():
+    """genmove with a policy: it sees both players' moves and the captures as the corpus writes them, up to the TICK of
+    the move asked for, and only the legal points and PASS; an occupied point is never offered."""
+    seen: list[tuple[list[str], list[str]]] = []
+
+    def policy(tokens, legal):
+        seen.append((list(tokens), list(legal)))
+        return "B1" if "B1" in legal else "PASS"
+
+    engine = GoGtpEngine(GoConfig(5), policy=policy)
+    lines = ("play black A2", "genmove white", "play black C1", "genmove white", "play black B2", "genmove white", "play black A1")
+    answers = talk(engine, *lines, "genmove white")
+    assert answers == ["=\n\n", "= B1\n\n", "=\n\n", "= pass\n\n", "=\n\n", "= pass\n\n", "=\n\n", "= pass\n\n"]
+    tokens, legal = seen[0]
+    assert tokens == ["BOS", "SNAP", "BLACK", "WHITE", "TO_BLACK", "TICK", "A2", "TICK"]
+    assert "A2" not in legal and "PASS" in legal and "RESIGN" not in legal and len(legal) == 25  # 24 points and PASS
+    assert "B1" not in seen[1][1] and seen[1][0][-4:] == ["B1", "TICK", "C1", "TICK"]
+    # Black's A1 fills the last liberty of White's B1: the policy reads the capture as the corpus writes it, and B1
+    # (suicide now) is not offered
+    tokens, legal = seen[3]
+    assert tokens[-5:] == ["TICK", "A1", "TAKE", "b1", "TICK"] and "B1" not in legal and "A1" not in legal
+    assert engine.tokens() == [*tokens, "PASS"]
