@@ -127,6 +127,9 @@ PRESET_OF = {
     "bs-cpu-long": "gg-cpu",
     "bs-gpu": "gg-gpu",
     "gg-cpu-long": "gg-cpu",
+    "go-cpu": "gg-cpu",
+    "go-cpu-long": "gg-cpu",
+    "go-gpu": "gg-gpu",
 }  # configs that reuse a preset's shape
 
 
@@ -141,7 +144,8 @@ def test_every_config_parses(config, capsys, tiny_corpus):
     assert "vocab_size" not in printed["model"]  # linked from the corpus
 
 
-# the training budgets: issue 5's for Snake, issue 18's and 46's for Battlesnake, issue 20's cap for gg-cpu-long
+# the training budgets: issue 5's for Snake, issue 18's and 46's for Battlesnake, issue 20's cap for gg-cpu-long, issue 48's
+# for Go
 BUDGETS = {
     "gg31k": "00:00:05:00",
     "gg-cpu": "00:00:15:00",
@@ -151,6 +155,9 @@ BUDGETS = {
     "bs-cpu-long": "00:02:00:00",
     "bs-gpu": "00:00:15:00",
     "gg-cpu-long": "00:02:00:00",
+    "go-cpu": "00:00:15:00",
+    "go-cpu-long": "00:02:00:00",
+    "go-gpu": "00:00:15:00",
 }
 
 
