@@ -157,15 +157,13 @@ def _build(cls: type, d: Any, where: str) -> Any:
     if unknown:
         raise GameGrammarError(f"ouroboros config: unknown key {where}{unknown[0]} (known: {', '.join(fields)})")
     nested = {"PlaySettings": PlaySettings, "KeepSettings": KeepSettings, "FinetuneSettings": FinetuneSettings}
-    nested["MeasureSettings"] = MeasureSettings
+    nested |= {"MeasureSettings": MeasureSettings, "PlannerConfig": PlannerConfig}
     values = {}
     for name, value in d.items():
         kind = str(fields[name].type)  # annotations are strings here (postponed evaluation)
-        if kind == "PlannerConfig | None":
-            values[name] = None if value is None else _build(PlannerConfig, value, f"{where}{name}.")
-            continue
-        if kind in nested:
-            values[name] = _build(nested[kind], value, f"{where}{name}.")
+        section, _, optional = kind.partition(" | ")
+        if section in nested:  # a section of its own, maybe `| None`
+            values[name] = None if optional == "None" and value is None else _build(nested[section], value, f"{where}{name}.")
             continue
         if not _fits(value, kind):
             raise GameGrammarError(f"ouroboros config: {where}{name} should be {kind}, got {value!r:.60}")
@@ -384,10 +382,8 @@ def generation(run: Run, k: int, corpus: Corpus, known: np.ndarray | None, log: 
     record["play"] = summarize_player(result, seconds)
     origin = {"agent": "model", "checkpoint": str(run.checkpoint(k)), "generation": k, "temperature": cfg.play.temperature}
     if cfg.expert is not None:  # expert iteration proper: the planner on this model plays the same episodes
-        result, origin = _expert_games(run, k, loaded, corpus, seed, episodes, log), {**origin, "agent": "planner"}
-        record["expert"] = result.summary
-        result = result.result
-        origin["planner"] = dataclasses.asdict(cfg.expert)
+        result, record["expert"] = _expert_games(run, k, loaded, corpus, seed, episodes, log)
+        origin |= {"agent": "planner", "planner": dataclasses.asdict(cfg.expert)}
     kept = select(result, cfg.keep)  # the last generation's too: a longer rerun of the loop trains on them
     origin |= {"seed": seed, "selected": f"the best {len(kept)} of {cfg.play.games} games by score"}
     kept_games = take(result.episodes, kept)
@@ -419,15 +415,9 @@ def _play_journaled(
     return result, time.perf_counter() - start + journal.resumed_seconds
 
 
-@dataclass
-class _ExpertGames:
-    result: PlayerResult
-    summary: dict[str, Any]
-
-
 def _expert_games(
     run: Run, k: int, loaded: LoadedModel, corpus: Corpus, seed: int, episodes: np.ndarray, log: Callable[[str], None]
-) -> _ExpertGames:
+) -> tuple[PlayerResult, dict[str, Any]]:
     """The planner on generation k's model plays the generation's episodes (resumable like the model's games)."""
     cfg, gen = run.config, run.generation_dir(k)
     assert cfg.expert is not None
@@ -439,7 +429,7 @@ def _expert_games(
     meta = {"generation": k, "checkpoint": str(run.checkpoint(k)), "games": len(episodes), "seed": seed}
     meta |= {"planner": dataclasses.asdict(cfg.expert), "planner_cost": expert.stats.summary()}
     write_play_report(play_report(corpus.game_spec, corpus.game, {"planner": Played(result, seconds)}, meta), gen / "expert")
-    return _ExpertGames(result, {**summarize_player(result, seconds), "cost": expert.stats.summary()})
+    return result, {**summarize_player(result, seconds), "cost": expert.stats.summary()}
 
 
 def baselines(run: Run, corpus: Corpus) -> dict[str, Any]:

@@ -151,7 +151,7 @@ def test_rollout_passes_keep_no_autograd_graph():
     assert planner.stats.rollout_passes > 0 and grad_on and not any(grad_on)
 
 
-def test_a_large_prior_weight_plays_the_models_argmax_where_the_search_ties():
+def test_a_large_prior_weight_plays_the_models_argmax():
     """With the rules and no death cost, every safe input is worth its food: a prior weight far above any gain makes
     the planner the model by argmax, move for move."""
     model, tokenizer = tiny(SNAKE, block=256, scale=3, seed=2)
