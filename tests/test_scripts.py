@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import runpy
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gamegrammar.games.snake.grammar import EXAMPLE_BODY_LIST, EXAMPLE_SPAWN_COLUMN
 
 SCRIPTS = Path(__file__).parent.parent / "scripts"
+
+
+def spawn_errors(samples: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> str:
+    """What `python scripts/spawn_errors.py samples` prints, run in this process (the first test runs it as a process of
+    its own: an interpreter's start-up for each would be most of these tests' time)."""
+    monkeypatch.setattr(sys, "argv", [str(SCRIPTS / "spawn_errors.py"), str(samples)])
+    with pytest.raises(SystemExit) as ended:
+        runpy.run_path(str(SCRIPTS / "spawn_errors.py"), run_name="__main__")
+    assert ended.value.code == 0
+    return capsys.readouterr().out
 
 
 def test_spawn_errors_names_the_first_wrong_word_of_each_spawn(tmp_path):
@@ -23,14 +36,14 @@ def test_spawn_errors_names_the_first_wrong_word_of_each_spawn(tmp_path):
     assert "never a head: 1" in out
 
 
-def test_spawn_errors_places_food_on_the_body_counted_from_the_tail(tmp_path):
+def test_spawn_errors_places_food_on_the_body_counted_from_the_tail(tmp_path, monkeypatch, capsys):
     words = "FOOD_SPAWN X5 VAC VAC VAC VAC VAC OCC OCC VAC VAC VAC Y2"
     v1 = EXAMPLE_SPAWN_COLUMN.replace(words, "FOOD_SPAWN X5 Y2")  # grammar v1: no words; the grown body has 7 cells
     on_tail = v1.replace("FOOD_SPAWN X5 Y2", "FOOD_SPAWN X5 Y6")  # the tail, which stays put on the eating tick
     on_body = v1.replace("FOOD_SPAWN X5 Y2", "FOOD_SPAWN X7 Y5")  # the fourth cell from the head: 3 from the tail
     samples = tmp_path / "samples.txt"
     samples.write_text("\n".join([v1, on_tail, on_body, on_tail]) + "\n")
-    out = subprocess.run([sys.executable, SCRIPTS / "spawn_errors.py", samples], capture_output=True, text=True, check=True).stdout
+    out = spawn_errors(samples, monkeypatch, capsys)
     assert "on the body: 3" in out
     assert "(0: the tail): {0: 2, 3: 1}" in out
     assert "length: {'4-7': 3}" in out
@@ -39,13 +52,13 @@ def test_spawn_errors_places_food_on_the_body_counted_from_the_tail(tmp_path):
     assert "listed body" not in out
 
 
-def test_spawn_errors_names_the_first_wrong_listed_cell_counted_from_the_tail(tmp_path):
+def test_spawn_errors_names_the_first_wrong_listed_cell_counted_from_the_tail(tmp_path, monkeypatch, capsys):
     listed = "X5 Y5 X6 Y5 X7 Y5 X7 Y6 X6 Y6 X5 Y6 FOOD_SPAWN"
     wrong = EXAMPLE_BODY_LIST.replace(listed, "X5 Y5 X6 Y5 X7 Y5 X7 Y6 X6 Y7 X5 Y6 FOOD_SPAWN")  # one cell before the tail
     short = EXAMPLE_BODY_LIST.replace(listed, "X5 Y5 X6 Y5 X7 Y5 X7 Y6 X6 Y6 FOOD_SPAWN")  # the tail left out
     samples = tmp_path / "samples.txt"
     samples.write_text("\n".join([EXAMPLE_BODY_LIST, wrong, short, short]) + "\n")
-    out = subprocess.run([sys.executable, SCRIPTS / "spawn_errors.py", samples], capture_output=True, text=True, check=True).stdout
+    out = spawn_errors(samples, monkeypatch, capsys)
     assert "listed body is wrong: 3" in out and "on the body: 0" in out
     assert "(0: the tail): {1: 1}" in out and "stops early: 2; runs on past the tail: 0" in out
 
@@ -72,7 +85,10 @@ def test_screen_gives_train_args_to_every_fit_and_skips_runs_already_reported(tm
     assert len(evaluations) == 3 and all("--num 7 --temperature 1.0" in line for line in evaluations)
 
 
-def test_spawn_errors_refuses_a_missing_report_in_one_line(tmp_path):
-    run = subprocess.run([sys.executable, SCRIPTS / "spawn_errors.py", tmp_path / "nowhere"], capture_output=True, text=True)
-    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
-    assert run.stderr.startswith("spawn_errors.py: error: ") and "does not exist" in run.stderr
+def test_spawn_errors_refuses_a_missing_report_in_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [str(SCRIPTS / "spawn_errors.py"), str(tmp_path / "nowhere")])
+    with pytest.raises(SystemExit) as ended:
+        runpy.run_path(str(SCRIPTS / "spawn_errors.py"), run_name="__main__")
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("spawn_errors.py: error: ") and "does not exist" in err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 
@@ -23,14 +25,25 @@ def export_model(corpus: Corpus, out) -> None:
     write_export(LoadedModel(model.eval(), corpus.tokenizer, corpus.spec, model.config), out)
 
 
-def test_analyze_writes_a_report(tmp_path, tiny_corpus, capsys):
-    export_model(Corpus(tiny_corpus), tmp_path / "model")
-    out = tmp_path / "analysis"
-    args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--out", str(out), "--tiers", "2,3", "--probes"]
-    args += ["--probe-epochs", "2", "--probe-min-steps", "10"]  # a tiny model's probes: the plumbing, not their quality
-    code = main([*args, "--analysis-episodes", "8", "--probe-ticks", "10", "--probe-layers", "final", "--device", "cpu"])
-    err = capsys.readouterr().err
-    assert code == 0, err
+ANALYSIS = ["--tiers", "2,3", "--probes", "--analysis-episodes", "6", "--probe-ticks", "10", "--probe-layers", "final"]
+ANALYSIS += ["--device", "cpu", "--probe-epochs", "2", "--probe-min-steps", "10"]  # a tiny model's probes: the plumbing
+
+
+@pytest.fixture(scope="module")
+def whole_analysis(tmp_path_factory, tiny_corpus):
+    """(the arguments, the directory, stderr) of one uninterrupted analysis of every part, shared by the tests below."""
+    base = tmp_path_factory.mktemp("analysis")
+    export_model(Corpus(tiny_corpus), base / "model")
+    args = ["analyze", "--ckpt", str(base / "model"), "--corpus", str(tiny_corpus), *ANALYSIS]
+    err = io.StringIO()  # a module's fixture has no capsys
+    with contextlib.redirect_stderr(err):
+        code = main([*args, "--out", str(base / "whole")])
+    assert code == 0, err.getvalue()
+    return args, base / "whole", err.getvalue()
+
+
+def test_analyze_writes_a_report(whole_analysis):
+    _, out, err = whole_analysis
     # each part says when it starts and how long it took, on stderr
     assert [line.split(":")[1].strip() for line in err.splitlines() if "done in" in line] == ["tier2", "tier3", "probes"]
     data = json.loads((out / "analysis.json").read_text())
@@ -41,7 +54,7 @@ def test_analyze_writes_a_report(tmp_path, tiny_corpus, capsys):
     for png in ("emergence.png", "counterfactuals.png", "archetypes.png", "probes.png", "probes_by_layer.png"):
         assert (out / png).stat().st_size > 1000
     last = data["tier3"]["tasks"]["all agents"]["windows"]["40"]
-    assert not math.isnan(last["readers"]["statistics"]["nmi"]) and last["episodes"] == 8
+    assert not math.isnan(last["readers"]["statistics"]["nmi"]) and last["episodes"] == 6
 
 
 def test_analyze_rejects_bad_tiers(tmp_path, tiny_corpus, capsys):
@@ -73,23 +86,23 @@ def test_evaluate_tiers_need_a_corpus(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_an_interrupted_analysis_reads_back_the_parts_it_finished(tmp_path, tiny_corpus, capsys, monkeypatch):
+def test_an_interrupted_analysis_reads_back_the_parts_it_finished(tmp_path, whole_analysis, capsys, monkeypatch):
     from gamegrammar.interpret.analysis_journal import AnalysisJournal
 
-    export_model(Corpus(tiny_corpus), tmp_path / "model")
-    args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tiny_corpus), "--tiers", "2,3", "--probes", "--quiet"]
-    args += ["--analysis-episodes", "6", "--probe-ticks", "10", "--probe-layers", "final", "--device", "cpu"]
-    args += ["--probe-epochs", "2", "--probe-min-steps", "10"]
-    assert main([*args, "--out", str(tmp_path / "whole")]) == 0
+    args, whole, _ = whole_analysis
+    args = [*args, "--quiet"]
     put = AnalysisJournal.put
 
-    def put_then_stop(self, part, section, seconds, in_memory):
-        put(self, part, section, seconds, in_memory)
-        if part == "tier3":
-            raise KeyboardInterrupt
+    def put_then_stop_after(last: str):
+        def put_then_stop(self, part, section, seconds, in_memory):
+            put(self, part, section, seconds, in_memory)
+            if part == last:
+                raise KeyboardInterrupt
+
+        return put_then_stop
 
     with monkeypatch.context() as m:
-        m.setattr(AnalysisJournal, "put", put_then_stop)
+        m.setattr(AnalysisJournal, "put", put_then_stop_after("tier3"))
         assert main([*args, "--out", str(tmp_path / "resumed")]) == 130
     kept = tmp_path / "resumed" / "analysis.partial"
     assert sorted(p.name for p in kept.iterdir()) == ["run.json", "tier2.json", "tier3.json", "tier3.npz"]
@@ -97,12 +110,12 @@ def test_an_interrupted_analysis_reads_back_the_parts_it_finished(tmp_path, tiny
     assert main([*args, "--out", str(tmp_path / "resumed")]) == 0
     err = capsys.readouterr().err
     assert "tier2: read back" in err and "tier3: read back" in err and "probes: done in" in err
-    whole, resumed = ((tmp_path / d / "analysis.md").read_text().splitlines()[1:] for d in ("whole", "resumed"))
-    assert whole == resumed and not kept.exists()
-    # another seed is another analysis: nothing is read back (without the probes, the slowest part, read back above)
-    quick = [a for a in args if a != "--probes"]
+    whole_md, resumed_md = ((d / "analysis.md").read_text().splitlines()[1:] for d in (whole, tmp_path / "resumed"))
+    assert whole_md == resumed_md and not kept.exists()
+    # another seed is another analysis: nothing is read back (tier 2 alone, the rest read back above)
+    quick = ["2" if a == "2,3" else a for a in args if a != "--probes"]
     with monkeypatch.context() as m:
-        m.setattr(AnalysisJournal, "put", put_then_stop)
+        m.setattr(AnalysisJournal, "put", put_then_stop_after("tier2"))
         assert main([*quick, "--out", str(tmp_path / "again")]) == 130
     capsys.readouterr()
     assert main([*quick, "--out", str(tmp_path / "again"), "--seed", "1"]) == 0

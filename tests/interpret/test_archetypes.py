@@ -94,6 +94,20 @@ def test_nmi_and_ari_agree_with_scikit_learn():
     assert ar.nmi_ari(np.array([0, 1, 0, 1]), np.zeros(4, dtype=int))[0] == 0.0
 
 
+def test_resampled_nmi_and_ari_are_scikit_learns_on_each_resample():
+    """Resamples of a few episodes lose whole classes on one side or both: each is scored as scikit-learn scores it."""
+    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+    rng = np.random.default_rng(3)
+    labels, found = rng.integers(0, 3, 7), rng.integers(0, 4, 7)
+    draws = rng.integers(0, 7, (300, 7))
+    nmi, ari = ar.resampled_nmi_ari(labels, found, draws)
+    assert any(len(set(labels[d])) == 1 for d in draws) and any(len(set(found[d])) < 4 for d in draws)
+    for d, got_nmi, got_ari in zip(draws, nmi, ari):
+        assert got_nmi == pytest.approx(normalized_mutual_info_score(labels[d], found[d]), abs=1e-12)
+        assert got_ari == pytest.approx(adjusted_rand_score(labels[d], found[d]), abs=1e-12)
+
+
 def test_the_hardest_pair_is_the_one_the_statistics_cannot_split():
     rng = np.random.default_rng(1)
     labels = np.repeat([0, 1, 2], 30)

@@ -111,6 +111,7 @@ from gamegrammar.games.snake.rules import (
     SnakeState,
     body_neighbours,
     column_occupancy,
+    direction_between,
     freed_cell,
 )
 from gamegrammar.games.snake.rules import event as _event  # the rules make the events; the parser rebuilds the same ones
@@ -372,10 +373,10 @@ def keyframe_tokens(state: SnakeState) -> list[str]:
 
 
 def _step_direction(dx: int, dy: int) -> Direction:
-    for d in Direction:
-        if d.delta == (dx, dy):
-            return d
-    raise ValueError(f"body segments are not adjacent: step ({dx}, {dy})")
+    try:
+        return direction_between((0, 0), (dx, dy))
+    except ValueError:
+        raise ValueError(f"body segments are not adjacent: step ({dx}, {dy})") from None
 
 
 def event_tokens(event: Event) -> list[str]:

@@ -33,16 +33,19 @@ class Direction(IntEnum):
         return _OPPOSITE[self]
 
 
+DIRECTIONS: tuple[Direction, ...] = tuple(Direction)  # iterating the Enum class itself costs a generator per pass
 _DELTA = {Direction.U: (0, -1), Direction.D: (0, 1), Direction.L: (-1, 0), Direction.R: (1, 0)}
 _OPPOSITE = {Direction.U: Direction.D, Direction.D: Direction.U, Direction.L: Direction.R, Direction.R: Direction.L}
+_DIRECTION_OF_DELTA = {delta: d for d, delta in _DELTA.items()}
+_LEGAL = {d: tuple(other for other in DIRECTIONS if other != _OPPOSITE[d]) for d in DIRECTIONS}
 
 
 def direction_between(a: Cell, b: Cell) -> Direction:
     """The direction of the step from cell a to the adjacent cell b."""
-    for d, (dx, dy) in _DELTA.items():
-        if (a[0] + dx, a[1] + dy) == b:
-            return d
-    raise ValueError(f"cells {a} and {b} are not adjacent")
+    d = _DIRECTION_OF_DELTA.get((b[0] - a[0], b[1] - a[1]))
+    if d is None:
+        raise ValueError(f"cells {a} and {b} are not adjacent")
+    return d
 
 
 # Limits, so that a typo fails in one line rather than after minutes of allocating: the vocabulary has 2*W*H
@@ -111,7 +114,7 @@ class Outcome(Enum):
 
 def legal_directions(direction: Direction) -> list[Direction]:
     """The three non-reversing directions, in Direction order."""
-    return [d for d in Direction if d != direction.opposite]
+    return list(_LEGAL[direction])
 
 
 def next_direction(current: Direction, requested: Direction) -> Direction:
@@ -121,14 +124,16 @@ def next_direction(current: Direction, requested: Direction) -> Direction:
 
 def resolve(state: SnakeState, config: SnakeConfig, action: Direction) -> tuple[Direction, Outcome, Cell]:
     """What the rules make of one input: the new direction, the outcome and the next head."""
-    direction = next_direction(state.direction, action)
-    dx, dy = direction.delta
-    head = (state.head[0] + dx, state.head[1] + dy)
-    if not config.in_bounds(head):
+    direction = state.direction if action == _OPPOSITE[state.direction] else action  # next_direction, inlined: the hot path
+    dx, dy = _DELTA[direction]
+    body = state.body
+    x, y = body[0][0] + dx, body[0][1] + dy
+    head = (x, y)
+    if not (0 <= x < config.width and 0 <= y < config.height):
         return direction, Outcome.DIE_WALL, head
     if head == state.food:
         return direction, Outcome.EAT, head
-    if head in state.body[:-1]:  # the tail retracts first, so its cell is free
+    if head in body and (head != body[-1] or head in body[:-1]):  # the tail retracts first, so its cell is free
         return direction, Outcome.DIE_SELF, head
     return direction, Outcome.MOVE, head
 
@@ -150,7 +155,7 @@ def body_neighbours(state: SnakeState) -> tuple[Direction, ...]:
     """
     deadly = state.body[:-1]
     hx, hy = state.head
-    return tuple(d for d in Direction if (hx + _DELTA[d][0], hy + _DELTA[d][1]) in deadly)
+    return tuple(d for d in DIRECTIONS if (hx + _DELTA[d][0], hy + _DELTA[d][1]) in deadly)
 
 
 def column_occupancy(body: tuple[Cell, ...], x: int, config: SnakeConfig) -> tuple[bool, ...]:
@@ -267,11 +272,12 @@ class SnakeGame(Simulator[SnakeConfig, SnakeState]):
 
     def step(self, action: Direction) -> tuple[SnakeState, list[Event], bool]:
         before = self._state_before_step()
-        direction, outcome, head = resolve(before, self.config, Direction(action))
+        action = action if type(action) is Direction else Direction(action)
+        direction, outcome, head = resolve(before, self.config, action)
         food = None
         if outcome is Outcome.EAT:
             food = spawn_food((head, *before.body), self.config, self.seed, self.episode, before.tick + 1)
         self.state = advance(before, direction, outcome, head, food)
-        events, self.end_reason = tick_events(before, self.state, Direction(action), outcome, self.config)
+        events, self.end_reason = tick_events(before, self.state, action, outcome, self.config)
         self.done = self.end_reason is not None
         return self.state, events, self.done
