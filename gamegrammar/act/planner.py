@@ -432,8 +432,8 @@ class _PlanningController(_Controller):
             if b.alive and r < 1:
                 b.alive = False
         for n, b in enumerate(branches):
-            if b.alive and plan.simulator == "rules" and len(b.pending) >= len(game.to_move(b.state)):
-                b.queue = self._simulate(b, int(keys[n]))  # the root tick, once every input is in
+            if b.alive and plan.simulator == "rules":
+                b.queue = self._simulate(b, int(keys[n]))  # the root tick (the others' inputs: the rules' default policy)
         # MCTS on the rules with random rollouts reads the model only in the tree: once every branch has left it, the
         # rest of the simulation is the rules' and the dice's alone.
         model_free = plan.planner == "mcts" and plan.simulator == "rules" and plan.rollout_policy == "random"
@@ -504,7 +504,7 @@ class _PlanningController(_Controller):
                 word = agent.tokenizer.tokens[pick]
             if plan.simulator == "rules":
                 b.pending.append(word)
-                b.queue = self._simulate(b, seed, 1) if len(b.pending) >= len(agent.game.to_move(b.state)) else []
+                b.queue = self._simulate(b, seed, 1)
             return word
         if len(allowed) == 1:
             return next(iter(allowed))

@@ -10,8 +10,9 @@ import torch
 from gamegrammar.act.planner import PlannerAgent, PlannerConfig
 from gamegrammar.act.play import ModelAgent, play_games
 from gamegrammar.core.errors import GameGrammarError
-from gamegrammar.core.gamespec import CodecConfig
+from gamegrammar.core.gamespec import CodecConfig, GameSpec
 from gamegrammar.games import load_game
+from gamegrammar.games.battlesnake import BattlesnakeSpec
 from gamegrammar.games.snake import SnakeSpec
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, resolve
 from gamegrammar.model import GameGPT, KVCache
@@ -172,8 +173,67 @@ def test_bad_settings_and_games_without_a_planner_get_one_line():
         PlannerConfig(rollouts=0)
     model, tokenizer = tiny(BATTLESNAKE, block=64)
     with pytest.raises(GameGrammarError, match="cannot score a rollout"):
-        PlannerAgent(model, tokenizer, load_game("battlesnake"), BATTLESNAKE)
+        PlannerAgent(model, tokenizer, NoPlan(), BATTLESNAKE)
     assert isinstance(model, GameGPT)
+
+
+class NoPlan(BattlesnakeSpec):
+    """Battlesnake without its planner capability: a game no planner can score."""
+
+    planner_outcome = GameSpec.planner_outcome
+
+
+def test_battlesnake_planner_outcome_reads_snake_zeros_food_death_and_win():
+    game = load_game("battlesnake")
+    alive = [
+        "TICK",
+        "S0",
+        "UP",
+        "X1",
+        "Y2",
+        "EAT",
+        "LEN4",
+        "H100",
+        "S1",
+        "DOWN",
+        "X3",
+        "Y3",
+        "EAT",
+        "LEN4",
+        "H100",
+        "S1",
+        "DIE_HEAD",
+        "WIN",
+        "EOS",
+    ]
+    assert game.planner_outcome(alive) == (1.0 + game.WIN_VALUE, False)
+    dead = ["TICK", "S0", "UP", "OUT", "S1", "LEFT", "X3", "Y3", "S0", "DIE_WALL", "WIN", "EOS"]
+    assert game.planner_outcome(dead) == (0.0, True)
+
+
+@pytest.mark.parametrize("planner", ["lookahead", "mcts"])
+def test_battlesnake_planners_choose_snake_zeros_move_on_both_simulators(planner):
+    """Simultaneous moves: the planner chooses snake 0's input; the others' come from the rules' default (the safe
+    agent) on the rules, from the rollout policy in the model's dream, which never reads the rules."""
+    model, tokenizer = tiny(BATTLESNAKE, block=512, scale=3)
+    for game, simulator in ((load_game("battlesnake"), "rules"), (NoRulesBattlesnake(), "model")):
+        plan = PlannerConfig(planner, rollouts=1, horizon=2, simulator=simulator, simulations=4, max_tick_tokens=24)
+        agent = PlannerAgent(model, tokenizer, game, BATTLESNAKE, plan=plan, batch_size=2)
+        result = play_games(game, BATTLESNAKE, agent.codec, 0, np.arange(2), agent, {"safe": 1.0})
+        assert (
+            agent.stats.moves == result.ticks.sum() > 0 and agent.stats.rollouts >= 3 * agent.stats.moves
+        )  # three inputs or more (lookahead), four simulations (mcts)
+
+
+class NoRulesBattlesnake(BattlesnakeSpec):
+    def trace(self, tokens, config):
+        raise AssertionError("the planner read the rules (trace)")
+
+    def read_tick(self, state, tokens, config, codec):
+        raise AssertionError("the planner read the rules (read_tick)")
+
+    def simulate_tick(self, state, inputs, config, codec, seed):
+        raise AssertionError("the planner read the rules (simulate_tick)")
 
 
 def test_mcts_on_the_rules_escapes_the_deaths_its_prior_walks_into():
