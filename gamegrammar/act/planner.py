@@ -19,6 +19,12 @@ tick the rollout ends out in (a death now costs about twice one at the horizon, 
 doom wins and a move into certain death never beats an escape); the planner plays the best, ties going to the
 model's own preference (its scores of the inputs at the real prompt).
 
+With `planner="mcts"` the same rollouts are MCTS simulations (`_Tree`): PUCT over player 0's inputs with the model's
+policy as the prior, open loop (a node is the inputs from the root; chance is drawn afresh each simulation), each
+simulation one rollout of at most `horizon` ticks whose inputs are the tree's inside it and the rollout policy's past
+its leaf; the root's most visited input is played. On the rules, a tick is stepped as soon as player 0's input is
+written; the other players' inputs are the rules' default policy's (`GameSpec.simulate_tick`).
+
 What makes it affordable: every branch of every running game goes through one forward pass per token step. The
 branches read their game's history where it lies in the store (`BranchCache`: one shared prefix per game, never
 copied), and each writes only its own few tokens. A branch stops at its horizon (its next tick token), at an end
