@@ -231,3 +231,48 @@ def test_battlesnake_planners_choose_snake_zeros_move_on_both_simulators(planner
         assert (
             agent.stats.moves == result.ticks.sum() > 0 and agent.stats.rollouts >= 3 * agent.stats.moves
         )  # three inputs or more (lookahead), four simulations (mcts)
+
+
+def test_mcts_on_the_rules_escapes_the_deaths_its_prior_walks_into():
+    """The model wants UP above all (its argmax walks into the wall); MCTS with it as the prior, on the rules, tries
+    every input and takes an escape wherever one exists, in fewer simulations than the prior's odds would allow."""
+    model, tokenizer = tiny(SNAKE, block=256, prefer={"INPUT_U": 5.0})
+    game = load_game("snake")
+    plan = PlannerConfig("mcts", horizon=3, simulator="rules", rollout_policy="random", simulations=8)
+    planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=16)
+    result = play_games(game, SNAKE, planner.codec, 0, np.arange(16), planner)
+    bad = checked = 0
+    for tokens in episodes_of(result, tokenizer):
+        b, c = _deaths_escapable(game, tokens)
+        bad, checked = bad + b, checked + c
+    assert checked > 10 and bad == 0
+    assert planner.stats.moves == result.ticks.sum() and planner.stats.rollouts == 8 * planner.stats.moves
+    assert 0 < planner.stats.rollout_tokens < 8 * 3 * 5 * planner.stats.moves  # the model only in the tree
+
+
+def test_mcts_with_one_simulation_plays_the_priors_argmax():
+    model, tokenizer = tiny(SNAKE, block=256, scale=3, seed=2)
+    game = load_game("snake")
+    argmax = ModelAgent(model, tokenizer, game, SNAKE, temperature=0.0, batch_size=4)
+    want = episodes_of(play_games(game, SNAKE, argmax.codec, 5, np.arange(4), argmax), tokenizer)
+    for simulator in ("rules", "model"):
+        plan = PlannerConfig("mcts", horizon=2, simulator=simulator, simulations=1, max_tick_tokens=8)
+        planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=4)
+        assert episodes_of(play_games(game, SNAKE, planner.codec, 5, np.arange(4), planner), tokenizer) == want
+
+
+def test_mcts_games_do_not_depend_on_the_batch_and_parallel_simulations_search():
+    model, tokenizer = tiny(SNAKE, block=256, scale=3)
+    game = load_game("snake")
+    played = []
+    for batch, parallel in ((4, 1), (2, 1), (4, 3)):
+        plan = PlannerConfig("mcts", horizon=3, simulator="rules", rollout_policy="random", simulations=6, parallel_simulations=parallel)
+        planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=batch)
+        played.append(episodes_of(play_games(game, SNAKE, planner.codec, 4, np.arange(4), planner), tokenizer))
+        assert planner.stats.rollouts == 6 * planner.stats.moves
+    assert played[0] == played[1]
+    assert played[2] != played[0]  # in-flight visits send a wave's simulations down other paths
+    with pytest.raises(GameGrammarError, match="simulations must be at least 1"):
+        PlannerConfig("mcts", simulations=0)
+    with pytest.raises(GameGrammarError, match="c puct must be a finite number >= 0"):
+        PlannerConfig("mcts", c_puct=float("nan"))
