@@ -68,19 +68,25 @@ def _deaths_escapable(game, tokens: list[str]) -> tuple[int, int]:
     return bad, checked
 
 
+def _planner_on_a_model_that_wants_up(plan: PlannerConfig):
+    """16 games of the planner on a model that wants UP above all: it, the games, and (moves into a death while some
+    input escaped it, moves checked)."""
+    model, tokenizer = tiny(SNAKE, block=256, prefer={"INPUT_U": 5.0})
+    game = load_game("snake")
+    planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=16)
+    result = play_games(game, SNAKE, planner.codec, 0, np.arange(16), planner)
+    counts = [_deaths_escapable(game, tokens) for tokens in episodes_of(result, tokenizer)]
+    return planner, result, sum(b for b, _ in counts), sum(c for _, c in counts)
+
+
 def test_the_rules_planner_never_walks_into_a_death_it_can_escape():
     """On the rules, the root tick is exact: wherever some input survives the tick, the planner takes one (the same
     random model plays into walls and its body by argmax)."""
-    model, tokenizer = tiny(SNAKE, block=256, prefer={"INPUT_U": 5.0})
-    game = load_game("snake")
-    plan = PlannerConfig(rollouts=2, horizon=3, simulator="rules", rollout_policy="random")
-    planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=16)
-    result = play_games(game, SNAKE, planner.codec, 0, np.arange(16), planner)
-    bad = checked = 0
-    for tokens in episodes_of(result, tokenizer):
-        b, c = _deaths_escapable(game, tokens)
-        bad, checked = bad + b, checked + c
+    planner, result, bad, checked = _planner_on_a_model_that_wants_up(
+        PlannerConfig(rollouts=2, horizon=3, simulator="rules", rollout_policy="random")
+    )
     assert checked > 20 and bad == 0
+    model, tokenizer, game = planner.model, planner.tokenizer, planner.game
     argmax = ModelAgent(model, tokenizer, game, SNAKE, CodecConfig(), temperature=0, batch_size=16)
     plain = play_games(game, SNAKE, argmax.codec, 0, np.arange(16), argmax)
     assert sum(_deaths_escapable(game, t)[0] for t in episodes_of(plain, tokenizer)) > 0  # the test can fail
@@ -236,15 +242,8 @@ def test_battlesnake_planners_choose_snake_zeros_move_on_both_simulators(planner
 def test_mcts_on_the_rules_escapes_the_deaths_its_prior_walks_into():
     """The model wants UP above all (its argmax walks into the wall); MCTS with it as the prior, on the rules, tries
     every input and takes an escape wherever one exists, in fewer simulations than the prior's odds would allow."""
-    model, tokenizer = tiny(SNAKE, block=256, prefer={"INPUT_U": 5.0})
-    game = load_game("snake")
     plan = PlannerConfig("mcts", horizon=3, simulator="rules", rollout_policy="random", simulations=8)
-    planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=16)
-    result = play_games(game, SNAKE, planner.codec, 0, np.arange(16), planner)
-    bad = checked = 0
-    for tokens in episodes_of(result, tokenizer):
-        b, c = _deaths_escapable(game, tokens)
-        bad, checked = bad + b, checked + c
+    planner, result, bad, checked = _planner_on_a_model_that_wants_up(plan)
     assert checked > 10 and bad == 0
     assert planner.stats.moves == result.ticks.sum() and planner.stats.rollouts == 8 * planner.stats.moves
     assert 0 < planner.stats.rollout_tokens < 8 * 3 * 5 * planner.stats.moves  # the model only in the tree
