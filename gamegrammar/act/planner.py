@@ -19,6 +19,12 @@ tick the rollout ends out in (a death now costs about twice one at the horizon, 
 doom wins and a move into certain death never beats an escape); the planner plays the best, ties going to the
 model's own preference (its scores of the inputs at the real prompt).
 
+With `planner="mcts"` the same rollouts are MCTS simulations (`_Tree`): PUCT over player 0's inputs with the model's
+policy as the prior, open loop (a node is the inputs from the root; chance is drawn afresh each simulation), each
+simulation one rollout of at most `horizon` ticks whose inputs are the tree's inside it and the rollout policy's past
+its leaf; the root's most visited input is played. On the rules, a tick is stepped as soon as player 0's input is
+written; the other players' inputs are the rules' default policy's (`GameSpec.simulate_tick`).
+
 What makes it affordable: every branch of every running game goes through one forward pass per token step. The
 branches read their game's history where it lies in the store (`BranchCache`: one shared prefix per game, never
 copied), and each writes only its own few tokens. A branch stops at its horizon (its next tick token), at an end
@@ -47,7 +53,7 @@ from gamegrammar.core.tokenizer import GameTokenizer
 from gamegrammar.model.gpt import BranchCache, GameGPT
 from gamegrammar.training.checkpoint import load_checkpoint
 
-PLANNERS = ("lookahead",)
+PLANNERS = ("lookahead", "mcts")
 SIMULATORS = ("model", "rules")
 ROLLOUT_POLICIES = ("model", "random")
 PLANNER = "planner"  # the planner's name in reports
@@ -67,6 +73,9 @@ class PlannerConfig:
     death_cost: float = 10.0  # what being out costs, in player 0's score
     prior_weight: float = 0.0  # the model's log-probability of an input, times this, added to its searched value
     max_tick_tokens: int = 16  # a rollout's tokens per tick on average at most: a runaway dream stops there
+    simulations: int = 32  # MCTS: simulations per move, each one rollout of at most `horizon` ticks from the root
+    c_puct: float = 1.25  # MCTS: the prior's weight against the normalised returns
+    parallel_simulations: int = 1  # MCTS: simulations of a game written in the same passes (in-flight visits apart)
 
     def __post_init__(self) -> None:
         for name, value, choices in (
@@ -76,19 +85,20 @@ class PlannerConfig:
         ):
             if value not in choices:
                 raise GameGrammarError(f"unknown {name} {value!r}; choose from {', '.join(choices)}")
-        for name in ("rollouts", "horizon", "max_tick_tokens"):
+        for name in ("rollouts", "horizon", "max_tick_tokens", "simulations", "parallel_simulations"):
             if getattr(self, name) < 1:
                 raise GameGrammarError(f"the planner's {name.replace('_', ' ')} must be at least 1, got {getattr(self, name)}")
         if not 0 < self.temperature < float("inf"):
             raise GameGrammarError(f"the planner's rollout temperature must be a finite number > 0, got {self.temperature}")
-        for name in ("death_cost", "prior_weight"):
+        for name in ("death_cost", "prior_weight", "c_puct"):
             if not 0 <= getattr(self, name) < float("inf"):
                 raise GameGrammarError(f"the planner's {name.replace('_', ' ')} must be a finite number >= 0, got {getattr(self, name)}")
 
     @property
     def needs_model(self) -> bool:
-        """Do its rollouts go through the model (all but the rules with random inputs)?"""
-        return self.simulator == "model" or self.rollout_policy == "model"
+        """Do its rollouts go through the model (all but the lookahead on the rules with random inputs: MCTS reads the
+        model's policy at every node it expands)?"""
+        return self.planner == "mcts" or self.simulator == "model" or self.rollout_policy == "model"
 
 
 @dataclass
@@ -175,6 +185,78 @@ class _Branch:
     queue: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)  # the tick's inputs chosen so far (rules)
     alive: bool = True
+    tree: _Tree | None = None  # MCTS: the game's search tree while the branch is in it (None once it left)
+    path: list[tuple[tuple[int, ...], int]] = field(default_factory=list)  # MCTS: (node, input) pairs it took
+
+
+@dataclass
+class _Node:
+    """One of player 0's decisions in the tree (open loop: the inputs from the root name it, whatever chance did):
+    the prior of each input, and its visits, in-flight visits and summed returns."""
+
+    prior: np.ndarray
+    legal: np.ndarray
+    n: np.ndarray
+    w: np.ndarray
+    flight: np.ndarray
+    doomed: np.ndarray  # visits that ended with player 0 out in the input's own tick
+
+    def open(self) -> np.ndarray:
+        """The legal inputs not refuted: an input whose every visit ended with player 0 out in its own tick is dropped
+        while a sibling is not so refuted (on the rules the first such visit is a proof in Snake; on the model it is
+        the model's own word)."""
+        refuted = (self.n > 0) & (self.doomed >= self.n)
+        keep = self.legal & ~refuted
+        return keep if keep.any() else self.legal
+
+    @classmethod
+    def of(cls, scores: np.ndarray, legal: np.ndarray) -> _Node:
+        """A node whose prior is the softmax of the model's scores over the legal inputs."""
+        z = np.where(legal, scores, -np.inf)
+        p = np.exp(z - z.max())
+        zeros = np.zeros(len(scores))
+        return cls(p / p.sum(), legal, zeros, zeros.copy(), zeros.copy(), zeros.copy())
+
+
+class _Tree:
+    """One game's search tree at one move: PUCT over normalised returns.
+
+    A simulation's return (the lookahead's score of a rollout from the root) is backed up to every decision on its
+    path. Returns are normalised by the least and greatest seen in this tree (as MuZero does), so that the exploration
+    constant means the same whatever the death cost. An input not yet tried is valued as the best return seen
+    (optimistic first play), so that every input of a node is tried once before the prior weighs between them: with
+    the parent's mean instead, a confident prior that walks into a wall keeps every simulation on the wall until
+    sqrt(N) outgrows its odds. One simulation still plays the prior's argmax."""
+
+    def __init__(self, root: _Node, c_puct: float) -> None:
+        self.root, self.c = root, c_puct
+        self.nodes: dict[tuple[int, ...], _Node] = {(): root}
+        self.lo, self.hi = np.inf, -np.inf
+
+    def _q(self, x: np.ndarray | float) -> np.ndarray | float:
+        return (x - self.lo) / (self.hi - self.lo) if self.hi > self.lo else 0.0 * x
+
+    def select(self, node: _Node) -> int:
+        """The input PUCT picks (in-flight visits count as visits), marked in flight."""
+        visits = node.n + node.flight
+        q = np.where(node.n > 0, self._q(node.w / np.maximum(node.n, 1)), 1.0)
+        u = self.c * node.prior * np.sqrt(max(visits.sum(), 1.0)) / (1.0 + visits)
+        a = int(np.where(node.open(), q + u, -np.inf).argmax())
+        node.flight[a] += 1
+        return a
+
+    def descend_root(self) -> int:
+        return self.select(self.root)
+
+    def backup(self, path: list[tuple[tuple[int, ...], int]], value: float, out_tick: int) -> None:
+        """A simulation's return to every decision on its path; `out_tick` the tick player 0 went out in (0: never)."""
+        self.lo, self.hi = min(self.lo, value), max(self.hi, value)
+        for depth, (key, a) in enumerate(path):
+            node = self.nodes[key]
+            node.flight[a] -= 1
+            node.n[a] += 1
+            node.w[a] += value
+            node.doomed[a] += out_tick == depth + 1
 
 
 class _PlanningController(_Controller):
@@ -192,6 +274,9 @@ class _PlanningController(_Controller):
         self.masks: dict[frozenset[str], int] = {}
         self.mask_rows: list[np.ndarray] = []
         self.mask_table: torch.Tensor | None = None
+        self.input_set = frozenset(agent.input_words)
+        self.prompt = agent.game.input_prompt(agent.config)
+        self.input_ids = torch.tensor([agent.tokenizer.ids[w] for w in agent.input_words], device=self.device)
 
     def __call__(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
         agent, start = self.planner, time.perf_counter()
@@ -199,10 +284,14 @@ class _PlanningController(_Controller):
         before = self.fed[games].copy()
         prior = self.scores(games)  # the real history into the store; the model's own scores of the inputs
         roots = self._follow(games, before)
-        values = self._plan(games, np.asarray(mask, bool), np.asarray(draws, np.uint64), roots)
-        ranked = np.where(mask, values + agent.plan.prior_weight * _log_softmax(prior, mask), -np.inf)
-        best = ranked.max(axis=1, keepdims=True)
-        choice = np.where(ranked >= best - 1e-9, prior, -np.inf).argmax(axis=1)  # ties: the model's preference
+        mask, draws = np.asarray(mask, bool), np.asarray(draws, np.uint64)
+        if agent.plan.planner == "mcts":
+            choice = self._mcts(games, mask, draws, roots, prior)
+        else:
+            values = self._plan(games, mask, draws, roots)
+            ranked = np.where(mask, values + agent.plan.prior_weight * _log_softmax(prior, mask), -np.inf)
+            best = ranked.max(axis=1, keepdims=True)
+            choice = np.where(ranked >= best - 1e-9, prior, -np.inf).argmax(axis=1)  # ties: the model's preference
         agent.stats.moves += len(games)
         agent.stats.seconds += time.perf_counter() - start
         return choice
@@ -256,14 +345,13 @@ class _PlanningController(_Controller):
             self.mask_table = None
         return at
 
-    @torch.no_grad()  # without it each pass's graph is kept, through the cache, and memory grows by ~65 MB a move
-    def _plan(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray, roots: list[tuple[tuple, Any]]) -> np.ndarray:
-        """Each input's value in each game (games, inputs): the mean over its rollouts; masked inputs are not searched."""
+    def _branches(self, games: np.ndarray, draws: np.ndarray, roots: list[tuple[tuple, Any]], inputs: np.ndarray, salt: int):
+        """Branches of every game from its root, `inputs[i]` the root inputs of game i's (the same count each; -1: not
+        searched), in the store's row order, with their keys, their room in the context and a cache over the history."""
         agent, plan = self.planner, self.planner.plan
-        game, tok, automaton = agent.game, agent.tokenizer, agent.automaton
-        words, k = agent.input_words, plan.rollouts
-        prompt = game.input_prompt(agent.config)
-        per_game = len(words) * k
+        words, automaton = agent.input_words, agent.automaton
+        prompt = agent.game.input_prompt(agent.config)
+        per_game = inputs.shape[1]
         # Branches follow the store's row order (every running game has a row, and only they): a group per row.
         order = self.row[games]
         position = np.empty(len(games), np.int64)
@@ -272,16 +360,15 @@ class _PlanningController(_Controller):
         for r in range(len(games)):
             i = int(position[r])
             auto, real = roots[i]
-            for a in range(len(words)):
-                for _ in range(k):
-                    b = _Branch(i, a, auto, state=real, alive=bool(mask[i, a]))
-                    if b.alive:
-                        b.auto = automaton.step(auto, words[a])
-                        b.words += [*prompt, words[a]]
-                        if plan.simulator == "rules":
-                            b.pending.append(words[a])
-                    branches.append(b)
-        local = np.tile(np.arange(per_game, dtype=np.uint64), len(games))
+            for a in inputs[i]:
+                b = _Branch(i, int(a), auto, state=real, alive=bool(a >= 0))
+                if b.alive:
+                    b.auto = automaton.step(auto, words[a])
+                    b.words += [*prompt, words[a]]
+                    if plan.simulator == "rules":
+                        b.pending.append(words[a])
+                branches.append(b)
+        local = np.tile(np.arange(per_game, dtype=np.uint64), len(games)) + np.uint64(per_game * salt)
         keys = np.repeat(draws[position], per_game) ^ rng.mix64_np(local + np.uint64(0x9E3779B97F4A7C15))
         block = agent.model.config.block_size
         prefix = self.cached[self.game_of_row]
@@ -297,17 +384,71 @@ class _PlanningController(_Controller):
                 steps,  # type: ignore[index]
             )
             cache.ticks = self.ticks[torch.from_numpy(self.game_of_row).to(self.device)].repeat_interleave(per_game)
+        return branches, keys, room, steps, cache
+
+    @torch.no_grad()  # without it each pass's graph is kept, through the cache, and memory grows by ~65 MB a move
+    def _plan(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray, roots: list[tuple[tuple, Any]]) -> np.ndarray:
+        """Each input's value in each game (games, inputs): the mean over its rollouts; masked inputs are not searched."""
+        plan, words = self.planner.plan, self.planner.input_words
+        inputs = np.repeat(np.where(mask, np.arange(len(words)), -1), plan.rollouts, axis=1)
+        branches = self._run(*self._branches(games, draws, roots, inputs, 0))
+        values = np.zeros((len(games), len(words)))
+        for b in branches:
+            if b.words:
+                values[b.game, b.input] += self._value(b) / plan.rollouts
+        return values
+
+    def _value(self, b: _Branch) -> float:
+        """A rollout's return: what player 0 gained, less the death cost, twice as much for a death now as at the
+        horizon."""
+        plan = self.planner.plan
+        gain, out = self.planner.game.planner_outcome(b.words)
+        late = (b.ticks - 1) / plan.horizon  # 0 for a death in the root tick: sooner is worse
+        return gain - plan.death_cost * out * (2 - late)
+
+    @torch.no_grad()
+    def _mcts(
+        self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray, roots: list[tuple[tuple, Any]], prior: np.ndarray
+    ) -> np.ndarray:
+        """PUCT over player 0's inputs, the model's policy as the prior: each game's input visited most (see `_Tree`)."""
+        plan = self.planner.plan
+        trees = [_Tree(_Node.of(prior[i], mask[i]), plan.c_puct) for i in range(len(games))]
+        done = 0
+        while done < plan.simulations:
+            width = min(plan.parallel_simulations, plan.simulations - done)
+            inputs = np.array([[t.descend_root() for _ in range(width)] for t in trees], np.int64)
+            made = self._branches(games, draws, roots, inputs, done)
+            for b in made[0]:
+                b.tree, b.path = trees[b.game], [((), b.input)]
+            for b in self._run(*made):
+                out = self.planner.game.planner_outcome(b.words)[1]
+                trees[b.game].backup(b.path, self._value(b), b.ticks if out else 0)
+            done += width
+        # The most visited, a refuted input only where no sibling was tried and survived its tick.
+        visits = np.stack([np.where(t.root.open() | ~(t.root.open() & (t.root.n > 0)).any(), t.root.n, -1) for t in trees])
+        most = mask & (visits >= visits.max(axis=1, keepdims=True))
+        return np.where(most, prior, -np.inf).argmax(axis=1)  # ties: the model's preference
+
+    def _run(self, branches: list[_Branch], keys: np.ndarray, room: np.ndarray, steps: int, cache: BranchCache | None) -> list[_Branch]:
+        """Write the branches forward, a token per pass, until each stops (horizon, end, context)."""
+        agent, plan = self.planner, self.planner.plan
+        tok, automaton, game = agent.tokenizer, agent.automaton, agent.game
         fed = np.array([tok.ids[b.words[-1]] if b.alive else tok.pad_id for b in branches], np.int64)  # the root input
         for b, r in zip(branches, room, strict=True):
             if b.alive and r < 1:
                 b.alive = False
         for n, b in enumerate(branches):
-            if b.alive and plan.simulator == "rules" and len(b.pending) >= len(game.to_move(b.state)):
-                b.queue = self._simulate(b, int(keys[n]))  # the root tick, once every input is in
+            if b.alive and plan.simulator == "rules":
+                b.queue = self._simulate(b, int(keys[n]))  # the root tick (the others' inputs: the rules' default policy)
+        # MCTS on the rules with random rollouts reads the model only in the tree: once every branch has left it, the
+        # rest of the simulation is the rules' and the dice's alone.
+        model_free = plan.planner == "mcts" and plan.simulator == "rules" and plan.rollout_policy == "random"
         for step in range(steps):
             alive = np.array([b.alive for b in branches])
             if not alive.any():
                 break
+            if model_free and cache is not None and not any(b.alive and b.tree is not None for b in branches):
+                cache = None
             logits = None
             if cache is not None:
                 real = torch.from_numpy(alive[:, None]).to(self.device)
@@ -319,7 +460,7 @@ class _PlanningController(_Controller):
             picks = self._sample(logits, [b for b in branches if b.alive], u[alive])
             for j, n in enumerate(np.flatnonzero(alive)):
                 b = branches[n]
-                word = self._next(b, picks[j], u[n], int(keys[n]) ^ step)
+                word = self._next(b, picks[j], u[n], int(keys[n]) ^ step, None if logits is None else logits[j])
                 if word is None:
                     continue
                 b.words.append(word)
@@ -332,13 +473,7 @@ class _PlanningController(_Controller):
                         b.alive = False
                 fed[n] = tok.ids[word]
         agent.stats.rollouts += sum(1 for b in branches if b.words)
-        values = np.zeros((len(games), len(words)))
-        for b in branches:
-            if b.words:
-                gain, out = game.planner_outcome(b.words)
-                late = (b.ticks - 1) / plan.horizon  # 0 for a death in the root tick: sooner is worse
-                values[b.game, b.input] += (gain - plan.death_cost * out * (2 - late)) / k
-        return values
+        return branches
 
     def _sample(self, logits: torch.Tensor | None, alive: list[_Branch], u: np.ndarray) -> np.ndarray:
         """The model's draw for each alive branch under its grammar mask, at the rollout temperature (-1: no model)."""
@@ -355,28 +490,49 @@ class _PlanningController(_Controller):
         pick = torch.minimum(pick, torch.tensor(logits.shape[1] - 1, device=pick.device))
         return pick.cpu().numpy()
 
-    def _next(self, b: _Branch, pick: int, u: float, seed: int) -> str | None:
-        """The branch's next token: a queued rules token, an input (the rollout policy), the one token the grammar
-        allows, or the model's draw."""
+    def _next(self, b: _Branch, pick: int, u: float, seed: int, logits: torch.Tensor | None) -> str | None:
+        """The branch's next token: a queued rules token, an input (the tree's, else the rollout policy's), the one
+        token the grammar allows, or the model's draw."""
         agent, plan = self.planner, self.planner.plan
         if b.queue:
             return b.queue.pop(0)
         allowed = agent.automaton.allowed(b.auto)
-        if allowed and allowed <= set(agent.input_words):  # an input slot
-            if plan.rollout_policy == "random":
+        if allowed and allowed <= self.input_set:  # an input slot
+            word = None
+            if b.tree is not None and b.words[-len(self.prompt) :] == self.prompt:  # player 0's, in the tree
+                word = self._descend(b, allowed, logits)
+            if word is not None:
+                pass
+            elif plan.rollout_policy == "random":
                 options = sorted(allowed, key=agent.input_words.index)
                 word = options[min(int(u * len(options)), len(options) - 1)]
             else:
                 word = agent.tokenizer.tokens[pick]
             if plan.simulator == "rules":
                 b.pending.append(word)
-                b.queue = self._simulate(b, seed, 1) if len(b.pending) >= len(agent.game.to_move(b.state)) else []
+                b.queue = self._simulate(b, seed, 1)
             return word
         if len(allowed) == 1:
             return next(iter(allowed))
         if plan.simulator == "rules" or pick < 0:
             raise GameGrammarError(f"the rules' rollout of {agent.game.name} left a token to the model after {b.words[-3:]}")
         return agent.tokenizer.tokens[pick]
+
+    def _descend(self, b: _Branch, allowed: frozenset[str], logits: torch.Tensor | None) -> str | None:
+        """MCTS at player 0's input slot: PUCT where the node was reached before; else it is the leaf: its prior is the
+        model's policy here (over the allowed inputs), and the branch leaves the tree for the rollout policy."""
+        assert b.tree is not None and logits is not None
+        words = self.planner.input_words
+        node_key = (*b.path[-1][0], b.path[-1][1])
+        node = b.tree.nodes.get(node_key)
+        if node is None:
+            legal = np.array([w in allowed for w in words])
+            b.tree.nodes[node_key] = _Node.of(logits[self.input_ids].cpu().numpy().astype(np.float64), legal)
+            b.tree = None
+            return None
+        a = b.tree.select(node)
+        b.path.append((node_key, a))
+        return words[a]
 
     def _simulate(self, b: _Branch, seed: int, unwritten: int = 0) -> list[str]:
         """The rules' tick on the branch's inputs: the tokens after those the branch wrote (and the `unwritten` it is

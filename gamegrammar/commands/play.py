@@ -4,6 +4,7 @@
     gamegrammar play --ckpt bs.ckpt --opponents space --agents model,greedy      # Battlesnake: snake 0 against space
     gamegrammar play --game snake --agents greedy,random                          # scripted agents alone, no model
     gamegrammar play --ckpt models/snake --planner lookahead --rollouts 2 --horizon 4 --agents planner,greedy
+    gamegrammar play --ckpt models/snake --planner mcts --simulations 32 --horizon 8 --simulator rules --agents planner
 
 The engine writes every event; the model writes only player 0's input, among the inputs the game allows
 (an action mask), at --temperature. Every agent plays episodes 0..games-1 of --seed: the same starts and
@@ -48,12 +49,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = p.add_argument_group("planning", "the planner agent: the model searching before each move (docs/play.md)")
     g.add_argument(
         "--planner",
-        choices=("lookahead",),
+        choices=("lookahead", "mcts"),
         default=None,
-        help="add the planner agent: for each legal input, rollouts of a few ticks, scored by score gained and death (default: no planner)",
+        help="add the planner agent: lookahead (for each legal input, K rollouts of H ticks, scored by score gained and "
+        "death) or mcts (PUCT over the model's policy as the prior, --simulations rollouts of at most H ticks) (default: no planner)",
     )
-    g.add_argument("--rollouts", type=int, default=2, help="rollouts per legal input, K (default: %(default)s)")
-    g.add_argument("--horizon", type=int, default=4, help="ticks per rollout, H (default: %(default)s)")
+    g.add_argument("--rollouts", type=int, default=2, help="lookahead: rollouts per legal input, K (default: %(default)s)")
+    g.add_argument(
+        "--horizon", type=int, default=4, help="ticks per rollout (MCTS: per simulation, tree and rollout), H (default: %(default)s)"
+    )
+    g.add_argument("--simulations", type=int, default=32, help="mcts: simulations per move, N (default: %(default)s)")
+    g.add_argument(
+        "--c-puct", type=float, default=1.25, help="mcts: the prior's weight against the normalised returns (default: %(default)s)"
+    )
+    g.add_argument(
+        "--parallel-simulations",
+        type=int,
+        default=1,
+        help="mcts: simulations of a game written in the same model passes, kept apart by in-flight visits (default: %(default)s)",
+    )
     g.add_argument(
         "--simulator",
         choices=("model", "rules"),
@@ -134,6 +148,9 @@ def run(args: argparse.Namespace) -> int:
                 args.rollout_temperature,
                 args.death_cost,
                 args.prior_weight,
+                simulations=args.simulations,
+                c_puct=args.c_puct,
+                parallel_simulations=args.parallel_simulations,
             )
             planner = PlannerAgent(agent.model, agent.tokenizer, agent.game, agent.config, codec, plan=plan, batch_size=args.batch_size)
     else:

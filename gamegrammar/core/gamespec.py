@@ -489,10 +489,11 @@ class GameSpec:
         raise GameGrammarError(f"{self.name} cannot score a rollout: no planner plays it")
 
     def simulate_tick(self, state: Any, inputs: Sequence[str], config: Any, codec: CodecConfig, seed: int) -> tuple[Any, list[str], bool]:
-        """The rules' tick from `state` with `inputs` (every player's input token, grammar order), its chance drawn from
-        `seed` (a planner's own, never the real game's): the state after, the tick's tokens as `codec` writes them
-        (from the tick token on, EOS included where the game ends) and whether it ended. The rules as a planner's
-        simulator: the upper bound of planning in the model's dreams."""
+        """The rules' tick from `state` with `inputs` (player 0's input token first; a player to move past the inputs
+        given plays the game's cheap default rollout policy), its chance and that policy's draws from `seed` (a
+        planner's own, never the real game's): the state after, the tick's tokens as `codec` writes them (from the tick
+        token on, EOS included where the game ends) and whether it ended. The rules as a planner's simulator: the
+        upper bound of planning in the model's dreams."""
         raise GameGrammarError(f"{self.name} has no rules simulator for a planner")
 
     # -- evaluation

@@ -10,8 +10,9 @@ import torch
 from gamegrammar.act.planner import PlannerAgent, PlannerConfig
 from gamegrammar.act.play import ModelAgent, play_games
 from gamegrammar.core.errors import GameGrammarError
-from gamegrammar.core.gamespec import CodecConfig
+from gamegrammar.core.gamespec import CodecConfig, GameSpec
 from gamegrammar.games import load_game
+from gamegrammar.games.battlesnake import BattlesnakeSpec
 from gamegrammar.games.snake import SnakeSpec
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, resolve
 from gamegrammar.model import GameGPT, KVCache
@@ -67,19 +68,25 @@ def _deaths_escapable(game, tokens: list[str]) -> tuple[int, int]:
     return bad, checked
 
 
+def _planner_on_a_model_that_wants_up(plan: PlannerConfig):
+    """16 games of the planner on a model that wants UP above all: it, the games, and (moves into a death while some
+    input escaped it, moves checked)."""
+    model, tokenizer = tiny(SNAKE, block=256, prefer={"INPUT_U": 5.0})
+    game = load_game("snake")
+    planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=16)
+    result = play_games(game, SNAKE, planner.codec, 0, np.arange(16), planner)
+    counts = [_deaths_escapable(game, tokens) for tokens in episodes_of(result, tokenizer)]
+    return planner, result, sum(b for b, _ in counts), sum(c for _, c in counts)
+
+
 def test_the_rules_planner_never_walks_into_a_death_it_can_escape():
     """On the rules, the root tick is exact: wherever some input survives the tick, the planner takes one (the same
     random model plays into walls and its body by argmax)."""
-    model, tokenizer = tiny(SNAKE, block=256, prefer={"INPUT_U": 5.0})
-    game = load_game("snake")
-    plan = PlannerConfig(rollouts=2, horizon=3, simulator="rules", rollout_policy="random")
-    planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=16)
-    result = play_games(game, SNAKE, planner.codec, 0, np.arange(16), planner)
-    bad = checked = 0
-    for tokens in episodes_of(result, tokenizer):
-        b, c = _deaths_escapable(game, tokens)
-        bad, checked = bad + b, checked + c
+    planner, result, bad, checked = _planner_on_a_model_that_wants_up(
+        PlannerConfig(rollouts=2, horizon=3, simulator="rules", rollout_policy="random")
+    )
     assert checked > 20 and bad == 0
+    model, tokenizer, game = planner.model, planner.tokenizer, planner.game
     argmax = ModelAgent(model, tokenizer, game, SNAKE, CodecConfig(), temperature=0, batch_size=16)
     plain = play_games(game, SNAKE, argmax.codec, 0, np.arange(16), argmax)
     assert sum(_deaths_escapable(game, t)[0] for t in episodes_of(plain, tokenizer)) > 0  # the test can fail
@@ -87,8 +94,8 @@ def test_the_rules_planner_never_walks_into_a_death_it_can_escape():
     assert planner.stats.moves == result.ticks.sum() and planner.stats.rollout_tokens == 0  # random inputs: no model
 
 
-class NoRules(SnakeSpec):
-    """Snake whose rules a planner must not touch: the engine still plays the real game."""
+class RulesUnread:
+    """A game whose rules a planner must not touch (mixed into its spec): the engine still plays the real game."""
 
     def trace(self, tokens, config):
         raise AssertionError("the planner read the rules (trace)")
@@ -100,15 +107,23 @@ class NoRules(SnakeSpec):
         raise AssertionError("the planner read the rules (simulate_tick)")
 
 
-@pytest.mark.parametrize("policy", ["model", "random"])
-def test_the_model_planner_never_reads_the_rules(policy):
+class NoRules(RulesUnread, SnakeSpec):
+    pass
+
+
+class NoRulesBattlesnake(RulesUnread, BattlesnakeSpec):
+    pass
+
+
+@pytest.mark.parametrize(("planner", "policy"), [("lookahead", "model"), ("lookahead", "random"), ("mcts", "model"), ("mcts", "random")])
+def test_the_model_planner_never_reads_the_rules(planner, policy):
     model, tokenizer = tiny(SNAKE, block=256, scale=3)
     game = NoRules()
-    plan = PlannerConfig(rollouts=2, horizon=2, simulator="model", rollout_policy=policy, max_tick_tokens=8)
+    plan = PlannerConfig(planner, rollouts=2, horizon=2, simulator="model", rollout_policy=policy, max_tick_tokens=8, simulations=6)
     planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=3)
     result = play_games(game, SNAKE, planner.codec, 1, np.arange(3), planner)
     assert planner.stats.moves == result.ticks.sum()
-    assert planner.stats.rollout_tokens > 2 * 3 * planner.stats.moves  # every legal input was rolled out, a tick or more
+    assert planner.stats.rollout_tokens > 2 * 3 * planner.stats.moves  # six rollouts a move, a tick or more each
     rules = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=PlannerConfig(simulator="rules"), batch_size=4)
     with pytest.raises(AssertionError, match="read the rules"):  # the spy works
         play_games(game, SNAKE, rules.codec, 1, np.arange(4), rules)
@@ -172,5 +187,91 @@ def test_bad_settings_and_games_without_a_planner_get_one_line():
         PlannerConfig(rollouts=0)
     model, tokenizer = tiny(BATTLESNAKE, block=64)
     with pytest.raises(GameGrammarError, match="cannot score a rollout"):
-        PlannerAgent(model, tokenizer, load_game("battlesnake"), BATTLESNAKE)
+        PlannerAgent(model, tokenizer, NoPlan(), BATTLESNAKE)
     assert isinstance(model, GameGPT)
+
+
+class NoPlan(BattlesnakeSpec):
+    """Battlesnake without its planner capability: a game no planner can score."""
+
+    planner_outcome = GameSpec.planner_outcome
+
+
+def test_battlesnake_planner_outcome_reads_snake_zeros_food_death_and_win():
+    game = load_game("battlesnake")
+    alive = [
+        "TICK",
+        "S0",
+        "UP",
+        "X1",
+        "Y2",
+        "EAT",
+        "LEN4",
+        "H100",
+        "S1",
+        "DOWN",
+        "X3",
+        "Y3",
+        "EAT",
+        "LEN4",
+        "H100",
+        "S1",
+        "DIE_HEAD",
+        "WIN",
+        "EOS",
+    ]
+    assert game.planner_outcome(alive) == (1.0 + game.WIN_VALUE, False)
+    dead = ["TICK", "S0", "UP", "OUT", "S1", "LEFT", "X3", "Y3", "S0", "DIE_WALL", "WIN", "EOS"]
+    assert game.planner_outcome(dead) == (0.0, True)
+
+
+@pytest.mark.parametrize("planner", ["lookahead", "mcts"])
+def test_battlesnake_planners_choose_snake_zeros_move_on_both_simulators(planner):
+    """Simultaneous moves: the planner chooses snake 0's input; the others' come from the rules' default (the safe
+    agent) on the rules, from the rollout policy in the model's dream, which never reads the rules."""
+    model, tokenizer = tiny(BATTLESNAKE, block=512, scale=3)
+    for game, simulator in ((load_game("battlesnake"), "rules"), (NoRulesBattlesnake(), "model")):
+        plan = PlannerConfig(planner, rollouts=1, horizon=2, simulator=simulator, simulations=4, max_tick_tokens=24)
+        agent = PlannerAgent(model, tokenizer, game, BATTLESNAKE, plan=plan, batch_size=2)
+        result = play_games(game, BATTLESNAKE, agent.codec, 0, np.arange(2), agent, {"safe": 1.0})
+        assert (
+            agent.stats.moves == result.ticks.sum() > 0 and agent.stats.rollouts >= 3 * agent.stats.moves
+        )  # three inputs or more (lookahead), four simulations (mcts)
+
+
+def test_mcts_on_the_rules_escapes_the_deaths_its_prior_walks_into():
+    """The model wants UP above all (its argmax walks into the wall); MCTS with it as the prior, on the rules, tries
+    every input and takes an escape wherever one exists, in fewer simulations than the prior's odds would allow."""
+    plan = PlannerConfig("mcts", horizon=3, simulator="rules", rollout_policy="random", simulations=8)
+    planner, result, bad, checked = _planner_on_a_model_that_wants_up(plan)
+    assert checked > 10 and bad == 0
+    assert planner.stats.moves == result.ticks.sum() and planner.stats.rollouts == 8 * planner.stats.moves
+    assert 0 < planner.stats.rollout_tokens < 8 * 3 * 5 * planner.stats.moves  # the model only in the tree
+
+
+def test_mcts_with_one_simulation_plays_the_priors_argmax():
+    model, tokenizer = tiny(SNAKE, block=256, scale=3, seed=2)
+    game = load_game("snake")
+    argmax = ModelAgent(model, tokenizer, game, SNAKE, temperature=0.0, batch_size=4)
+    want = episodes_of(play_games(game, SNAKE, argmax.codec, 5, np.arange(4), argmax), tokenizer)
+    for simulator in ("rules", "model"):
+        plan = PlannerConfig("mcts", horizon=2, simulator=simulator, simulations=1, max_tick_tokens=8)
+        planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=4)
+        assert episodes_of(play_games(game, SNAKE, planner.codec, 5, np.arange(4), planner), tokenizer) == want
+
+
+def test_mcts_games_do_not_depend_on_the_batch_and_parallel_simulations_search():
+    model, tokenizer = tiny(SNAKE, block=256, scale=3)
+    game = load_game("snake")
+    played = []
+    for batch, parallel in ((4, 1), (2, 1), (4, 3)):
+        plan = PlannerConfig("mcts", horizon=3, simulator="rules", rollout_policy="random", simulations=6, parallel_simulations=parallel)
+        planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=batch)
+        played.append(episodes_of(play_games(game, SNAKE, planner.codec, 4, np.arange(4), planner), tokenizer))
+        assert planner.stats.rollouts == 6 * planner.stats.moves
+    assert played[0] == played[1]
+    assert played[2] != played[0]  # in-flight visits send a wave's simulations down other paths
+    with pytest.raises(GameGrammarError, match="simulations must be at least 1"):
+        PlannerConfig("mcts", simulations=0)
+    with pytest.raises(GameGrammarError, match="c puct must be a finite number >= 0"):
+        PlannerConfig("mcts", c_puct=float("nan"))

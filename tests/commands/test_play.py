@@ -137,3 +137,17 @@ def test_the_planner_plays_beside_the_model_on_either_simulator(tiny_run, tmp_pa
     assert "| planner | 6 |" in capsys.readouterr().out
     assert main(["play", "--ckpt", str(ckpt), "--games", "2", "--agents", "planner", "--quiet"]) == 2
     assert "needs --planner" in capsys.readouterr().err
+
+
+def test_mcts_plays_from_the_command_line_and_reports_its_settings(tiny_run, tmp_path, capsys):
+    _, _, ckpt = tiny_run
+    out = tmp_path / "mcts"
+    argv = ["play", "--ckpt", str(ckpt), "--games", "3", "--quiet", "--agents", "planner", "--planner", "mcts", "--horizon", "2"]
+    assert main([*argv, "--simulations", "3", "--parallel-simulations", "2", "--simulator", "rules", "--out", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    plan, cost = report["meta"]["planner"], report["meta"]["planner_cost"]
+    assert (plan["planner"], plan["simulations"], plan["parallel_simulations"]) == ("mcts", 3, 2)
+    assert cost["rollouts"] == 3 * cost["moves"] > 0
+    capsys.readouterr()
+    assert main([*argv, "--simulations", "0"]) == 2
+    assert "simulations must be at least 1" in capsys.readouterr().err

@@ -39,7 +39,18 @@ from gamegrammar.games.battlesnake import grammar as _grammar
 from gamegrammar.games.battlesnake import validity as _validity
 from gamegrammar.games.battlesnake.agents import AGENTS, lineup, make_agent, parse_lineup
 from gamegrammar.games.battlesnake.api import board_from_state, state_from_board, step_board
-from gamegrammar.games.battlesnake.rules import MAX_SNAKES, BattlesnakeConfig, BattlesnakeGame, BattlesnakeState, final_length, snake_id
+from gamegrammar.games.battlesnake.rules import (
+    MAX_SNAKES,
+    BattlesnakeConfig,
+    BattlesnakeGame,
+    BattlesnakeState,
+    Move,
+    final_length,
+    snake_id,
+)
+
+_SNAKE_WORDS = frozenset(snake_id(k) for k in range(MAX_SNAKES))
+_DEATH_WORDS = frozenset(_grammar.DIE_TOKEN.values())
 
 __all__ = ["GAME", "BattlesnakeConfig", "BattlesnakeSpec", "board_from_state", "state_from_board", "step_board"]
 
@@ -59,7 +70,7 @@ class BattlesnakeSpec(GameSpec):
     outcome_labels = _fidelity.OUTCOMES
     game_type = GameType(1, MAX_SNAKES, "simultaneous", "sampled")  # the starts and the food are drawn
     capabilities = frozenset(
-        ("batch_engine", "automaton", "chance", "play", "dream", "novelty", "probes", "replay", "emergence")
+        ("batch_engine", "automaton", "chance", "play", "dream", "plan", "novelty", "probes", "replay", "emergence")
     )  # no symmetries yet, no tier-3 statistics
 
     def num_players(self, config: BattlesnakeConfig) -> int:
@@ -251,6 +262,46 @@ class BattlesnakeSpec(GameSpec):
         from gamegrammar.games.battlesnake.dream import read_tick
 
         return read_tick(state, tokens, config, bool(getattr(codec, "tails", False)))
+
+    # -- planning (gamegrammar.act.planner)
+
+    WIN_VALUE: ClassVar[float] = 10.0  # a win, in player 0's score: the planner's default death cost, mirrored
+
+    def planner_outcome(self, tokens: Sequence[str]) -> tuple[float, bool]:
+        """Snake 0's food eaten, plus `WIN_VALUE` where the rollout ends with it the last standing; out where a death
+        names it (read off the tokens: the planner on the model never consults the rules)."""
+        eaten, out, won, mover = 0, False, False, None
+        for i, word in enumerate(tokens):
+            if word in _SNAKE_WORDS:
+                mover = word
+            elif word == "EAT":
+                eaten += mover == "S0"
+            elif word in _DEATH_WORDS:
+                out |= i > 0 and tokens[i - 1] == "S0"
+            elif word == "WIN":
+                won = True
+        return eaten + (self.WIN_VALUE if won and not out else 0.0), out
+
+    def simulate_tick(
+        self, state: BattlesnakeState, inputs: Sequence[str], config: BattlesnakeConfig, codec: CodecConfig, seed: int
+    ) -> tuple[BattlesnakeState, list[str], bool]:
+        """The others' moves, past the inputs given, from the safe agent (a sure move where there is one), its draws
+        from `seed`: a cheap opponent that neither knows nor copies the real opponents' agents."""
+        moves: list[Move | None] = [None] * len(state.snakes)
+        for j, k in enumerate(state.alive):
+            if j < len(inputs):
+                moves[k] = _grammar.INPUT_OF[inputs[j]]
+            else:
+                agent = make_agent("safe", config, k)
+                agent.seed, agent.episode = seed, 0
+                moves[k] = agent.act(state)
+        sim = BattlesnakeGame.from_state(state, config, seed, 0)  # the food it spawns is drawn from the planner's seed
+        after, events, done = sim.step(moves)
+        encoder = self.new_encoder(codec, config)
+        encoder.start(state)
+        written = len(encoder.tokens)
+        encoder.tick(events, after, done)
+        return after, encoder.tokens[written:], done
 
     # -- state identity (novelty): gamegrammar/games/battlesnake/zobrist.py
 
