@@ -671,10 +671,11 @@ def learning_curve(
     options: dict[str, Any],
     fitted: Callable[[dict[str, Any]], dict[str, Any]],
 ) -> dict[str, Any]:
-    """F1 of each plane of the model's linear probe at the layer where it reads the body best (or the first plane),
-    fitted on nested fractions of the training episodes (a seeded order) and scored on the same test rows."""
+    """F1 of each plane of the model's linear probe at the layer where it reads best the plane with the most occupied
+    cells (empty aside: Snake's body, Go's stones), fitted on nested fractions of the training episodes (a seeded order) and scored on the same test rows."""
     first = next(iter(result["positions"]))
-    target = "body" if "body" in result["planes"] else result["planes"][0]
+    occupied = {name: np.asarray(data.planes[name])[train].sum() for name in result["planes"] if name != "empty"}
+    target = max(occupied, key=occupied.__getitem__) if occupied else result["planes"][0]  # the board's bulk
     by_layer = result["sweep"][first]["model"]["linear"]
     layer = max(by_layer, key=lambda name: np.nan_to_num(by_layer[name]["planes"][target]["f1"], nan=-1.0))
     ids = np.unique(data.episode[train])

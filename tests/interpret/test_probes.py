@@ -197,6 +197,7 @@ def test_world_state_probes_report(small_corpus, tmp_path):
         for kind in ("linear", "mlp")
         for layer in layers
     )
+    assert result["learning_curve"]["chosen_by"] == "body"  # the plane with the most occupied cells, empty aside
     points = result["learning_curve"]["points"]
     assert [p["fraction"] for p in points] == list(pr.CURVE_FRACTIONS) and points[-1]["train_rows"] == result["train_rows"]
     assert all(a["train_rows"] <= b["train_rows"] for a, b in itertools.pairwise(points))  # nested, growing
