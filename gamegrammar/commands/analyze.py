@@ -18,7 +18,7 @@ from typing import Any
 from gamegrammar.commands.progress import progress_bar, stage_log
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.io import check_output_dir
-from gamegrammar.interpret.analysis import run_analysis, write_analysis
+from gamegrammar.interpret.analysis import PROBE_EPOCHS, PROBE_PATIENCE, run_analysis, write_analysis
 from gamegrammar.interpret.archetypes import WINDOWS, parse_windows
 
 KEYS = {"2": "tier2", "3": "tier3"}
@@ -35,14 +35,22 @@ def parse_tiers(text: str) -> set[str]:
 
 def add_analysis_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--analysis-episodes", type=int, default=200, help="held-out episodes for tiers 2-3 and probes (default: %(default)s)")
-    p.add_argument("--probe-ticks", type=int, default=60, help="probes: TICK positions sampled per episode (default: %(default)s)")
+    p.add_argument("--probe-ticks", type=int, default=0, help="probes: ticks sampled per episode, 0 for every tick (default: %(default)s)")
     p.add_argument("--probe-layers", choices=["final", "all"], default="all", help="probes: probes on every layer or the final one")
-    p.add_argument("--probe-epochs", type=int, default=40, help="probes: passes over the training rows (default: %(default)s)")
+    p.add_argument(
+        "--probe-epochs", type=int, default=PROBE_EPOCHS, help="probes: the most passes over the training rows (default: %(default)s)"
+    )
+    p.add_argument(
+        "--probe-patience",
+        type=int,
+        default=PROBE_PATIENCE,
+        help="probes: stop this many epochs after the best loss on held-out training episodes; 0 runs every epoch (default: %(default)s)",
+    )
     p.add_argument(
         "--probe-min-steps",
         type=int,
         default=300,
-        help="probes: at least this many optimiser steps, however few the rows (default: %(default)s)",
+        help="probes with --probe-patience 0: at least this many optimiser steps, however few the rows (default: %(default)s)",
     )
     p.add_argument(
         "--interventions",
@@ -102,6 +110,7 @@ def analysis_from_args(
         interventions=args.interventions,
         probe_epochs=args.probe_epochs,
         probe_min_steps=args.probe_min_steps,
+        probe_patience=args.probe_patience,
         seed=seed,
         tier3_windows=args.tier3_windows,
         tier3_pair=args.tier3_pair,

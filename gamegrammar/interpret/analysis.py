@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from gamegrammar.data.corpus import Corpus
     from gamegrammar.training.checkpoint import LoadedModel
 
-IN_MEMORY = {"tier2": "game", "tier3": "arrays"}  # section -> key that renders need and JSON leaves out
+IN_MEMORY = {"tier2": "game", "tier3": "arrays"}
+PROBE_EPOCHS = 30  # the most epochs a probe trains; it stops earlier on its held-out training episodes
+PROBE_PATIENCE = 4  # section -> key that renders need and JSON leaves out
 
 
 def run_analysis(
@@ -31,11 +33,12 @@ def run_analysis(
     probes: bool,
     *,
     episodes: int = 200,
-    probe_ticks: int = 60,
+    probe_ticks: int = 0,
     all_layers: bool = True,
     interventions: bool = False,
-    probe_epochs: int = 40,
+    probe_epochs: int = PROBE_EPOCHS,
     probe_min_steps: int = 300,
+    probe_patience: int = PROBE_PATIENCE,
     seed: int = 0,
     tier3_windows: tuple[int, ...] | None = None,
     tier3_pair: tuple[str, str] | None = None,
@@ -48,8 +51,8 @@ def run_analysis(
     `log` hears a line as each part starts and ends: on a CPU a large model's tier 2 takes a quarter of an hour.
     `bar(total, unit, description)` makes a progress bar (a context manager with `update(n)`) for tier 2's
     episodes and the probes' fits. `interventions` (with `probes`) edits the hidden state along the probes and checks
-    the next word against the rules (`interpret.interventions`).
-    episodes and the probes' fits.
+    the next word against the rules (`interpret.interventions`). `probe_ticks` 0 reads every tick of each episode.
+    `probe_patience` > 0 stops each probe early on held-out training episodes, 0 runs `probe_epochs` epochs.
     `tier3_windows`, `tier3_pair`: tier 3's tick counts (default `archetypes.WINDOWS`) and its second task's two agents
     (default: the pair the statistics separate worst).
     `journal`: a folder where each part is kept as it finishes, and read back instead of run again by a rerun of
@@ -80,8 +83,8 @@ def run_analysis(
         settings = {"episodes": episodes, "probe_ticks": probe_ticks, "all_layers": all_layers, "seed": seed}
         if interventions:
             settings["interventions"] = True
-        if (probe_epochs, probe_min_steps) != (40, 300):
-            settings["probe_steps"] = [probe_epochs, probe_min_steps]
+        if (probe_epochs, probe_min_steps, probe_patience) != (PROBE_EPOCHS, 300, PROBE_PATIENCE):
+            settings["probe_steps"] = [probe_epochs, probe_min_steps, probe_patience]
         if windows != archetypes.WINDOWS or tier3_pair:
             settings |= {"tier3_windows": list(windows), "tier3_pair": list(tier3_pair or [])}
         settings["device"] = next(model.parameters()).device.type
@@ -146,9 +149,10 @@ def run_analysis(
                     config,
                     baseline=baseline,
                     all_layers=all_layers,
-                    max_ticks_per_episode=probe_ticks,
+                    max_ticks_per_episode=probe_ticks or None,
                     epochs=probe_epochs,
                     min_steps=probe_min_steps,
+                    patience=probe_patience,
                     intervene=intervene if interventions else None,
                     seed=seed,
                     progress=shown.update if shown is not None else None,

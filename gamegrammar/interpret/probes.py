@@ -205,19 +205,27 @@ def fit_probe(
     loss: str,
     *,
     hidden: int = 0,
-    epochs: int = 40,
+    epochs: int = 100,
     lr: float = 3e-3,
-    weight_decay: float = 1e-4,
-    batch_size: int = 512,
+    weight_decay: float = 1e-2,
+    batch_size: int = 1024,
     min_steps: int = 300,
     classes: Sequence[int] | None = None,
     seed: int = 0,
+    groups: np.ndarray | None = None,
+    patience: int = 5,
+    val_fraction: float = 0.15,
 ) -> nn.Module:
-    """A linear (hidden=0) or one-hidden-layer probe, trained with Adam.
+    """A linear (hidden=0) or one-hidden-layer probe, trained with AdamW in minibatches.
 
     loss: "bce" (y [N, K] in {0,1}: K independent binary outputs), "ce" (y [N] or [N, G] class ids,
     `classes` giving each column's number of classes: one softmax head per column), "mse" (y [N, K] real).
     x must already be standardised.
+    With `groups` (each row's episode), `val_fraction` of the episodes are held out of the fit and the probe stops
+    early: it keeps the weights of the epoch with the lowest loss on them, and stops `patience` epochs after it (at
+    most `epochs`). The held-out episodes are the training set's own, so the test episodes choose nothing.
+    Without `groups` it runs `epochs` epochs (and at least `min_steps` steps: small data still converges).
+    The number of epochs run is kept as `probe.epochs_run`, the best epoch as `probe.best_epoch`.
     """
     g = torch.Generator().manual_seed(seed)
     with torch.random.fork_rng(devices=[]):
@@ -230,20 +238,25 @@ def fit_probe(
             d_out = sum(sizes)
         else:
             d_out = yt.shape[1]
+        fit_rows, val_rows = torch.arange(len(xt)), None
+        if groups is not None and len(np.unique(groups)) > 1:
+            fit, val = split_by_episode(np.asarray(groups), val_fraction, seed + 1)
+            fit_rows, val_rows = torch.as_tensor(np.flatnonzero(fit)), torch.as_tensor(np.flatnonzero(val))
         net = _net(xt.shape[1], d_out, hidden)
         last = net if hidden <= 0 else net[-1]
         with torch.no_grad():  # start at the prior (the majority baseline), not at logit 0: rare cells need it
+            ys = yt[fit_rows]
             if loss == "bce":
-                prior = yt.mean(0).clamp(1e-4, 1 - 1e-4)
+                prior = ys.mean(0).clamp(1e-4, 1 - 1e-4)
                 last.bias.copy_(torch.log(prior / (1 - prior)))
             elif loss == "ce":
                 last.bias.copy_(
                     torch.cat(
-                        [torch.log(torch.bincount(yt[:, g], minlength=k).float().clamp(min=1) / len(yt)) for g, k in enumerate(sizes)]
+                        [torch.log(torch.bincount(ys[:, g], minlength=k).float().clamp(min=1) / len(ys)) for g, k in enumerate(sizes)]
                     )
                 )
             else:
-                last.bias.copy_(yt.mean(0))
+                last.bias.copy_(ys.mean(0))
         opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
         if loss == "ce":
             bounds = np.cumsum([0, *sizes]).tolist()
@@ -252,15 +265,28 @@ def fit_probe(
                 return sum(F.cross_entropy(out[:, a:b], target[:, g]) for g, (a, b) in enumerate(itertools.pairwise(bounds)))
         else:
             criterion = {"bce": nn.BCEWithLogitsLoss(), "mse": nn.MSELoss()}[loss]
-        n = len(xt)
+        n = len(fit_rows)
         batches = max(1, -(-n // batch_size))
-        for _ in range(max(epochs, -(-min_steps // batches))):  # small data: still enough steps to converge
-            order = torch.randperm(n, generator=g)
+        budget = epochs if val_rows is not None else max(epochs, -(-min_steps // batches))
+        best, best_state, best_epoch, epoch = math.inf, None, 0, 0
+        for epoch in range(1, budget + 1):
+            order = fit_rows[torch.randperm(n, generator=g)]
             for lo in range(0, n, batch_size):
                 rows = order[lo : lo + batch_size]
                 opt.zero_grad()
                 criterion(net(xt[rows]), yt[rows]).backward()
                 opt.step()
+            if val_rows is None:
+                continue
+            with torch.no_grad():
+                score = float(criterion(net(xt[val_rows]), yt[val_rows]))
+            if score < best:
+                best, best_epoch, best_state = score, epoch, {k: v.clone() for k, v in net.state_dict().items()}
+            elif epoch - best_epoch >= patience:
+                break
+        if best_state is not None:
+            net.load_state_dict(best_state)
+    net.epochs_run, net.best_epoch = epoch, best_epoch if val_rows is not None else epoch
     return net.eval()
 
 
@@ -389,6 +415,21 @@ def plane_scores(pred: np.ndarray, true: np.ndarray, episode: np.ndarray, seed: 
 
 
 TARGET_KINDS = ("planes", "classes", "scalars")
+CURVE_FRACTIONS = (0.125, 0.25, 0.5, 1.0)  # of the training episodes, for the learning curve
+PROBE_LR = {"linear": 1e-2, "mlp": 3e-3}
+"""AdamW's step size by probe kind: a linear probe's loss is convex and takes the larger step (fewer epochs)."""
+
+
+def _f1_or_none(pred: np.ndarray, true: np.ndarray) -> float | None:
+    value = f1(pred, true)
+    return None if math.isnan(value) else round(value, 4)
+
+
+def anchor_rings(shape: tuple[int, int]) -> np.ndarray:
+    """[(2H-1) * (2W-1)] the Manhattan distance of each cell of a relabelled grid (`relative_planes`) from its centre."""
+    h, w = shape
+    ys, xs = np.divmod(np.arange((2 * h - 1) * (2 * w - 1)), 2 * w - 1)
+    return np.abs(ys - (h - 1)) + np.abs(xs - (w - 1))
 
 
 def evaluate_probes(
@@ -404,6 +445,8 @@ def evaluate_probes(
     targets: Sequence[str] = TARGET_KINDS,
     per_cell: bool = False,
     keep: dict[str, Any] | None = None,
+    patience: int = 4,
+    rings: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Per-plane cell accuracy and F1 (95% intervals by episode), class-target accuracy and scalar R² of one probe
     type on features x.
@@ -412,15 +455,29 @@ def evaluate_probes(
     each), and one every scalar; `targets` picks which of the three are fitted. The majority baselines (per cell,
     and for each class target) come from the training rows. `per_cell` keeps each cell's accuracy and F1;
     `keep` (a dict) receives the linear planes probe as a `LinearPlaneProbe` under "planes" (for interventions).
+    `patience` > 0: each probe holds out some of the training episodes and stops on them (`fit_probe`'s groups),
+    at most `epochs` epochs; 0: it runs `epochs` epochs (and at least `min_steps` steps). Linear probes take a
+    larger step (`PROBE_LR`). `rings` ([cells] ints, e.g. each cell's distance from an anchor) adds each plane's F1
+    pooled over the cells of each ring ("f1_by_ring").
     """
     xs, mu, sd = _standardise(x, train)
+    fit = {
+        "hidden": hidden,
+        "epochs": epochs,
+        "min_steps": min_steps,
+        "seed": seed,
+        "groups": data.episode[train] if patience > 0 else None,
+        "patience": patience,
+        "lr": PROBE_LR["linear" if hidden <= 0 else "mlp"],
+    }
     out: dict[str, Any] = {"train_rows": int(train.sum()), "test_rows": int(test.sum()), "planes": {}}
     if data.planes and "planes" in targets:
         names = list(data.planes)
         planes = np.stack([data.planes[n] for n in names], 1)  # [N, planes, cells]
         n_planes, n_cells = planes.shape[1:]
         y = planes.reshape(len(data), -1).astype(np.float32)
-        net = fit_probe(xs[train], y[train], "bce", hidden=hidden, epochs=epochs, min_steps=min_steps, seed=seed)
+        net = fit_probe(xs[train], y[train], "bce", **fit)
+        out["epochs_run"] = net.epochs_run
         if keep is not None and hidden <= 0:
             keep["planes"] = _fold(net, mu, sd, y[train], xs[train], names, n_cells)
         pred = (_predict(net, xs[test]) > 0).reshape(-1, n_planes, n_cells)
@@ -430,6 +487,10 @@ def evaluate_probes(
             scores = plane_scores(pred[:, i], true[:, i], data.episode[test], seed)
             if not per_cell:
                 scores = {k: v for k, v in scores.items() if not k.startswith("per_cell")}
+            if rings is not None:
+                scores["f1_by_ring"] = {
+                    int(r): _f1_or_none(pred[:, i, rings == r], true[:, i, rings == r]) for r in np.unique(rings[rings > 0])
+                }
             out["planes"][name] = {
                 **scores,
                 "majority_accuracy": float((majority[i][None] == true[:, i]).mean()),
@@ -440,7 +501,7 @@ def evaluate_probes(
         names = list(data.classes)
         y_cls = np.stack([data.classes[n][0] for n in names], 1)
         sizes = [data.classes[n][1] for n in names]
-        net = fit_probe(xs[train], y_cls[train], "ce", hidden=hidden, epochs=epochs, min_steps=min_steps, classes=sizes, seed=seed)
+        net = fit_probe(xs[train], y_cls[train], "ce", classes=sizes, **fit)
         logits = _predict(net, xs[test])
         for j, (name, (a, b)) in enumerate(zip(names, itertools.pairwise(np.cumsum([0, *sizes]).tolist()))):
             counts = np.bincount(y_cls[train, j], minlength=sizes[j])
@@ -456,9 +517,7 @@ def evaluate_probes(
             p = xs[test] @ w + b
         else:
             m, s = t[train].mean(0), t[train].std(0) + 1e-6
-            net = fit_probe(
-                xs[train], ((t[train] - m) / s).astype(np.float32), "mse", hidden=hidden, epochs=epochs, min_steps=min_steps, seed=seed
-            )
+            net = fit_probe(xs[train], ((t[train] - m) / s).astype(np.float32), "mse", **fit)
             p = _predict(net, xs[test]) * s + m
         for j, name in enumerate(names):
             out[name] = {"r2": r2(p[:, j], t[test, j]), "mae": float(np.abs(p[:, j] - t[test, j]).mean())}
@@ -466,14 +525,19 @@ def evaluate_probes(
 
 
 def probe_fits(
-    model: GameGPT, all_layers: bool, positions: dict[str, int] | None = None, relative: str | None = "head", token_window: int = 6
+    model: GameGPT,
+    all_layers: bool,
+    positions: dict[str, int] | None = None,
+    relative: str | None = "head",
+    token_window: int = 6,
+    curve: int = len(CURVE_FRACTIONS),
 ) -> int:
     """How many probes `world_state_probes` fits: at each position, linear and MLP probes on every layer (or the final
     one) of the model, of its untrained twin and (with `relative`) of the model's planes relabelled around the
-    anchor, and linear and MLP probes of the last `token_window` tokens."""
+    anchor, and linear and MLP probes of the last `token_window` tokens; then the `curve` probes of the learning curve."""
     layers = len(layer_names(model)) if all_layers else 1
     per_position = 2 * layers * (3 if relative else 2) + (2 if token_window > 0 else 0)
-    return len(POSITIONS if positions is None else positions) * per_position
+    return len(POSITIONS if positions is None else positions) * per_position + curve
 
 
 def world_state_probes(
@@ -493,6 +557,8 @@ def world_state_probes(
     positions: dict[str, int] | None = None,
     relative: str | None = "head",
     token_window: int = 6,
+    patience: int = 4,
+    curve: Sequence[float] = CURVE_FRACTIONS,
     intervene: Callable[[dict[int, dict[str, LinearPlaneProbe]], list[int]], dict[str, Any]] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
@@ -504,7 +570,11 @@ def world_state_probes(
     given, puts its finding under "interventions": `probes[offset][name]` are the model's linear probes (of the board,
     and relabelled: name "<layer>, relative"), the episodes those held out from their training
     (`interventions.run_interventions` edits the hidden state along them). `progress` hears the number of probes fitted as they are
-    (`probe_fits(model, all_layers, positions, relative, token_window)` in all).
+    (`probe_fits(model, all_layers, positions, relative, token_window, len(curve))` in all).
+    `max_ticks_per_episode` None reads every tick. `patience`: early stopping of each probe (`evaluate_probes`).
+    `curve`: fractions of the training episodes on which the model's best linear probe of the board (first
+    position) is fitted again, every test row kept: "learning_curve", F1 against the number of training rows (does
+    more data help?).
     """
     positions = dict(POSITIONS if positions is None else positions)
     baseline = baseline if baseline is not None else random_like(model, seed)
@@ -537,7 +607,8 @@ def world_state_probes(
         "mlp_hidden": mlp_hidden,
         "sweep": {},
     }
-    options = {"epochs": epochs, "min_steps": min_steps, "seed": seed}
+    options = {"epochs": epochs, "min_steps": min_steps, "seed": seed, "patience": patience}
+    result["patience"] = patience
     kept: dict[int, dict[str, LinearPlaneProbe]] = {}  # offset -> name -> the model's linear probe (interventions)
     for pos, offset in positions.items():
         sweep: dict[str, Any] = {"model": {"linear": {}, "mlp": {}}, "untrained": {"linear": {}, "mlp": {}}}
@@ -562,6 +633,7 @@ def world_state_probes(
                         targets=TARGET_KINDS if full else ("planes",),
                         keep=keep,
                         per_cell=layer == "final" or source == "relative",
+                        rings=anchor_rings(shape) if source == "relative" else None,
                         **options,
                     )
                     sweep[source][kind][layer] = fitted(entry)
@@ -583,9 +655,46 @@ def world_state_probes(
             }
         result["sweep"][pos] = sweep
     result["best"] = best_probes(result)
+    if curve:
+        result["learning_curve"] = learning_curve(trained[first], train, test, result, curve, options, fitted)
     if intervene is not None:
         result["interventions"] = intervene(kept, sorted(set(np.unique(data.episode[test]).tolist())))
     return result
+
+
+def learning_curve(
+    data: ProbeData,
+    train: np.ndarray,
+    test: np.ndarray,
+    result: dict[str, Any],
+    fractions: Sequence[float],
+    options: dict[str, Any],
+    fitted: Callable[[dict[str, Any]], dict[str, Any]],
+) -> dict[str, Any]:
+    """F1 of each plane of the model's linear probe at the layer where it reads best the plane with the most occupied
+    cells (empty aside: Snake's body, Go's stones), fitted on nested fractions of the training episodes (a seeded order) and scored on the same test rows."""
+    first = next(iter(result["positions"]))
+    occupied = {name: np.asarray(data.planes[name])[train].sum() for name in result["planes"] if name != "empty"}
+    target = max(occupied, key=occupied.__getitem__) if occupied else result["planes"][0]  # the board's bulk
+    by_layer = result["sweep"][first]["model"]["linear"]
+    layer = max(by_layer, key=lambda name: np.nan_to_num(by_layer[name]["planes"][target]["f1"], nan=-1.0))
+    ids = np.unique(data.episode[train])
+    order = np.random.default_rng(options["seed"]).permutation(ids)
+    points = []
+    for fraction in fractions:
+        chosen = order[: max(2, round(fraction * len(ids)))]
+        rows = train & np.isin(data.episode, chosen)
+        entry = fitted(evaluate_probes(data.features[layer], data, rows, test, targets=("planes",), **options))
+        points.append(
+            {
+                "fraction": fraction,
+                "train_episodes": len(chosen),
+                "train_rows": int(rows.sum()),
+                "f1": {name: scores["f1"] for name, scores in entry["planes"].items()},
+                "f1_ci95": {name: scores["f1_ci95"] for name, scores in entry["planes"].items()},
+            }
+        )
+    return {"position": first, "layer": layer, "kind": "linear", "chosen_by": target, "points": points}
 
 
 def best_probes(result: dict[str, Any]) -> dict[str, Any]:
@@ -694,6 +803,7 @@ def markdown(result: dict[str, Any]) -> list[str]:
             cells.append(f"{_ci(b)} ({b['kind']}, {b['position']}, {b['layer']})" if b else "n/a")
         majority = result["sweep"][first]["model"]["linear"]["final"]["planes"][plane]["majority_f1"]
         lines.append(f"| {plane} | " + " | ".join(cells) + f" | {_f(majority)} |")
+    lines += _ring_lines(result) + _curve_lines(result)
     for pos in positions:
         sweep = result["sweep"][pos]
         columns = [
@@ -740,6 +850,47 @@ def markdown(result: dict[str, Any]) -> list[str]:
     for name in scalars:
         vals = [src[kind][name]["r2"] for src in (m, u) for kind in ("linear", "mlp")]
         lines.append(f"| {name} | R² | " + " | ".join(_f(v) for v in vals) + " | 0 |")
+    return lines
+
+
+def _ring_lines(result: dict[str, Any]) -> list[str]:
+    """Each plane's F1 by Manhattan distance from the anchor, at the best relabelled probe of that plane."""
+    rows = []
+    for plane in result["planes"]:
+        b = result.get("best", {}).get(plane, {}).get("relative")
+        if b is None:
+            continue
+        rings = result["sweep"][b["position"]]["relative"][b["kind"]][b["layer"]]["planes"][plane].get("f1_by_ring")
+        if rings:
+            rows.append((plane, b, rings))
+    if not rows:
+        return []
+    far = max(int(r) for _, _, rings in rows for r in rings)
+    shown = [r for r in range(1, min(far, 8) + 1)]
+    lines = ["", f"### F1 by distance from the {result['relative']} (relabelled; the best probe of each plane)", ""]
+    lines += ["| plane (kind, position, layer) | " + " | ".join(f"d = {r}" for r in shown) + " |", "| --- |" + " --- |" * len(shown)]
+    for plane, b, rings in rows:
+        cells = [_f(rings.get(str(r), rings.get(r))) for r in shown]  # JSON keys are strings
+        lines.append(f"| {plane} ({b['kind']}, {b['position']}, {b['layer']}) | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _curve_lines(result: dict[str, Any]) -> list[str]:
+    curve = result.get("learning_curve")
+    if not curve:
+        return []
+    planes = [p for p in result["planes"] if p != "empty"]
+    lines = [
+        "",
+        f"### Learning curve: the model's linear probe at `{curve['position']}`, {curve['layer']} (its best layer for the "
+        f"{curve['chosen_by']}), fitted on part of the training episodes, scored on the same test rows",
+        "",
+        "| training episodes | training rows | " + " | ".join(f"{p} F1" for p in planes) + " |",
+        "| --- | --- |" + " --- |" * len(planes),
+    ]
+    for point in curve["points"]:
+        cells = [_ci({"f1": point["f1"][p], "f1_ci95": point["f1_ci95"][p]}) for p in planes]
+        lines.append(f"| {point['train_episodes']} | {point['train_rows']} | " + " | ".join(cells) + " |")
     return lines
 
 

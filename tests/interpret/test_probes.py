@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
@@ -133,6 +135,17 @@ def test_mlp_probe_beats_linear_on_a_nonlinear_code():
     assert acc(0) < 0.65 and acc(64) > 0.9
 
 
+def test_early_stopping_keeps_the_best_epoch_on_held_out_episodes():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(600, 64)).astype(np.float32)
+    y = (rng.random((600, 1)) < 0.5).astype(np.float32)  # labels with nothing to learn: held-out loss rises at once
+    groups = np.repeat(np.arange(60), 10)
+    net = pr.fit_probe(x, y, "bce", hidden=64, epochs=200, patience=3, groups=groups)
+    assert net.epochs_run == net.best_epoch + 3 < 200  # stopped three epochs after its best, far before the cap
+    fixed = pr.fit_probe(x, y, "bce", hidden=64, epochs=7, min_steps=0)  # no groups: every epoch, no stopping
+    assert fixed.epochs_run == fixed.best_epoch == 7
+
+
 def test_world_state_probes_report(small_corpus, tmp_path):
     model = model_for(small_corpus)
     ids = [small_corpus.episode_ids(r) for r in range(10)]
@@ -151,9 +164,10 @@ def test_world_state_probes_report(small_corpus, tmp_path):
         all_layers=False,
     )
     layers = ["final"]
-    assert pr.probe_fits(model, all_layers=True) == 2 * (2 * len(layer_names(model)) * 3 + 2)
-    # Two positions x (model, untrained, relabelled) x (linear, MLP), and the last tokens' two probes.
-    assert sum(heard) == pr.probe_fits(model, all_layers=False) == 2 * (2 * 3 + 2)
+    curve = len(pr.CURVE_FRACTIONS)
+    assert pr.probe_fits(model, all_layers=True) == 2 * (2 * len(layer_names(model)) * 3 + 2) + curve
+    # Two positions x (model, untrained, relabelled) x (linear, MLP), the last tokens' two probes, and the curve's.
+    assert sum(heard) == pr.probe_fits(model, all_layers=False) == 2 * (2 * 3 + 2) + curve
     assert result["train_episodes"] + result["test_episodes"] == 10
     assert 0 <= result["model"]["mlp"]["head_x"]["accuracy"] <= 1
     assert set(result["sweep"]) == {"tick", "tick+1"} and result["relative"] == "head"
@@ -172,7 +186,7 @@ def test_world_state_probes_report(small_corpus, tmp_path):
             e = result[src][kind]
             assert e is result["sweep"]["tick"][src][kind]["final"]
             assert set(e["planes"]) == set(PLANES) and 0 <= e["direction"]["accuracy"] <= 1
-            assert set(e) == {"train_rows", "test_rows", "planes", "direction", *COORDS, "length", "score"}
+            assert set(e) == {"train_rows", "test_rows", "epochs_run", "planes", "direction", *COORDS, "length", "score"}
             assert len(e["planes"]["body"]["per_cell_f1"]) == 36
     assert result["planes"] == list(PLANES)
     best = result["best"]["body"]
@@ -183,7 +197,15 @@ def test_world_state_probes_report(small_corpus, tmp_path):
         for kind in ("linear", "mlp")
         for layer in layers
     )
+    assert result["learning_curve"]["chosen_by"] == "body"  # the plane with the most occupied cells, empty aside
+    points = result["learning_curve"]["points"]
+    assert [p["fraction"] for p in points] == list(pr.CURVE_FRACTIONS) and points[-1]["train_rows"] == result["train_rows"]
+    assert all(a["train_rows"] <= b["train_rows"] for a, b in itertools.pairwise(points))  # nested, growing
+    assert points[0]["train_episodes"] == 2 < points[-1]["train_episodes"] == result["train_episodes"]
+    rings = result["sweep"]["tick"]["relative"]["linear"]["final"]["planes"]["body"]["f1_by_ring"]
+    assert set(rings) <= set(range(1, 11)) and 1 in rings  # distances from the head on a 6 x 6 board: 1 to 10
     lines = pr.markdown(result)
+    assert any(line.startswith("| training episodes |") for line in lines) and any("d = 1" in line for line in lines)
     assert any("head cells" in line for line in lines) and any(line.startswith("| food_y | accuracy |") for line in lines)
     assert any(line.startswith("| body | ") for line in lines) and any(line.startswith("| final | ") for line in lines)
     assert pr.plot(result, tmp_path) == ["probes.png", "probes_by_layer.png"]

@@ -12,6 +12,7 @@ Modules, lowest layer first:
   validity       the strict evaluator
   fidelity       what fidelity and teacher forcing read of a sequence
   trace          the states a sequence describes
+  planes         feature planes of a position, and what world-state probes read of it
   symmetry       the 8 board symmetries on token ids (augmentation)
   replay         replays: ASCII, GIF, HTML (the renderer)
 
@@ -26,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gamegrammar.core.agents import agents_for_episodes
-from gamegrammar.core.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, GameType
+from gamegrammar.core.gamespec import BatchResult, CodecConfig, EpisodeRecord, EpisodeSummary, GameSpec, GameType, ProbeTargets
 from gamegrammar.core.rng import Purpose
 from gamegrammar.games.go import fidelity as _fidelity
 from gamegrammar.games.go import grammar as _grammar
@@ -59,7 +60,7 @@ class GoSpec(GameSpec):
     outcome_labels = _fidelity.OUTCOMES
     score_bins = SIGNED_SCORE_BINS
     game_type = GameType(2, 2, "sequential", "deterministic")  # nothing is drawn but the agents' moves
-    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records", "emergence", "symmetries", "moves", "replay"))
+    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records", "emergence", "symmetries", "moves", "replay", "probes"))
     record_format = "SGF"
 
     def num_players(self, config: GoConfig) -> int:
@@ -163,6 +164,15 @@ class GoSpec(GameSpec):
         from gamegrammar.games.go.trace import trace
 
         return trace(tokens, config)
+
+    def probe_targets(self, state: GoState, config: GoConfig) -> ProbeTargets:
+        """Mine / theirs / empty and black / white points, for the player to move (`planes.probe_targets`)."""
+        from gamegrammar.games.go.planes import probe_targets
+
+        return probe_targets(state)
+
+    def board_shape(self, config: GoConfig) -> tuple[int, int]:
+        return config.size, config.size
 
     def renderer(self) -> Any:
         """Replays as ASCII, GIF and HTML, the last move and each capture marked (`gamegrammar.games.go.replay`)."""

@@ -7,12 +7,14 @@
   9 points forbidden to the player, when it is to move: empty but refused (suicide, positional superko)
   10 ones (the board's extent, for padded convolutions)
 `legal_mask(state)` is the player to move's legal actions: every point (point order), then pass.
+`probe_targets(state)` is what world-state probes read of a position (mine / theirs for the player to move).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from gamegrammar.core.gamespec import ProbeTargets
 from gamegrammar.games.go.rules import EMPTY, PASS, GoState, colour_of, legal_plays, opponent
 
 FEATURES = (
@@ -66,4 +68,28 @@ def feature_planes(state: GoState, player: int, mask: np.ndarray | None = None) 
     return out
 
 
-__all__ = ["FEATURES", "PASS", "PLANES", "feature_planes", "legal_mask"]
+PROBE_PLANES = ("mine", "theirs", "empty", "black", "white")
+"""What world-state probes read of a point: the stones of the player to move and of its opponent (Othello-GPT's
+relabelling, which made its board linear), the empty points, and the same stones by colour, to compare the two."""
+
+
+def probe_targets(state: GoState) -> ProbeTargets:
+    """The planes of `PROBE_PLANES` (row-major points), the stone counts of each side as scalars, and the player to
+    move as a class (Black 0, White 1): a probe of mine/theirs needs it to turn colours into sides."""
+    board = np.frombuffer(state.board, np.int8)
+    mine = colour_of(state.to_play)
+    planes = {
+        "mine": board == mine,
+        "theirs": board == opponent(mine),
+        "empty": board == EMPTY,
+        "black": board == colour_of(0),
+        "white": board == colour_of(1),
+    }
+    return ProbeTargets(
+        planes={name: plane.astype(np.uint8) for name, plane in planes.items()},
+        scalars={"my_stones": float(planes["mine"].sum()), "their_stones": float(planes["theirs"].sum())},
+        classes={"to_play": (state.to_play, 2)},
+    )
+
+
+__all__ = ["FEATURES", "PASS", "PLANES", "PROBE_PLANES", "feature_planes", "legal_mask", "probe_targets"]
