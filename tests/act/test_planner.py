@@ -20,6 +20,7 @@ from gamegrammar.model.gpt import BranchCache
 from tests.act.test_play import BATTLESNAKE, episodes_of, inputs_of, tiny
 
 SNAKE = SnakeConfig(6, 6, 60)
+SHORT = SnakeConfig(6, 6, 20)  # for the costliest planners (MCTS): games that end by 20 ticks
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -68,13 +69,13 @@ def _deaths_escapable(game, tokens: list[str]) -> tuple[int, int]:
     return bad, checked
 
 
-def _planner_on_a_model_that_wants_up(plan: PlannerConfig):
-    """16 games of the planner on a model that wants UP above all: it, the games, and (moves into a death while some
-    input escaped it, moves checked)."""
-    model, tokenizer = tiny(SNAKE, block=256, prefer={"INPUT_U": 5.0})
+def _planner_on_a_model_that_wants_up(plan: PlannerConfig, config: SnakeConfig = SNAKE, games: int = 16):
+    """`games` games of the planner on a model that wants UP above all: it, the games, and (moves into a death while
+    some input escaped it, moves checked)."""
+    model, tokenizer = tiny(config, block=256, prefer={"INPUT_U": 5.0})
     game = load_game("snake")
-    planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=16)
-    result = play_games(game, SNAKE, planner.codec, 0, np.arange(16), planner)
+    planner = PlannerAgent(model, tokenizer, game, config, CodecConfig(), plan=plan, batch_size=games)
+    result = play_games(game, config, planner.codec, 0, np.arange(games), planner)
     counts = [_deaths_escapable(game, tokens) for tokens in episodes_of(result, tokenizer)]
     return planner, result, sum(b for b, _ in counts), sum(c for _, c in counts)
 
@@ -243,7 +244,7 @@ def test_mcts_on_the_rules_escapes_the_deaths_its_prior_walks_into():
     """The model wants UP above all (its argmax walks into the wall); MCTS with it as the prior, on the rules, tries
     every input and takes an escape wherever one exists, in fewer simulations than the prior's odds would allow."""
     plan = PlannerConfig("mcts", horizon=3, simulator="rules", rollout_policy="random", simulations=8)
-    planner, result, bad, checked = _planner_on_a_model_that_wants_up(plan)
+    planner, result, bad, checked = _planner_on_a_model_that_wants_up(plan, SHORT, games=8)
     assert checked > 10 and bad == 0
     assert planner.stats.moves == result.ticks.sum() and planner.stats.rollouts == 8 * planner.stats.moves
     assert 0 < planner.stats.rollout_tokens < 8 * 3 * 5 * planner.stats.moves  # the model only in the tree
@@ -261,13 +262,13 @@ def test_mcts_with_one_simulation_plays_the_priors_argmax():
 
 
 def test_mcts_games_do_not_depend_on_the_batch_and_parallel_simulations_search():
-    model, tokenizer = tiny(SNAKE, block=256, scale=3)
+    model, tokenizer = tiny(SHORT, block=256, scale=3)
     game = load_game("snake")
     played = []
     for batch, parallel in ((4, 1), (2, 1), (4, 3)):
         plan = PlannerConfig("mcts", horizon=3, simulator="rules", rollout_policy="random", simulations=6, parallel_simulations=parallel)
-        planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=batch)
-        played.append(episodes_of(play_games(game, SNAKE, planner.codec, 4, np.arange(4), planner), tokenizer))
+        planner = PlannerAgent(model, tokenizer, game, SHORT, plan=plan, batch_size=batch)
+        played.append(episodes_of(play_games(game, SHORT, planner.codec, 4, np.arange(4), planner), tokenizer))
         assert planner.stats.rollouts == 6 * planner.stats.moves
     assert played[0] == played[1]
     assert played[2] != played[0]  # in-flight visits send a wave's simulations down other paths
