@@ -209,6 +209,13 @@ class _Node:
         keep = self.legal & ~refuted
         return keep if keep.any() else self.legal
 
+    def played_visits(self) -> np.ndarray:
+        """Each input's visits, for choosing the move played: -1 for a refuted input wherever an input not refuted
+        was tried (a refuted one is played only where no sibling was tried and survived its tick)."""
+        open_ = self.open()
+        tried_open = (open_ & (self.n > 0)).any()
+        return np.where(open_ | ~tried_open, self.n, -1)
+
     @classmethod
     def of(cls, scores: np.ndarray, legal: np.ndarray) -> _Node:
         """A node whose prior is the softmax of the model's scores over the legal inputs."""
@@ -244,9 +251,6 @@ class _Tree:
         a = int(np.where(node.open(), q + u, -np.inf).argmax())
         node.flight[a] += 1
         return a
-
-    def descend_root(self) -> int:
-        return self.select(self.root)
 
     def backup(self, path: list[tuple[tuple[int, ...], int]], value: float, out_tick: int) -> None:
         """A simulation's return to every decision on its path; `out_tick` the tick player 0 went out in (0: never)."""
@@ -416,7 +420,7 @@ class _PlanningController(_Controller):
         done = 0
         while done < plan.simulations:
             width = min(plan.parallel_simulations, plan.simulations - done)
-            inputs = np.array([[t.descend_root() for _ in range(width)] for t in trees], np.int64)
+            inputs = np.array([[t.select(t.root) for _ in range(width)] for t in trees], np.int64)
             made = self._branches(games, draws, roots, inputs, done)
             for b in made[0]:
                 b.tree, b.path = trees[b.game], [((), b.input)]
@@ -424,8 +428,7 @@ class _PlanningController(_Controller):
                 out = self.planner.game.planner_outcome(b.words)[1]
                 trees[b.game].backup(b.path, self._value(b), b.ticks if out else 0)
             done += width
-        # The most visited, a refuted input only where no sibling was tried and survived its tick.
-        visits = np.stack([np.where(t.root.open() | ~(t.root.open() & (t.root.n > 0)).any(), t.root.n, -1) for t in trees])
+        visits = np.stack([t.root.played_visits() for t in trees])
         most = mask & (visits >= visits.max(axis=1, keepdims=True))
         return np.where(most, prior, -np.inf).argmax(axis=1)  # ties: the model's preference
 
@@ -501,12 +504,10 @@ class _PlanningController(_Controller):
             word = None
             if b.tree is not None and b.words[-len(self.prompt) :] == self.prompt:  # player 0's, in the tree
                 word = self._descend(b, allowed, logits)
-            if word is not None:
-                pass
-            elif plan.rollout_policy == "random":
+            if word is None and plan.rollout_policy == "random":
                 options = sorted(allowed, key=agent.input_words.index)
                 word = options[min(int(u * len(options)), len(options) - 1)]
-            else:
+            elif word is None:
                 word = agent.tokenizer.tokens[pick]
             if plan.simulator == "rules":
                 b.pending.append(word)

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from gamegrammar.data.corpus import Corpus
     from gamegrammar.training.checkpoint import LoadedModel
 
-IN_MEMORY = {"tier2": "game", "tier3": "arrays"}
+IN_MEMORY = {"tier2": "game", "tier3": "arrays"}  # section -> key that renders need and JSON leaves out
 PROBE_EPOCHS = 30  # the most epochs a probe trains; it stops earlier on its held-out training episodes
-PROBE_PATIENCE = 4  # section -> key that renders need and JSON leaves out
+PROBE_PATIENCE = 4  # epochs past the best held-out loss before a probe stops
 
 
 def run_analysis(

@@ -866,7 +866,7 @@ def _ring_lines(result: dict[str, Any]) -> list[str]:
     if not rows:
         return []
     far = max(int(r) for _, _, rings in rows for r in rings)
-    shown = [r for r in range(1, min(far, 8) + 1)]
+    shown = list(range(1, min(far, 8) + 1))
     lines = ["", f"### F1 by distance from the {result['relative']} (relabelled; the best probe of each plane)", ""]
     lines += ["| plane (kind, position, layer) | " + " | ".join(f"d = {r}" for r in shown) + " |", "| --- |" + " --- |" * len(shown)]
     for plane, b, rings in rows:
