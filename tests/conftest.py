@@ -194,7 +194,7 @@ class ForkedCli:
 
     @property
     def server(self) -> subprocess.Popen:
-        """Started on first use: its imports take seconds, and many tests need one server of the two."""
+        """Started on first use: its imports take seconds, and a test run may need none."""
         if self._server is None:
             self._server = subprocess.Popen(
                 [sys.executable, "-c", _FORK_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=self.env
@@ -227,9 +227,10 @@ class ForkedCli:
 
 @pytest.fixture(scope="module")
 def forked_clis(tmp_path_factory):
-    """Two ForkedCli servers (warnings off, wandb offline) and a scratch folder for their output."""
+    """A ForkedCli server (warnings off, wandb offline), in a list, and a scratch folder for its output. One: a second
+    server's imports cost more CPU than its parallelism wins on a machine whose cores the other test workers keep busy."""
     env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true", "PYTHONWARNINGS": "ignore"}
-    servers = [ForkedCli(env) for _ in range(2)]
+    servers = [ForkedCli(env)]
     yield servers, tmp_path_factory.mktemp("cli_output")
     for server in servers:
         server.close()
