@@ -346,6 +346,13 @@ class GameSpec:
     score_bins: ClassVar[tuple[int, ...]] = (0, 1, 2, 3, 5, 10, 15, 20, 30, 40, 60, 10**9)  # fidelity's bin edges of scores
     game_type: ClassVar[GameType] = GameType(1, 1, "sequential", "sampled")
     capabilities: ClassVar[frozenset[str]] = frozenset()  # of CAPABILITIES: the optional parts the game implements
+    # the `probe_targets` plane holding one cell, the player's own head, around which the probes also relabel the board
+    # ("where is each cell from me": Othello-GPT's mine / theirs); None where the game has no such cell (Go)
+    probe_anchor: ClassVar[str | None] = None
+    # where the probes read, by offset from each tick token: the tick token and the token after it (Snake: the input
+    # word, after which a sense grammar writes which of the head's neighbours are body); a game adds the tokens where
+    # its model works out the state (Battlesnake: snake 0's move word and its X)
+    probe_positions: ClassVar[tuple[tuple[str, int], ...]] = (("tick", 0), ("tick+1", 1))
 
     # -- metadata
 

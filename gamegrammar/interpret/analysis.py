@@ -137,8 +137,11 @@ def run_analysis(
             return run_interventions(model, ids, tokens, config, kept, dict(loaded.tokenizer.ids), held_out, seed=seed)
 
         def world_state() -> dict[str, Any]:
+            anchor, positions = game.probe_anchor, dict(game.probe_positions)
             with (
-                bar(probes_mod.probe_fits(model, all_layers), "fit", "probes (the model, then an untrained one)")
+                bar(
+                    probes_mod.probe_fits(model, all_layers, positions, relative=anchor), "fit", "probes (the model, then an untrained one)"
+                )
                 if bar
                 else nullcontext() as shown
             ):
@@ -149,6 +152,8 @@ def run_analysis(
                     config,
                     baseline=baseline,
                     all_layers=all_layers,
+                    relative=anchor,
+                    positions=positions,
                     max_ticks_per_episode=probe_ticks or None,
                     epochs=probe_epochs,
                     min_steps=probe_min_steps,

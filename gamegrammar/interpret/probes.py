@@ -30,15 +30,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from gamegrammar.core.gamespec import GameSpec
 from gamegrammar.core.io import save_figure
 from gamegrammar.core.stats import grouped_ratio_interval
 from gamegrammar.games import game_of
 from gamegrammar.model.gpt import GameGPT
 from gamegrammar.model.hidden import iter_outputs, layer_names, random_like
 
-POSITIONS = {"tick": 0, "tick+1": 1}
-"""Where probes read, by offset from each tick token: the tick token, and the token after it (Snake: the input word,
-where the model writes which of the head's neighbours are body when the grammar has sense words)."""
+POSITIONS = dict(GameSpec.probe_positions)
+"""Where probes read unless told (a game may name more: `GameSpec.probe_positions`), by offset from each tick token."""
 
 
 @dataclass

@@ -12,7 +12,7 @@ import torch
 
 from gamegrammar.cli import main
 from gamegrammar.data.corpus import Corpus
-from gamegrammar.games import game_of
+from gamegrammar.games import game_of, load_game
 from gamegrammar.model import GameGPT, preset
 from gamegrammar.training.checkpoint import LoadedModel, write_export
 
@@ -146,3 +146,25 @@ def test_analyze_interventions_on_a_sense_corpus(tmp_path, capsys):
     md = (out / "analysis.md").read_text()
     assert "### Interventions" in md and "| all |" in md and "![intervention.png](intervention.png)" in md
     assert (out / "intervention.png").stat().st_size > 1000 and (out / "probes_by_layer.png").stat().st_size > 1000
+
+
+def test_analyze_probes_battlesnake_where_its_game_says(tmp_path, capsys):
+    """Each game names the cell its probes relabel around (GameSpec.probe_anchor: Battlesnake's is snake 0's head) and
+    where they read (GameSpec.probe_positions: Battlesnake's model works out the head only at snake 0's move word)."""
+    from gamegrammar.data.corpus import CorpusSpec, generate
+    from gamegrammar.games.battlesnake import BattlesnakeConfig
+
+    generate(CorpusSpec(game=BattlesnakeConfig(7, 7, 2, max_ticks=30), episodes=8, seed=4, val_fraction=0.5), tmp_path / "c")
+    export_model(Corpus(tmp_path / "c"), tmp_path / "model")
+    out = tmp_path / "analysis"
+    args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tmp_path / "c"), "--out", str(out), "--tiers", "none"]
+    args += ["--probes", "--analysis-episodes", "4", "--probe-ticks", "8", "--probe-layers", "final", "--device", "cpu"]
+    assert main([*args, "--probe-epochs", "2", "--probe-min-steps", "10"]) == 0, capsys.readouterr().err
+    found = json.loads((out / "analysis.json").read_text())["probes"]
+    assert found["relative"] == "own_head" and found["board_shape"] == [7, 7]
+    assert found["positions"] == {"tick": 0, "tick+1": 1, "tick+2": 2, "tick+3": 3} and set(found["sweep"]) == set(found["positions"])
+    relabelled = found["sweep"]["tick"]["relative"]["linear"]["final"]["planes"]
+    assert set(relabelled) == {"food", "own_body", "other_bodies", "other_heads"}  # the anchor's own plane left out
+    assert len(relabelled["own_body"]["per_cell_f1"]) == 13 * 13
+    assert "relabelled around the own_head" in (out / "analysis.md").read_text()
+    assert game_of(Corpus(tmp_path / "c").game).probe_anchor == "own_head" and load_game("go").probe_anchor is None

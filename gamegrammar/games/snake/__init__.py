@@ -58,6 +58,7 @@ class SnakeSpec(GameSpec):
     teacher_categories = tuple(_fidelity.CATEGORIES)
     statistic_names = _statistics.NAMES
     game_type = GameType(1, 1, "sequential", "sampled")  # one player; the start's direction and the food are drawn
+    probe_anchor = "head"
     capabilities = frozenset(CAPABILITIES) - {"gtp", "records", "moves"}  # all but Go's protocol, records and move measures
 
     def describe_config(self, config: SnakeConfig) -> dict[str, Any]:
