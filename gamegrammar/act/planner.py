@@ -7,16 +7,21 @@ then, for each input the action mask allows, writes `rollouts` continuations of 
 - `simulator="model"`: the model writes them, a dream from the game's real history with the input forced: its
   outcomes, its chance events (food) and, with `rollout_policy="model"`, the later inputs too (sampled from its own
   distribution at `temperature`, under the grammar's mask); with `rollout_policy="random"` the later inputs are
-  uniform among the input tokens. Nothing here reads the rules: a rollout is scored off its tokens alone
-  (`GameSpec.planner_outcome`: what player 0 gained, whether it is out).
+  uniform among the input tokens (a scripted agent's name is refused there: it reads the true state). Nothing here
+  reads the rules: a rollout is scored off its tokens alone (`GameSpec.planner_outcome`: what player 0 gained, whether
+  it is out; `GameSpec.planner_leaf`: the heuristic of where it ends).
 - `simulator="rules"`: the rules write them from the real state (`GameSpec.simulate_tick`, its chance drawn from
   the planner's own seed, never the real game's), the later inputs chosen as above; with the model's policy the
   model reads the rules' tokens to choose them, so both simulators cost the same model tokens at the same
-  (rollouts, horizon); with the random policy the rules need no model at all.
+  (rollouts, horizon); with the random policy, or a scripted agent of the game (`rollout_policy="greedy"`: its input
+  on the rollout's true state, its draws from the planner's seed), the rules need no model at all.
 
-An input's value is the mean over its rollouts of gain - `death_cost` x out x (2 - (t - 1) / horizon), where t is the
-tick the rollout ends out in (a death now costs about twice one at the horizon, so that of two doomed inputs the later
-doom wins and a move into certain death never beats an escape); the planner plays the best, ties going to the
+An input's value is the mean over its rollouts of their returns: the gains, less `death_cost` x out x (2 - (t - 1) /
+horizon), where t is the tick the rollout ends out in (a death now costs about twice one at the horizon, so that of two
+doomed inputs the later doom wins and a move into certain death never beats an escape), plus, for a rollout not out,
+`leaf_weight` x the game's heuristic of where it ends (`GameSpec.planner_leaf`, off the tokens: Snake's closeness to
+the food, so that food beyond the horizon still pulls); whatever happens in the rollout's t-th tick counts
+`discount`^(t - 1) (of two inputs that eat alike, the sooner eater wins); the planner plays the best, ties going to the
 model's own preference (its scores of the inputs at the real prompt).
 
 With `planner="mcts"` the same rollouts are MCTS simulations (`_Tree`): PUCT over player 0's inputs with the model's
@@ -31,12 +36,14 @@ copied), and each writes only its own few tokens. A branch stops at its horizon 
 event or EOS, or where its position would pass the model's context.
 
 Rollouts are random in a way that is a function of the real game: every uniform is hashed from the engine's keyed
-draw for that game and tick (the one a sampling model agent uses), the branch and the step, so a game is a function
+draw for that game and tick (the one a sampling model agent uses), the branch and the step (the lookahead's k-th rollout
+of every input shares one stream: common random numbers, so that chance weighs alike on the inputs compared), so a game is a function
 of (seed, episode), the model and the settings, whatever the batch (up to the float rounding of batched passes).
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -55,7 +62,7 @@ from gamegrammar.training.checkpoint import load_checkpoint
 
 PLANNERS = ("lookahead", "mcts")
 SIMULATORS = ("model", "rules")
-ROLLOUT_POLICIES = ("model", "random")
+ROLLOUT_POLICIES = ("model", "random")  # and, on the rules, any scripted agent of the game
 PLANNER = "planner"  # the planner's name in reports
 ROOM_PER_TICK = 12  # context a history leaves free per rollout tick (a Snake tick writes 5-14 tokens)
 
@@ -68,7 +75,7 @@ class PlannerConfig:
     rollouts: int = 2
     horizon: int = 4
     simulator: str = "model"
-    rollout_policy: str = "model"  # who chooses a rollout's later inputs: the model, or uniformly at random
+    rollout_policy: str = "model"  # who chooses a rollout's later inputs: the model, uniformly at random, or (rules) an agent
     temperature: float = 1.0  # the model's sampling inside a rollout (its outcomes, chance events and inputs)
     death_cost: float = 10.0  # what being out costs, in player 0's score
     prior_weight: float = 0.0  # the model's log-probability of an input, times this, added to its searched value
@@ -76,23 +83,33 @@ class PlannerConfig:
     simulations: int = 32  # MCTS: simulations per move, each one rollout of at most `horizon` ticks from the root
     c_puct: float = 1.25  # MCTS: the prior's weight against the normalised returns
     parallel_simulations: int = 1  # MCTS: simulations of a game written in the same passes (in-flight visits apart)
+    discount: float = 1.0  # a gain (or death) in a rollout's t-th tick counts discount ** (t - 1)
+    leaf_weight: float = 0.0  # the game's heuristic of where a rollout ends (`GameSpec.planner_leaf`), times this
 
     def __post_init__(self) -> None:
-        for name, value, choices in (
-            ("planner", self.planner, PLANNERS),
-            ("simulator", self.simulator, SIMULATORS),
-            ("rollout policy", self.rollout_policy, ROLLOUT_POLICIES),
-        ):
+        for name, value, choices in (("planner", self.planner, PLANNERS), ("simulator", self.simulator, SIMULATORS)):
             if value not in choices:
                 raise GameGrammarError(f"unknown {name} {value!r}; choose from {', '.join(choices)}")
+        if self.scripted and self.simulator == "model":
+            raise GameGrammarError(
+                f"rollout policy {self.rollout_policy!r} is a scripted agent: it reads the true state, so it plays only on "
+                f"the rules simulator; on the model choose from {', '.join(ROLLOUT_POLICIES)}"
+            )
         for name in ("rollouts", "horizon", "max_tick_tokens", "simulations", "parallel_simulations"):
             if getattr(self, name) < 1:
                 raise GameGrammarError(f"the planner's {name.replace('_', ' ')} must be at least 1, got {getattr(self, name)}")
         if not 0 < self.temperature < float("inf"):
             raise GameGrammarError(f"the planner's rollout temperature must be a finite number > 0, got {self.temperature}")
-        for name in ("death_cost", "prior_weight", "c_puct"):
+        for name in ("death_cost", "prior_weight", "c_puct", "leaf_weight"):
             if not 0 <= getattr(self, name) < float("inf"):
                 raise GameGrammarError(f"the planner's {name.replace('_', ' ')} must be a finite number >= 0, got {getattr(self, name)}")
+        if not 0 < self.discount <= 1:
+            raise GameGrammarError(f"the planner's discount must be in (0, 1], got {self.discount}")
+
+    @property
+    def scripted(self) -> bool:
+        """Are a rollout's later inputs a scripted agent's (a name the game knows, not the model or random)?"""
+        return self.rollout_policy not in ROLLOUT_POLICIES
 
     @property
     def needs_model(self) -> bool:
@@ -143,6 +160,8 @@ class PlannerAgent(ModelAgent):
         game.planner_outcome([])  # a game no planner can score refuses here, in one line
         if self.plan.simulator == "rules":
             game.simulate_tick  # noqa: B018  (the method; it refuses when called on a game without one)
+        # the scripted rollout policy (rules only): an unknown agent is refused here, in one line
+        self.scripted = game.input_policy(self.plan.rollout_policy, config) if self.plan.scripted else None
         self.automaton = game.automaton(config, self.codec)
         self.input_words = game.input_tokens(config)
         self.stop_words = frozenset(game.end_events) | {"EOS"}
@@ -349,9 +368,13 @@ class _PlanningController(_Controller):
             self.mask_table = None
         return at
 
-    def _branches(self, games: np.ndarray, draws: np.ndarray, roots: list[tuple[tuple, Any]], inputs: np.ndarray, salt: int):
+    def _branches(
+        self, games: np.ndarray, draws: np.ndarray, roots: list[tuple[tuple, Any]], inputs: np.ndarray, salt: int, streams: int = 0
+    ):
         """Branches of every game from its root, `inputs[i]` the root inputs of game i's (the same count each; -1: not
-        searched), in the store's row order, with their keys, their room in the context and a cache over the history."""
+        searched), in the store's row order, with their keys, their room in the context and a cache over the history.
+        `streams` > 0: branch j of a game draws the j % streams-th stream of chance, so that the lookahead's inputs meet
+        the same food and dice (common random numbers: their values differ by the input, not by luck)."""
         agent, plan = self.planner, self.planner.plan
         words, automaton = agent.input_words, agent.automaton
         prompt = agent.game.input_prompt(agent.config)
@@ -372,7 +395,8 @@ class _PlanningController(_Controller):
                     if plan.simulator == "rules":
                         b.pending.append(words[a])
                 branches.append(b)
-        local = np.tile(np.arange(per_game, dtype=np.uint64), len(games)) + np.uint64(per_game * salt)
+        local = np.arange(per_game, dtype=np.uint64) % np.uint64(streams or per_game)
+        local = np.tile(local, len(games)) + np.uint64(per_game * salt)
         keys = np.repeat(draws[position], per_game) ^ rng.mix64_np(local + np.uint64(0x9E3779B97F4A7C15))
         block = agent.model.config.block_size
         prefix = self.cached[self.game_of_row]
@@ -395,20 +419,36 @@ class _PlanningController(_Controller):
         """Each input's value in each game (games, inputs): the mean over its rollouts; masked inputs are not searched."""
         plan, words = self.planner.plan, self.planner.input_words
         inputs = np.repeat(np.where(mask, np.arange(len(words)), -1), plan.rollouts, axis=1)
-        branches = self._run(*self._branches(games, draws, roots, inputs, 0))
+        branches = self._run(*self._branches(games, draws, roots, inputs, 0, streams=plan.rollouts))
+        histories = self._histories(games)
         values = np.zeros((len(games), len(words)))
         for b in branches:
             if b.words:
-                values[b.game, b.input] += self._value(b) / plan.rollouts
+                values[b.game, b.input] += self._value(b, histories[b.game]) / plan.rollouts
         return values
 
-    def _value(self, b: _Branch) -> float:
-        """A rollout's return: what player 0 gained, less the death cost, twice as much for a death now as at the
-        horizon."""
-        plan = self.planner.plan
-        gain, out = self.planner.game.planner_outcome(b.words)
+    def _histories(self, games: np.ndarray) -> list[list[str] | None]:
+        """Each game's real tokens so far, where the leaf heuristic reads them (None: it is off)."""
+        if not self.planner.plan.leaf_weight:
+            return [None] * len(games)
+        return [self._words(int(g), 0, int(self.log.cursor[g])) for g in games]
+
+    def _value(self, b: _Branch, history: list[str] | None = None) -> float:
+        """A rollout's return (see the module): what player 0 gained, less the death cost (twice as much for a death now
+        as at the horizon), plus the weighted heuristic where it lives on (`history`: its game's real tokens), each
+        tick's part discounted."""
+        plan, game = self.planner.plan, self.planner.game
+        gain, out = game.planner_outcome(b.words)
+        if plan.discount < 1 and gain:  # each tick's gain, scored off that tick's tokens alone
+            starts = [i for i, w in enumerate(b.words) if w == game.tick_token] + [len(b.words)]
+            ticks = [b.words[lo:hi] for lo, hi in itertools.pairwise(starts)]
+            gain = sum(plan.discount**t * game.planner_outcome(tick)[0] for t, tick in enumerate(ticks))
         late = (b.ticks - 1) / plan.horizon  # 0 for a death in the root tick: sooner is worse
-        return gain - plan.death_cost * out * (2 - late)
+        end = plan.discount ** (b.ticks - 1)
+        if out:
+            return gain - plan.death_cost * (2 - late) * end
+        leaf = game.planner_leaf([*history, *b.words]) if plan.leaf_weight and history is not None else 0.0
+        return gain + plan.leaf_weight * leaf * end
 
     @torch.no_grad()
     def _mcts(
@@ -417,6 +457,7 @@ class _PlanningController(_Controller):
         """PUCT over player 0's inputs, the model's policy as the prior: each game's input visited most (see `_Tree`)."""
         plan = self.planner.plan
         trees = [_Tree(_Node.of(prior[i], mask[i]), plan.c_puct) for i in range(len(games))]
+        histories = self._histories(games)
         done = 0
         while done < plan.simulations:
             width = min(plan.parallel_simulations, plan.simulations - done)
@@ -426,7 +467,7 @@ class _PlanningController(_Controller):
                 b.tree, b.path = trees[b.game], [((), b.input)]
             for b in self._run(*made):
                 out = self.planner.game.planner_outcome(b.words)[1]
-                trees[b.game].backup(b.path, self._value(b), b.ticks if out else 0)
+                trees[b.game].backup(b.path, self._value(b, histories[b.game]), b.ticks if out else 0)
             done += width
         visits = np.stack([t.root.played_visits() for t in trees])
         most = mask & (visits >= visits.max(axis=1, keepdims=True))
@@ -463,7 +504,9 @@ class _PlanningController(_Controller):
             picks = self._sample(logits, [b for b in branches if b.alive], u[alive])
             for j, n in enumerate(np.flatnonzero(alive)):
                 b = branches[n]
-                word = self._next(b, picks[j], u[n], int(keys[n]) ^ step, None if logits is None else logits[j])
+                # the rules' chance and a scripted policy's draws are keyed by the tick: the branch's key alone seeds them,
+                # so that branches sharing a stream meet the same food where they eat in the same tick
+                word = self._next(b, picks[j], u[n], int(keys[n]), None if logits is None else logits[j])
                 if word is None:
                     continue
                 b.words.append(word)
@@ -507,6 +550,9 @@ class _PlanningController(_Controller):
             if word is None and plan.rollout_policy == "random":
                 options = sorted(allowed, key=agent.input_words.index)
                 word = options[min(int(u * len(options)), len(options) - 1)]
+            elif word is None and agent.scripted is not None:  # its draws: the planner's seed for this branch and step
+                agent.scripted.reset(seed & ((1 << 63) - 1), 0)
+                word = agent.scripted.inputs(b.state)[0]
             elif word is None:
                 word = agent.tokenizer.tokens[pick]
             if plan.simulator == "rules":

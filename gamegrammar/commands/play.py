@@ -76,12 +76,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     g.add_argument(
         "--rollout-policy",
-        choices=("model", "random"),
         default="model",
-        help="a rollout's later inputs: the model's own (sampled), or uniform at random (default: %(default)s)",
+        help="a rollout's later inputs: the model's own (sampled), uniform at random, or, on --simulator rules, a scripted "
+        "agent of the game playing the rollout's true state (greedy, ...) (default: %(default)s)",
     )
     g.add_argument("--rollout-temperature", type=float, default=1.0, help="the model's sampling inside rollouts (default: %(default)s)")
     g.add_argument("--death-cost", type=float, default=10.0, help="what being out costs, in score (default: %(default)s)")
+    g.add_argument(
+        "--discount", type=float, default=1.0, help="a gain or death in a rollout's t-th tick counts this ** (t - 1) (default: %(default)s)"
+    )
+    g.add_argument(
+        "--leaf-weight",
+        type=float,
+        default=0.0,
+        help="add this times the game's heuristic of where a rollout ends (Snake: minus the head's distance to the food, read "
+        "off the tokens) to a rollout not out; keep it under 1 / the longest distance, so that eating still pays (default: %(default)s)",
+    )
     g.add_argument(
         "--prior-weight",
         type=float,
@@ -151,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
                 simulations=args.simulations,
                 c_puct=args.c_puct,
                 parallel_simulations=args.parallel_simulations,
+                discount=args.discount,
+                leaf_weight=args.leaf_weight,
             )
             planner = PlannerAgent(agent.model, agent.tokenizer, agent.game, agent.config, codec, plan=plan, batch_size=args.batch_size)
     else:

@@ -495,6 +495,12 @@ class GameSpec:
         tokens alone, so that a planner on the model never consults the rules."""
         raise GameGrammarError(f"{self.name} cannot score a rollout: no planner plays it")
 
+    def planner_leaf(self, tokens: Sequence[str]) -> float:
+        """A heuristic value of where a written game stands at its end, for player 0 (higher is better; 0 where the
+        game has none): what a planner adds, weighted, to a rollout that stopped at its horizon with nothing gained
+        yet told apart. Read off the tokens alone (the real history's and the rollout's), like `planner_outcome`."""
+        return 0.0
+
     def simulate_tick(self, state: Any, inputs: Sequence[str], config: Any, codec: CodecConfig, seed: int) -> tuple[Any, list[str], bool]:
         """The rules' tick from `state` with `inputs` (player 0's input token first; a player to move past the inputs
         given plays the game's cheap default rollout policy), its chance and that policy's draws from `seed` (a

@@ -3,11 +3,13 @@ the model planner never reads the rules, and games do not depend on the batch.""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 import torch
 
-from gamegrammar.act.planner import PlannerAgent, PlannerConfig
+from gamegrammar.act.planner import PlannerAgent, PlannerConfig, _Branch, _PlanningController
 from gamegrammar.act.play import ModelAgent, play_games
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.gamespec import CodecConfig, GameSpec
@@ -120,7 +122,17 @@ class NoRulesBattlesnake(RulesUnread, BattlesnakeSpec):
 def test_the_model_planner_never_reads_the_rules(planner, policy):
     model, tokenizer = tiny(SNAKE, block=256, scale=3)
     game = NoRules()
-    plan = PlannerConfig(planner, rollouts=2, horizon=2, simulator="model", rollout_policy=policy, max_tick_tokens=8, simulations=6)
+    plan = PlannerConfig(
+        planner,
+        rollouts=2,
+        horizon=2,
+        simulator="model",
+        rollout_policy=policy,
+        max_tick_tokens=8,
+        simulations=6,
+        discount=0.9,
+        leaf_weight=0.05,
+    )
     planner = PlannerAgent(model, tokenizer, game, SNAKE, CodecConfig(), plan=plan, batch_size=3)
     result = play_games(game, SNAKE, planner.codec, 1, np.arange(3), planner)
     assert planner.stats.moves == result.ticks.sum()
@@ -190,6 +202,56 @@ def test_bad_settings_and_games_without_a_planner_get_one_line():
     with pytest.raises(GameGrammarError, match="cannot score a rollout"):
         PlannerAgent(model, tokenizer, NoPlan(), BATTLESNAKE)
     assert isinstance(model, GameGPT)
+
+
+def test_scripted_rollouts_on_the_rules_feed_the_snake_without_the_model():
+    """Greedy's later inputs on the rules: no model token is fed, no escapable death is taken, and the snake eats
+    more than with random later inputs on the same episodes (whose rollouts only see food a few ticks away)."""
+    scores = {}
+    for policy in ("random", "greedy"):
+        plan = PlannerConfig(rollouts=2, horizon=4, simulator="rules", rollout_policy=policy, discount=0.9)
+        planner, result, bad, _checked = _planner_on_a_model_that_wants_up(plan, SHORT, games=8)
+        assert bad == 0 and planner.stats.rollout_tokens == 0
+        scores[policy] = result.score.mean()
+    assert scores["greedy"] > scores["random"] + 1
+
+
+def test_the_leaf_heuristic_pulls_toward_food_beyond_the_horizon():
+    """Snake's leaf reads the head and the food as last written; with it, a one-tick lookahead eats more than without."""
+    game = load_game("snake")
+    start = ["BOS", "SNAP", "PLAYER", "X3", "Y3", "DIR_U", "LEN1", "BODY", "FOOD", "X0", "Y1", "SCORE", "V0"]
+    assert game.planner_leaf(start) == -5.0
+    assert game.planner_leaf([*start, "TICK", "INPUT_L", "SENSE_NONE", "MOVE", "X2", "Y3"]) == -4.0
+    assert game.planner_leaf(["TICK", "INPUT_L"]) == 0.0  # nothing to read: no pull
+    scores = {}
+    for weight in (0.0, 0.05):
+        plan = PlannerConfig(rollouts=1, horizon=1, simulator="rules", rollout_policy="random", leaf_weight=weight)
+        scores[weight] = _planner_on_a_model_that_wants_up(plan, SHORT, games=8)[1].score.mean()
+    assert scores[0.05] > scores[0.0] + 1
+
+
+def test_the_discount_values_the_sooner_meal_and_the_later_death():
+    """Of two rollouts that eat once, the sooner is worth more; a death at the horizon costs less than one now."""
+    game = load_game("snake")
+    stub = _PlanningController.__new__(_PlanningController)
+    stub.planner = SimpleNamespace(game=game, plan=PlannerConfig(horizon=3, discount=0.5))
+    eat, walk, die = ["INPUT_U", "EAT", "MOVE", "X1", "Y1"], ["INPUT_U", "MOVE", "X1", "Y1"], ["INPUT_U", "DIE_WALL"]
+
+    def value(*ticks):
+        return stub._value(_Branch(0, 0, (), words=[w for t in ticks for w in ["TICK", *t]], ticks=len(ticks)))
+
+    assert value(eat, walk, walk) == 1.0 and value(walk, walk, eat) == 0.25
+    assert value(die) == -20.0 and value(walk, walk, die) == pytest.approx(-10 * (2 - 2 / 3) * 0.25)
+
+
+def test_scripted_rollout_policies_play_only_on_the_rules_and_must_exist():
+    with pytest.raises(GameGrammarError, match="plays only on the rules simulator"):
+        PlannerConfig(simulator="model", rollout_policy="greedy")
+    with pytest.raises(GameGrammarError, match="discount must be in"):
+        PlannerConfig(discount=0.0)
+    model, tokenizer = tiny(SNAKE, block=64)
+    with pytest.raises(GameGrammarError, match="unknown agent 'grready'"):
+        PlannerAgent(model, tokenizer, load_game("snake"), SNAKE, plan=PlannerConfig(simulator="rules", rollout_policy="grready"))
 
 
 class NoPlan(BattlesnakeSpec):

@@ -232,6 +232,20 @@ class SnakeSpec(GameSpec):
     def planner_outcome(self, tokens: Sequence[str]) -> tuple[float, bool]:
         return float(sum(t == "EAT" for t in tokens)), any(t in _DEATHS for t in tokens)
 
+    def planner_leaf(self, tokens: Sequence[str]) -> float:
+        """Minus the Manhattan distance from the head to the food, both as last written (a MOVE or the start's PLAYER;
+        a FOOD_SPAWN or the start's FOOD): 0 where either is not found."""
+        head = food = None
+        for i in range(len(tokens) - 1, -1, -1):
+            word = tokens[i]
+            if head is None and word in ("MOVE", "PLAYER"):
+                head = _cell(tokens[i + 1 : i + 3])
+            elif food is None and word in ("FOOD_SPAWN", "FOOD"):
+                food = _cell(tokens[i + 1 : i + 3])
+            if head is not None and food is not None:
+                return -float(abs(head[0] - food[0]) + abs(head[1] - food[1]))
+        return 0.0
+
     def simulate_tick(
         self, state: SnakeState, inputs: Sequence[str], config: SnakeConfig, codec: CodecConfig, seed: int
     ) -> tuple[SnakeState, list[str], bool]:
@@ -270,6 +284,12 @@ class SnakeSpec(GameSpec):
 
 
 _DEATHS = ("DIE_WALL", "DIE_SELF")
+
+
+def _cell(words: Sequence[str]) -> tuple[int, int] | None:
+    """The cell two words name (X and Y, in either order), or None."""
+    xy = {w[0]: w[1:] for w in words if w[:1] in ("X", "Y") and w[1:].isdigit()}
+    return (int(xy["X"]), int(xy["Y"])) if len(xy) == 2 else None
 
 
 def _declared(codec: CodecConfig | None) -> dict[str, Any]:
