@@ -15,7 +15,8 @@ from gamegrammar.act.play import play_games
 
 games, ticks = int(sys.argv[1]), int(sys.argv[2])
 fields = PlannerConfig.__dataclass_fields__
-settings = {k: fields[k].type == "str" and v or (int(v) if fields[k].type == "int" else float(v)) for k, v in (a.split("=") for a in sys.argv[3:])}
+CAST = {"str": str, "int": int, "float": float}
+settings = {k: CAST[fields[k].type](v) for k, v in (a.split("=", 1) for a in sys.argv[3:])}
 agent = PlannerAgent.from_checkpoint("models/snake", plan=PlannerConfig(**settings), batch_size=games)
 
 
