@@ -7,7 +7,9 @@ then, for each input the action mask allows, writes `rollouts` continuations of 
 - `simulator="model"`: the model writes them, a dream from the game's real history with the input forced: its
   outcomes, its chance events (food) and, with `rollout_policy="model"`, the later inputs too (sampled from its own
   distribution at `temperature`, under the grammar's mask); with `rollout_policy="random"` the later inputs are
-  uniform among the input tokens (a scripted agent's name is refused there: it reads the true state). Nothing here
+  uniform among the input tokens; with `rollout_policy="heuristic"` they are the game's cheap default read off the
+  tokens written so far (`GameSpec.planner_input`: Snake's greedy choice on the dreamed head, body and food); a
+  scripted agent's name is refused there: it reads the true state. Nothing here
   reads the rules: a rollout is scored off its tokens alone (`GameSpec.planner_outcome`: what player 0 gained, whether
   it is out; `GameSpec.planner_leaf`: the heuristic of where it ends).
 - `simulator="rules"`: the rules write them from the real state (`GameSpec.simulate_tick`, its chance drawn from
@@ -62,7 +64,7 @@ from gamegrammar.training.checkpoint import load_checkpoint
 
 PLANNERS = ("lookahead", "mcts")
 SIMULATORS = ("model", "rules")
-ROLLOUT_POLICIES = ("model", "random")  # and, on the rules, any scripted agent of the game
+ROLLOUT_POLICIES = ("model", "random", "heuristic")  # and, on the rules, any scripted agent of the game
 PLANNER = "planner"  # the planner's name in reports
 ROOM_PER_TICK = 12  # context a history leaves free per rollout tick (a Snake tick writes 5-14 tokens)
 
@@ -75,7 +77,8 @@ class PlannerConfig:
     rollouts: int = 2
     horizon: int = 4
     simulator: str = "model"
-    rollout_policy: str = "model"  # who chooses a rollout's later inputs: the model, uniformly at random, or (rules) an agent
+    rollout_policy: str = "model"  # who chooses a rollout's later inputs: the model, uniformly at random, the game's
+    # heuristic read off the tokens, or (rules) a scripted agent
     temperature: float = 1.0  # the model's sampling inside a rollout (its outcomes, chance events and inputs)
     death_cost: float = 10.0  # what being out costs, in player 0's score
     prior_weight: float = 0.0  # the model's log-probability of an input, times this, added to its searched value
@@ -160,6 +163,8 @@ class PlannerAgent(ModelAgent):
         game.planner_outcome([])  # a game no planner can score refuses here, in one line
         if self.plan.simulator == "rules":
             game.simulate_tick  # noqa: B018  (the method; it refuses when called on a game without one)
+        if self.plan.rollout_policy == "heuristic":
+            game.planner_input([], [], (), config, 0.0)  # a game without one refuses here, in one line
         # the scripted rollout policy (rules only): an unknown agent is refused here, in one line
         self.scripted = game.input_policy(self.plan.rollout_policy, config) if self.plan.scripted else None
         self.automaton = game.automaton(config, self.codec)
@@ -300,6 +305,7 @@ class _PlanningController(_Controller):
         self.input_set = frozenset(agent.input_words)
         self.prompt = agent.game.input_prompt(agent.config)
         self.input_ids = torch.tensor([agent.tokenizer.ids[w] for w in agent.input_words], device=self.device)
+        self.histories: list[list[str] | None] = []  # the games' real tokens at this move, where the search reads them
 
     def __call__(self, games: np.ndarray, mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
         agent, start = self.planner, time.perf_counter()
@@ -419,8 +425,8 @@ class _PlanningController(_Controller):
         """Each input's value in each game (games, inputs): the mean over its rollouts; masked inputs are not searched."""
         plan, words = self.planner.plan, self.planner.input_words
         inputs = np.repeat(np.where(mask, np.arange(len(words)), -1), plan.rollouts, axis=1)
+        histories = self.histories = self._histories(games)
         branches = self._run(*self._branches(games, draws, roots, inputs, 0, streams=plan.rollouts))
-        histories = self._histories(games)
         values = np.zeros((len(games), len(words)))
         for b in branches:
             if b.words:
@@ -428,8 +434,8 @@ class _PlanningController(_Controller):
         return values
 
     def _histories(self, games: np.ndarray) -> list[list[str] | None]:
-        """Each game's real tokens so far, where the leaf heuristic reads them (None: it is off)."""
-        if not self.planner.plan.leaf_weight:
+        """Each game's real tokens so far, where the leaf or the heuristic rollout policy reads them (None: neither is on)."""
+        if not self.planner.plan.leaf_weight and self.planner.plan.rollout_policy != "heuristic":
             return [None] * len(games)
         return [self._words(int(g), 0, int(self.log.cursor[g])) for g in games]
 
@@ -457,7 +463,7 @@ class _PlanningController(_Controller):
         """PUCT over player 0's inputs, the model's policy as the prior: each game's input visited most (see `_Tree`)."""
         plan = self.planner.plan
         trees = [_Tree(_Node.of(prior[i], mask[i]), plan.c_puct) for i in range(len(games))]
-        histories = self._histories(games)
+        histories = self.histories = self._histories(games)
         done = 0
         while done < plan.simulations:
             width = min(plan.parallel_simulations, plan.simulations - done)
@@ -486,7 +492,7 @@ class _PlanningController(_Controller):
                 b.queue = self._simulate(b, int(keys[n]))  # the root tick (the others' inputs: the rules' default policy)
         # MCTS on the rules with random rollouts reads the model only in the tree: once every branch has left it, the
         # rest of the simulation is the rules' and the dice's alone.
-        model_free = plan.planner == "mcts" and plan.simulator == "rules" and plan.rollout_policy == "random"
+        model_free = plan.planner == "mcts" and plan.simulator == "rules" and plan.rollout_policy in ("random", "heuristic")
         for step in range(steps):
             alive = np.array([b.alive for b in branches])
             if not alive.any():
@@ -547,7 +553,9 @@ class _PlanningController(_Controller):
             word = None
             if b.tree is not None and b.words[-len(self.prompt) :] == self.prompt:  # player 0's, in the tree
                 word = self._descend(b, allowed, logits)
-            if word is None and plan.rollout_policy == "random":
+            if word is None and plan.rollout_policy == "heuristic":
+                word = agent.game.planner_input(self.histories[b.game] or [], b.words, allowed, agent.config, u)
+            if word is None and plan.rollout_policy in ("random", "heuristic"):
                 options = sorted(allowed, key=agent.input_words.index)
                 word = options[min(int(u * len(options)), len(options) - 1)]
             elif word is None and agent.scripted is not None:  # its draws: the planner's seed for this branch and step

@@ -77,8 +77,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument(
         "--rollout-policy",
         default="model",
-        help="a rollout's later inputs: the model's own (sampled), uniform at random, or, on --simulator rules, a scripted "
-        "agent of the game playing the rollout's true state (greedy, ...) (default: %(default)s)",
+        help="a rollout's later inputs: the model's own (model, sampled), uniform (random), the game's cheap default read off "
+        "the tokens written so far (heuristic; Snake: greedy's choice on the head, body and food the dream wrote), or, on "
+        "--simulator rules, a scripted agent of the game playing the rollout's true state (greedy, ...) (default: %(default)s)",
     )
     g.add_argument("--rollout-temperature", type=float, default=1.0, help="the model's sampling inside rollouts (default: %(default)s)")
     g.add_argument("--death-cost", type=float, default=10.0, help="what being out costs, in score (default: %(default)s)")

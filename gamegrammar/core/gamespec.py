@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -500,6 +500,13 @@ class GameSpec:
         game has none): what a planner adds, weighted, to a rollout that stopped at its horizon with nothing gained
         yet told apart. Read off the tokens alone (the real history's and the rollout's), like `planner_outcome`."""
         return 0.0
+
+    def planner_input(self, history: Sequence[str], words: Sequence[str], allowed: Iterable[str], config: Any, u: float) -> str | None:
+        """A cheap default for player 0's later inputs in a rollout (`rollout_policy="heuristic"`), chosen among the
+        `allowed` input tokens on what the tokens say (the game's real `history`, then the rollout's `words`), like the
+        leaf: a scripted agent reads the true state, which a dream does not have. `u` in [0, 1) breaks ties; None where
+        nothing can be read (the planner then draws uniformly)."""
+        raise GameGrammarError(f"{self.name} has no heuristic rollout policy read off the tokens; choose model or random")
 
     def simulate_tick(self, state: Any, inputs: Sequence[str], config: Any, codec: CodecConfig, seed: int) -> tuple[Any, list[str], bool]:
         """The rules' tick from `state` with `inputs` (player 0's input token first; a player to move past the inputs

@@ -205,15 +205,48 @@ def test_bad_settings_and_games_without_a_planner_get_one_line():
 
 
 def test_scripted_rollouts_on_the_rules_feed_the_snake_without_the_model():
-    """Greedy's later inputs on the rules: no model token is fed, no escapable death is taken, and the snake eats
-    more than with random later inputs on the same episodes (whose rollouts only see food a few ticks away)."""
+    """Greedy's later inputs on the rules, or greedy's choice read off the tokens (the heuristic): no model token is fed,
+    no escapable death is taken, and the snake eats more than with random later inputs on the same episodes (whose
+    rollouts only see food a few ticks away)."""
     scores = {}
-    for policy in ("random", "greedy"):
+    for policy in ("random", "greedy", "heuristic"):
         plan = PlannerConfig(rollouts=2, horizon=4, simulator="rules", rollout_policy=policy, discount=0.9)
         planner, result, bad, _checked = _planner_on_a_model_that_wants_up(plan, SHORT, games=8)
         assert bad == 0 and planner.stats.rollout_tokens == 0
         scores[policy] = result.score.mean()
-    assert scores["greedy"] > scores["random"] + 1
+    assert scores["greedy"] > scores["random"] + 1 and scores["heuristic"] > scores["random"] + 1
+
+
+def test_the_heuristic_rollout_policy_reads_the_dream_and_needs_a_game_that_has_one():
+    """On the model, the heuristic chooses the dream's later inputs off the dream's tokens: the rollouts are written by
+    the model (tokens fed) and every later input in them is the one the game's heuristic reads off what came before."""
+    model, tokenizer = tiny(SNAKE, block=256, scale=3)
+    game = load_game("snake")
+    plan = PlannerConfig(rollouts=1, horizon=3, simulator="model", rollout_policy="heuristic", max_tick_tokens=8)
+    planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=2)
+    written = []
+    run = _PlanningController._run
+
+    def keep(self, *args):
+        branches = run(self, *args)
+        written.extend((self.histories[b.game], b.words) for b in branches if b.words)
+        return branches
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_PlanningController, "_run", keep)
+        play_games(game, SNAKE, planner.codec, 0, np.arange(2), planner)
+    assert planner.stats.rollout_tokens > 0 and written
+    later = 0
+    for history, words in written:
+        for i, word in enumerate(words):
+            if word.startswith("INPUT_") and i > 1:  # a later input (the first is the root's)
+                options = {game.planner_input(history, words[:i], game.input_tokens(SNAKE), SNAKE, u) for u in np.linspace(0, 0.99, 12)}
+                assert word in options
+                later += 1
+    assert later > 0
+    model, tokenizer = tiny(BATTLESNAKE, block=64)
+    with pytest.raises(GameGrammarError, match="no heuristic rollout policy"):
+        PlannerAgent(model, tokenizer, load_game("battlesnake"), BATTLESNAKE, plan=PlannerConfig(rollout_policy="heuristic"))
 
 
 def test_the_leaf_heuristic_pulls_toward_food_beyond_the_horizon():

@@ -12,13 +12,14 @@ Modules, lowest layer first (an import-linter contract keeps the order):
   symmetry       the 8 board symmetries on token ids (augmentation)
   emergence, statistics, replay   tier 2, tier 3's play-style statistics, replays
   chance         the distribution each spawn was drawn from, read off an episode (exact training targets)
+  planning       what a planner reads off written tokens: the leaf's closeness to food, greedy's input on a dream
 
 `GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("snake")`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -233,18 +234,16 @@ class SnakeSpec(GameSpec):
         return float(sum(t == "EAT" for t in tokens)), any(t in _DEATHS for t in tokens)
 
     def planner_leaf(self, tokens: Sequence[str]) -> float:
-        """Minus the Manhattan distance from the head to the food, both as last written (a MOVE or the start's PLAYER;
-        a FOOD_SPAWN or the start's FOOD): 0 where either is not found."""
-        head = food = None
-        for i in range(len(tokens) - 1, -1, -1):
-            word = tokens[i]
-            if head is None and word in ("MOVE", "PLAYER"):
-                head = _cell(tokens[i + 1 : i + 3])
-            elif food is None and word in ("FOOD_SPAWN", "FOOD"):
-                food = _cell(tokens[i + 1 : i + 3])
-            if head is not None and food is not None:
-                return -float(abs(head[0] - food[0]) + abs(head[1] - food[1]))
-        return 0.0
+        from gamegrammar.games.snake.planning import food_closeness
+
+        return food_closeness(tokens)
+
+    def planner_input(
+        self, history: Sequence[str], words: Sequence[str], allowed: Iterable[str], config: SnakeConfig, u: float
+    ) -> str | None:
+        from gamegrammar.games.snake.planning import toward_food
+
+        return toward_food(history, words, allowed, config, u)
 
     def simulate_tick(
         self, state: SnakeState, inputs: Sequence[str], config: SnakeConfig, codec: CodecConfig, seed: int
@@ -284,12 +283,6 @@ class SnakeSpec(GameSpec):
 
 
 _DEATHS = ("DIE_WALL", "DIE_SELF")
-
-
-def _cell(words: Sequence[str]) -> tuple[int, int] | None:
-    """The cell two words name (X and Y, in either order), or None."""
-    xy = {w[0]: w[1:] for w in words if w[:1] in ("X", "Y") and w[1:].isdigit()}
-    return (int(xy["X"]), int(xy["Y"])) if len(xy) == 2 else None
 
 
 def _declared(codec: CodecConfig | None) -> dict[str, Any]:
