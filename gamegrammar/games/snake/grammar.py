@@ -609,6 +609,11 @@ def read_cell(tokens: Sequence[str], i: int) -> Cell:
     return _cell(tokens, i)
 
 
+def read_keyframe(tokens: Sequence[str], i: int) -> Keyframe:
+    """The keyframe written from its SNAP at token i; GrammarError if it is not one."""
+    return _keyframe(tokens, i)
+
+
 def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
     """SNAP PLAYER Xx Yy DIR_d LENn BODY b* FOOD [Xx Yy] SCORE Vs, starting at i."""
     start = i

@@ -4,7 +4,7 @@ A planner dreaming inside the model needs later inputs for its rollouts and a va
 own policy imitates agents that follow walls and die, and a uniform one starves; the greedy agent feeds the snake but
 reads the true state, which a dream does not have. This reads the state the tokens have written instead, tick by tick
 from the last: each tick's head cell (the first cell it writes but a FREE one, in every design), the length from its last LEN word,
-the food from its last FOOD_SPAWN, and a keyframe's whole body where one is reached. `toward_food` then chooses as
+the food from its last FOOD_SPAWN, and a keyframe's whole state where one is reached (read by the grammar). `toward_food` then chooses as
 greedy does; `food_closeness` is the leaf. Where the tokens are wrong, so is the reading: a rollout plays on the dream's
 own terms, which is the point.
 """
@@ -12,9 +12,12 @@ own terms, which is the point.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 
-from gamegrammar.games.snake.rules import Direction, SnakeConfig
+from gamegrammar.core.episode_grammar import GrammarError
+from gamegrammar.games.snake.grammar import read_keyframe
+from gamegrammar.games.snake.rules import Direction, SnakeConfig, direction_between
 
 Cell = tuple[int, int]
 _STOPS = frozenset({"TICK", "SCORE", "EOS", "SNAP"})
@@ -54,8 +57,7 @@ def _ticks(history: Sequence[str], words: Sequence[str]) -> Iterator[tuple[Seque
         hi = len(seq)
         for i in range(len(seq) - 1, -1, -1):
             if seq[i] == "TICK" or i == 0:
-                if hi > i:
-                    yield seq, i, hi
+                yield seq, i, hi
                 hi = i
 
 
@@ -72,28 +74,18 @@ class WrittenState:
     def body(self) -> list[Cell]:
         return self.heads[: self.length or len(self.heads)]
 
-    def _keyframe(self, seq: Sequence[str], at: int, hi: int) -> None:
-        """A keyframe's whole body (from its head along BODY's directions), its length, food and direction."""
-        head = _first_cell(seq, at + 1, min(at + 3, hi))
-        body = [head] if head is not None else []
-        for i in range(at + 3, hi):
-            word = seq[i]
-            if word.startswith("DIR_") and word[4:] in Direction.__members__ and self.heading is None and not self.heads:
-                self.heading = Direction[word[4:]]
-            elif word.startswith("LEN") and word[3:].isdigit() and self.length is None:
-                self.length = int(word[3:])
-            elif word.startswith("B_") and word[2:] in Direction.__members__ and body:
-                dx, dy = Direction[word[2:]].delta
-                body.append((body[-1][0] + dx, body[-1][1] + dy))
-            elif word == "FOOD" and self.food is None:
-                self.food = _named_cell(seq, i, hi)
-        self.heads += body
-
     def _tick(self, seq: Sequence[str], lo: int, hi: int) -> bool:
         """Read one tick (or BOS's keyframe); True once nothing older can change the reading."""
         for i in range(lo, hi):
-            if seq[i] == "PLAYER":  # a keyframe: the state after this tick, whole
-                self._keyframe(seq, i, hi)
+            if seq[i] == "SNAP":  # a keyframe: the state after this tick, whole (the grammar's own reading of it)
+                try:
+                    keyframe = read_keyframe(seq, i)
+                except GrammarError:  # a dream's broken keyframe: read the tick as if it had none
+                    break
+                self.heading = keyframe.direction if self.heading is None and not self.heads else self.heading
+                self.length = keyframe.length if self.length is None else self.length
+                self.food = keyframe.food if self.food is None else self.food
+                self.heads += keyframe.body()
                 return True
         for i in range(hi - 1, lo - 1, -1):
             word = seq[i]
@@ -116,8 +108,8 @@ def read_written_state(history: Sequence[str], words: Sequence[str] = ()) -> Wri
     if not state.heads:
         return None
     if len(state.heads) > 1:
-        delta = (state.heads[0][0] - state.heads[1][0], state.heads[0][1] - state.heads[1][1])
-        state.heading = next((d for d in Direction if d.delta == delta), state.heading)
+        with suppress(ValueError):  # a dream's head that jumped keeps the heading read before
+            state.heading = direction_between(state.heads[1], state.heads[0])
     return state
 
 
