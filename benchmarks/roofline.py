@@ -60,7 +60,7 @@ def read_bandwidth(device: torch.device, megabytes: int = 512) -> float:
 
 @dataclass(frozen=True)
 class Machine:
-    """Measured limits: fp32 matmul FLOP/s (and bf16, for the record), memory read bytes/s."""
+    """Measured limits: fp32 and bf16 matmul FLOP/s, memory read bytes/s."""
 
     flops: float
     flops_bf16: float
@@ -77,6 +77,10 @@ class Machine:
             read_bandwidth(device),
             torch.get_num_threads(),
         )
+
+    def peak(self, dtype: torch.dtype) -> float:
+        """The matmul peak a model computing in `dtype` is held to."""
+        return self.flops_bf16 if dtype == torch.bfloat16 else self.flops
 
     def describe(self) -> str:
         return (
@@ -117,16 +121,18 @@ class Recorder:
         del self.model.forward  # the class's forward again
 
     def bound_seconds(self, machine: Machine) -> float:
-        """The least time this run's passes can take on `machine`."""
+        """The least time this run's passes can take on `machine`, in the dtype the model computes in (its bytes and its
+        matmul peak)."""
         c = self.model.config
         m = self.model
         weights = sum(p.numel() for p in m.parameters())
         width = next(m.parameters()).element_size()
+        peak = machine.peak(next(m.parameters()).dtype)
         lookups = sum(e.weight.numel() for e in (m.wpe, m.wtick) if e is not None)  # the tied head is a matmul: counted
         matmul_params = weights - lookups
         total = 0.0
         for new, pairs, keys in self.passes:
             kv_bytes = 2 * c.n_layer * keys * c.n_embd * width
             flops = 2 * matmul_params * new + 4 * c.n_layer * c.n_embd * pairs
-            total += max((weights * width + kv_bytes) / machine.bandwidth, flops / machine.flops)
+            total += max((weights * width + kv_bytes) / machine.bandwidth, flops / peak)
         return total

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gamegrammar.commands.sample import add_decoding_arguments
+from gamegrammar.commands.sample import add_decoding_arguments, add_dtype_argument
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.io import atomic_write_text, check_output_dir
 
@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-grammar-mask", action="store_true", help="let the model write tokens the grammar forbids")
     p.add_argument("--batch-size", type=int, default=256, help="dreams written at once (default: %(default)s)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
+    add_dtype_argument(p)
     p.add_argument("--novelty-episodes", type=int, default=NOVELTY_EPISODES, help="training episodes novelty reads (0: all)")
     p.add_argument("--out", default=None, help="report directory: report.json, report.md, survival.png, dreams.txt")
     p.set_defaults(run=run)
@@ -53,7 +54,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gamegrammar.commands.sample import default_max_length, device_of
+    from gamegrammar.commands.sample import default_max_length, device_of, generation_precision
     from gamegrammar.model.sampling import SamplingConfig
 
     _check_args(args)
@@ -64,11 +65,14 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_checkpoint(args.ckpt, map_location=device)
     corpus = _open_corpus(args.corpus, loaded)
     loaded.game_spec.input_policy(args.agent, loaded.game)  # an unknown agent fails now, in one line
+    precision = generation_precision(args, loaded.model)
+    loaded.model.to(precision.dtype)  # the model only generates here: cast in place
     max_length = args.max_length or default_max_length(loaded.model.config.block_size, loaded.longest_episode)
     sampling = SamplingConfig(
         args.temperature, args.top_k, None, max_length, args.batch_size, args.seed, constrained=not args.no_grammar_mask
     )
     report, dreams = build_report(args, loaded, corpus, sampling)
+    report["timing"]["dtype"] = f"{precision.name} ({precision.reason})"
     _print(report)
     if args.out:
         from gamegrammar.evaluation.dream_report import write_report

@@ -218,7 +218,7 @@ def run_model(args: argparse.Namespace) -> int:
     stats = SamplingStats()
     max_length = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode).max_length
     journal = journal_path(Path(args.out) / "samples.txt")
-    sequences = sample_from_args(args, loaded, stats, journal)
+    sequences, precision = sample_from_args(args, loaded, stats, journal)
     start = time.perf_counter()
     verdicts = validate_many(sequences, config, loaded.codec)  # held to the design it was trained on
     validate_seconds = time.perf_counter() - start
@@ -244,6 +244,7 @@ def run_model(args: argparse.Namespace) -> int:
         "validity": summary,
         "sampling": {
             "device": str(next(model.parameters()).device),
+            "dtype": f"{precision.name} ({precision.reason})",
             "generated_tokens": stats.generated_tokens,
             "seconds": round(stats.seconds, 2),
             "tokens_per_second": round(stats.tokens_per_second),

@@ -21,6 +21,7 @@ from typing import Any
 
 from gamegrammar.commands.game_args import add_game_arguments, game_config
 from gamegrammar.commands.progress import progress_bar, stage_log
+from gamegrammar.commands.sample import add_dtype_argument
 from gamegrammar.core.agents import parse_agent_mix
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games import game_of
@@ -41,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--opponents", default=None, help="games with several players: the others' agent mix (default: the game's)")
     p.add_argument("--batch-size", type=int, default=128, help="games the model plays at once (default: %(default)s)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
+    add_dtype_argument(p)
     p.add_argument("--threads", type=int, default=None, help="torch threads for the model (default: torch's, one per core)")
     p.add_argument("--out", default=None, help="report directory: report.json, report.md, scores.png")
     p.add_argument("--corpus-out", default=None, help="also write the model's games as a corpus here")
@@ -139,9 +141,10 @@ def run(args: argparse.Namespace) -> int:
             raise GameGrammarError(f"--corpus-out {args.corpus_out} already holds a finished corpus; pass --overwrite to replace it")
     agent: Any = None
     planner: Any = None
+    precision: Any = None
     if args.ckpt is not None:
-        from gamegrammar.act.play import ModelAgent
-        from gamegrammar.commands.sample import device_of
+        from gamegrammar.act.play import ModelAgent, torch_threads
+        from gamegrammar.commands.sample import device_of, generation_precision
 
         agent = ModelAgent.from_checkpoint(
             args.ckpt, temperature=args.temperature, batch_size=args.batch_size, device=device_of(args.device)
@@ -175,10 +178,16 @@ def run(args: argparse.Namespace) -> int:
         raise GameGrammarError("--corpus-out keeps the model's games: let the model play (--agents model,...)")
     opponents = None if args.opponents is None else parse_agent_mix(args.opponents, game.agent_names)
     players = {name: (agent if name == "model" else planner if name == "planner" else name) for name in names}
-    return play(args, game, config, codec, players, opponents)
+    if agent is not None:  # every setting checked: now the measurement, if --dtype auto
+        with torch_threads(args.threads):  # measured as the games will run
+            precision = generation_precision(args, agent.model)
+        agent.model.to(precision.dtype)  # the agent (and the planner, which shares its model) only generates: cast in place
+    return play(args, game, config, codec, players, opponents, precision)
 
 
-def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: dict[str, Any], opponents: dict | None) -> int:
+def play(
+    args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: dict[str, Any], opponents: dict | None, precision: Any = None
+) -> int:
     """Play every agent, print the table, write the report and the model's games."""
     import numpy as np
 
@@ -213,6 +222,8 @@ def play(args: argparse.Namespace, game: Any, config: Any, codec: Any, agents: d
     if model is not None or planner is not None:
         first = model if model is not None else planner
         meta |= {"checkpoint": str(args.ckpt), "model": first.model.describe()}
+        if precision is not None:
+            meta["dtype"] = f"{precision.name} ({precision.reason})"
     if model is not None:
         meta |= {"temperature": args.temperature, "model_forward_passes": model.forward_passes}
     if planner is not None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 
 from gamegrammar.cli import main
 from gamegrammar.data.corpus import Corpus, CorpusSpec, generate
 from gamegrammar.games.snake import GAME
 from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.model.precision import Precision
 
 
 def test_a_report_gives_the_novelty_of_the_sequences(tmp_path, capsys):
@@ -95,7 +97,8 @@ def test_a_start_a_foreign_word_or_an_extra_keyframe_is_invalid_in_a_model_repor
     real = corpus.episode_tokens(row)
     faults = _faults_of(real, corpus.game, corpus.codec)
     faults["start_position"] = GAME.opening_perturbations(real, corpus.game)[0][1]  # 5x5: every flip keeps the centre
-    monkeypatch.setattr(evaluate, "sample_from_args", lambda *args, **kwargs: [real, *faults.values()])
+    written = ([real, *faults.values()], Precision(torch.float32, "asked for"))
+    monkeypatch.setattr(evaluate, "sample_from_args", lambda *args, **kwargs: written)
     assert (
         main(
             [

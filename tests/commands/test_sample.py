@@ -32,7 +32,15 @@ def test_an_interrupted_sample_resumes_and_writes_what_an_uninterrupted_one_does
     assert not journal.exists()
 
 
-def test_a_journal_of_other_settings_is_replaced_not_resumed(tiny_run, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize(
+    ("first", "then", "said"),
+    [
+        (["--seed", "1"], ["--seed", "2"], "computing in "),
+        (["--dtype", "float32"], ["--dtype", "bfloat16"], "computing in bfloat16 (asked for)"),
+    ],
+    ids=["seed", "dtype"],
+)
+def test_a_journal_of_other_settings_is_replaced_not_resumed(tiny_run, tmp_path, monkeypatch, capsys, first, then, said):
     _, _, ckpt = tiny_run
     args = [
         "sample",
@@ -50,11 +58,12 @@ def test_a_journal_of_other_settings_is_replaced_not_resumed(tiny_run, tmp_path,
     ]
     with monkeypatch.context() as m:
         _interrupt_after_first_batch(m)
-        assert main([*args, "--seed", "1"]) == 130
+        assert main([*args, *first]) == 130
     capsys.readouterr()
-    assert main([*args, "--seed", "2"]) == 0
-    assert "from another run" in capsys.readouterr().err
-    assert main([*args[:-2], "--out", str(tmp_path / "fresh.txt"), "--seed", "2"]) == 0
+    assert main([*args, *then]) == 0
+    err = capsys.readouterr().err
+    assert "from another run" in err and said in err
+    assert main([*args[:-2], "--out", str(tmp_path / "fresh.txt"), *then]) == 0
     assert (tmp_path / "s.txt").read_text() == (tmp_path / "fresh.txt").read_text()
 
 
@@ -71,3 +80,13 @@ def test_an_interrupted_evaluate_resumes_its_samples(tiny_run, tmp_path, monkeyp
     assert "2 of 4 sequences were sampled before" in capsys.readouterr().err
     assert (tmp_path / "resumed" / "samples.txt").read_text() == (tmp_path / "whole" / "samples.txt").read_text()
     assert not (tmp_path / "resumed" / "samples.txt.partial").exists()
+
+
+def test_evaluate_reports_the_dtype_it_sampled_in(tiny_run, tmp_path):
+    import json
+
+    _, _, ckpt = tiny_run
+    args = ["evaluate", "--ckpt", str(ckpt), "--num", "2", "--quiet", "--device", "cpu", "--dtype", "auto", "--out", str(tmp_path / "r")]
+    assert main(args) == 0
+    said = json.loads((tmp_path / "r" / "report.json").read_text())["sampling"]["dtype"]
+    assert said.startswith(("float32 (auto:", "bfloat16 (auto:"))
