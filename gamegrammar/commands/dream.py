@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         args.temperature, args.top_k, None, max_length, args.batch_size, args.seed, constrained=not args.no_grammar_mask
     )
     report, dreams = build_report(args, loaded, corpus, sampling)
-    report["timing"]["dtype"] = f"{precision.name} ({precision.reason})"
+    report["timing"]["dtype"] = str(precision)
     _print(report)
     if args.out:
         from gamegrammar.evaluation.dream_report import write_report

@@ -244,7 +244,7 @@ def run_model(args: argparse.Namespace) -> int:
         "validity": summary,
         "sampling": {
             "device": str(next(model.parameters()).device),
-            "dtype": f"{precision.name} ({precision.reason})",
+            "dtype": str(precision),
             "generated_tokens": stats.generated_tokens,
             "seconds": round(stats.seconds, 2),
             "tokens_per_second": round(stats.tokens_per_second),

@@ -223,7 +223,7 @@ def play(
         first = model if model is not None else planner
         meta |= {"checkpoint": str(args.ckpt), "model": first.model.describe()}
         if precision is not None:
-            meta["dtype"] = f"{precision.name} ({precision.reason})"
+            meta["dtype"] = str(precision)
     if model is not None:
         meta |= {"temperature": args.temperature, "model_forward_passes": model.forward_passes}
     if planner is not None:

@@ -26,7 +26,7 @@ def add_dtype_argument(p: argparse.ArgumentParser) -> None:
     """--dtype, as every command that generates with a model offers it."""
     p.add_argument(
         "--dtype",
-        choices=("auto", "float32", "bfloat16"),
+        choices=("auto", "float32", "bfloat16"),  # precision.DTYPE_CHOICES, spelled out: importing it loads torch
         default="auto",
         help="what the model computes in while it writes: auto takes bfloat16 on a CPU whose bf16 matmuls are clearly faster "
         "than fp32 (measured at start), float32 elsewhere; samples depend on it (default: %(default)s)",
@@ -37,8 +37,8 @@ def generation_precision(args: argparse.Namespace, model: Any) -> Precision:
     """What `--dtype` means for this model on its device, said once on stderr."""
     from gamegrammar.model.precision import choose_precision
 
-    precision = choose_precision(getattr(args, "dtype", "auto"), next(model.parameters()).device, model.config.n_embd)
-    stage_log(getattr(args, "command", "sample"))(f"computing in {precision.name} ({precision.reason})")
+    precision = choose_precision(args.dtype, next(model.parameters()).device, model.config.n_embd)
+    stage_log(getattr(args, "command", "sample"))(f"computing in {precision}")
     return precision
 
 

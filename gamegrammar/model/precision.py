@@ -35,6 +35,9 @@ class Precision:
     def name(self) -> str:
         return str(self.dtype).removeprefix("torch.")
 
+    def __str__(self) -> str:
+        return f"{self.name} ({self.reason})"
+
 
 def _best_linear_seconds(x: torch.Tensor, w: torch.Tensor, calls: int = 7) -> float:
     torch.nn.functional.linear(x, w)  # warm up: kernel selection, weight packing

@@ -33,6 +33,21 @@ def test_auto_keeps_float32_off_the_cpu():
     assert choose_precision("auto", torch.device("cuda"), 128).dtype == torch.float32
 
 
+def test_the_commands_offer_exactly_the_dtypes_there_are():
+    import argparse
+
+    from gamegrammar.commands.sample import add_dtype_argument
+    from gamegrammar.model.precision import DTYPE_CHOICES
+
+    p = argparse.ArgumentParser()
+    add_dtype_argument(p)
+    assert tuple(p._option_string_actions["--dtype"].choices) == DTYPE_CHOICES
+
+
+def test_a_precision_prints_its_dtype_and_why():
+    assert str(Precision(torch.bfloat16, "asked for")) == "bfloat16 (asked for)"
+
+
 def test_an_unknown_dtype_is_one_line():
     with pytest.raises(GameGrammarError, match="--dtype must be one of auto, float32, bfloat16"):
         choose_precision("int4", torch.device("cpu"), 128)
