@@ -173,11 +173,11 @@ class BranchCache(KVCache):
     """Several continuations (branches) of each row of a per-row-lengths cache, sharing that row's entries.
 
     The shared prefix, `prefix_k`/`prefix_v` [n_layer, groups, n_head, >= P, head_dim] with `prefix_lengths` [groups],
-    is read where it lies, never copied or written: a planner branching every running game into a dozen rollouts
-    would otherwise copy each game's history a dozen times per move. Branches are laid out group-major, `per_group`
-    to a group (branch b continues group b // per_group); each writes its own tokens into its own `k`/`v`
-    [n_layer, branches, n_head, max_len, head_dim], every branch one token per pass (`lengths` stay equal), at
-    absolute positions prefix_lengths[group] + lengths.
+    is copied once (its filled P positions), never per branch, and never written: a planner branching every running
+    game into a dozen rollouts would otherwise copy each game's history a dozen times per move. Branches are laid out
+    group-major, `per_group` to a group (branch b continues group b // per_group); each writes its own tokens into its
+    own `k`/`v` [n_layer, branches, n_head, max_len, head_dim], every branch the same number of tokens per pass (so
+    `lengths` stay equal to `pos`), at absolute positions prefix_lengths[group] + lengths.
     """
 
     def __init__(self, prefix_k: Tensor, prefix_v: Tensor, prefix_lengths: Tensor, per_group: int, max_len: int) -> None:
@@ -186,25 +186,27 @@ class BranchCache(KVCache):
         # Uninitialised: every branch writes each position before any query reads it (all branches move in step).
         k = torch.empty(shape, dtype=prefix_k.dtype, device=prefix_k.device)
         super().__init__(k, torch.empty_like(k), lengths=torch.zeros(groups * per_group, dtype=torch.long, device=k.device))
-        self.prefix_k, self.prefix_v, self.per_group = prefix_k, prefix_v, per_group
         self.prefix_lengths = prefix_lengths.to(k.device)
+        # One contiguous copy of the filled prefix, made once here and read by every pass: a slice of a longer store
+        # makes torch's CPU bf16 batched matmul copy its operand on every call (measured 2-4x slower per pass).
+        longest = int(self.prefix_lengths.max()) if len(self.prefix_lengths) else 0
+        self.prefix_k, self.prefix_v = prefix_k[:, :, :, :longest].contiguous(), prefix_v[:, :, :, :longest].contiguous()
+        self.per_group = per_group
         self.offset = self.prefix_lengths.repeat_interleave(per_group)  # each branch's absolute position at its start
 
     def attend(self, q: Tensor, k: Tensor, v: Tensor, layer: int) -> Tensor:
         """Attention of the branches' new queries over their group's prefix and their own entries, one softmax."""
         B, H, T, D = q.shape
-        assert self.lengths is not None
-        positions = self.lengths[:, None] + torch.arange(T, device=q.device)  # in the branch's own entries
-        rows = torch.arange(B, device=q.device)[:, None]
-        self.k[layer][rows, :, positions] = k.transpose(1, 2)
-        self.v[layer][rows, :, positions] = v.transpose(1, 2)
-        end = int(positions[:, -1].max()) + 1
+        start, end = self.pos, self.pos + T  # every branch has written `pos` tokens of its own (they move in step)
+        self.k[layer, :, :, start:end] = k
+        self.v[layer, :, :, start:end] = v
         own_k, own_v = self.k[layer, :, :, :end], self.v[layer, :, :, :end]
         scale = 1.0 / math.sqrt(D)
         own = (q @ own_k.transpose(-1, -2)) * scale  # [B, H, T, end]
-        own = own.masked_fill(torch.arange(end, device=q.device) > positions[:, None, :, None], -math.inf)
-        G, n, P = B // self.per_group, self.per_group, int(self.prefix_lengths.max())
-        pk, pv = self.prefix_k[layer, :G, :, :P], self.prefix_v[layer, :G, :, :P]  # [G, H, P, D]: a view
+        if T > 1:
+            own = own.masked_fill(torch.ones(T, end, dtype=torch.bool, device=q.device).triu(start + 1), -math.inf)
+        G, n, P = B // self.per_group, self.per_group, self.prefix_k.shape[3]
+        pk, pv = self.prefix_k[layer, :G], self.prefix_v[layer, :G]  # [G, H, P, D], contiguous
         grouped = q.view(G, n, H, T, D).transpose(1, 2).reshape(G, H, n * T, D)  # a group's queries against its prefix once
         shared = (grouped @ pk.transpose(-1, -2)) * scale  # [G, H, n*T, P]
         shared = shared.masked_fill((torch.arange(P, device=q.device) >= self.prefix_lengths[:, None])[:, None, None, :], -math.inf)

@@ -27,10 +27,10 @@ SHORT = SnakeConfig(6, 6, 20)  # for the costliest planners (MCTS): games that e
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_branched_logits_equal_recomputing_each_branch(seed):
-    """Branches of per-row-lengths cache rows, each writing its own tokens, give the logits of a full forward pass over
-    their row's history and their own tokens (rotary positions and the tick clock included)."""
+@pytest.mark.parametrize(("seed", "chunk"), [(0, 1), (1, 1), (0, 2)])
+def test_branched_logits_equal_recomputing_each_branch(seed, chunk):
+    """Branches of per-row-lengths cache rows, each writing its own tokens (`chunk` a pass), give the logits of a full
+    forward pass over their row's history and their own tokens (rotary positions and the tick clock included)."""
     model, tokenizer = tiny(SNAKE, block=64, scale=5, seed=seed)
     torch.manual_seed(seed)
     lengths = [7, 12, 3]  # each row's history: random tokens, a TICK among them for the clock
@@ -51,7 +51,7 @@ def test_branched_logits_equal_recomputing_each_branch(seed):
     branches = BranchCache(store.k, store.v, torch.tensor(lengths), per_group, steps)
     branches.ticks = torch.tensor([int((h == tokenizer.ids["TICK"]).sum()) for h in histories]).repeat_interleave(per_group)
     with torch.no_grad():
-        stepped = torch.stack([model(suffix[:, s : s + 1], cache=branches)[0][:, -1] for s in range(steps)], dim=1)
+        stepped = torch.cat([model(suffix[:, s : s + chunk], cache=branches)[0] for s in range(0, steps, chunk)], dim=1)
         for b in range(3 * per_group):
             whole = torch.cat([histories[b // per_group], suffix[b]])[None]
             full = model(whole)[0][0, -steps:]
