@@ -33,8 +33,8 @@ its leaf; the root's most visited input is played. On the rules, a tick is stepp
 written; the other players' inputs are the rules' default policy's (`GameSpec.simulate_tick`).
 
 What makes it affordable: every branch of every running game goes through one forward pass per token step. The
-branches read their game's history where it lies in the store (`BranchCache`: one shared prefix per game, never
-copied), and each writes only its own few tokens. A branch stops at its horizon (its next tick token), at an end
+branches share their game's history (`BranchCache`: one prefix per game, never copied per branch), and each writes
+only its own few tokens. A branch stops at its horizon (its next tick token), at an end
 event or EOS, or where its position would pass the model's context.
 
 Rollouts are random in a way that is a function of the real game: every uniform is hashed from the engine's keyed

@@ -173,11 +173,11 @@ class BranchCache(KVCache):
     """Several continuations (branches) of each row of a per-row-lengths cache, sharing that row's entries.
 
     The shared prefix, `prefix_k`/`prefix_v` [n_layer, groups, n_head, >= P, head_dim] with `prefix_lengths` [groups],
-    is copied once (its filled P positions), never per branch, and never written: a planner branching every running
-    game into a dozen rollouts would otherwise copy each game's history a dozen times per move. Branches are laid out
-    group-major, `per_group` to a group (branch b continues group b // per_group); each writes its own tokens into its
-    own `k`/`v` [n_layer, branches, n_head, max_len, head_dim], every branch the same number of tokens per pass (so
-    `lengths` stay equal to `pos`), at absolute positions prefix_lengths[group] + lengths.
+    is never copied per branch and never written: a planner branching every running game into a dozen rollouts would
+    otherwise copy each game's history a dozen times per move (in bf16 on a CPU it is copied once, see below).
+    Branches are laid out group-major, `per_group` to a group (branch b continues group b // per_group); each writes
+    its own tokens into its own `k`/`v` [n_layer, branches, n_head, max_len, head_dim], every branch the same number of
+    tokens per pass (so `lengths` stay equal to `pos`), at absolute positions prefix_lengths[group] + lengths.
     """
 
     def __init__(self, prefix_k: Tensor, prefix_v: Tensor, prefix_lengths: Tensor, per_group: int, max_len: int) -> None:
@@ -187,10 +187,12 @@ class BranchCache(KVCache):
         k = torch.empty(shape, dtype=prefix_k.dtype, device=prefix_k.device)
         super().__init__(k, torch.empty_like(k), lengths=torch.zeros(groups * per_group, dtype=torch.long, device=k.device))
         self.prefix_lengths = prefix_lengths.to(k.device)
-        # One contiguous copy of the filled prefix, made once here and read by every pass: a slice of a longer store
-        # makes torch's CPU bf16 batched matmul copy its operand on every call (measured 2-4x slower per pass).
         longest = int(self.prefix_lengths.max()) if len(self.prefix_lengths) else 0
-        self.prefix_k, self.prefix_v = prefix_k[:, :, :, :longest].contiguous(), prefix_v[:, :, :, :longest].contiguous()
+        self.prefix_k, self.prefix_v = prefix_k[:, :, :, :longest], prefix_v[:, :, :, :longest]
+        if k.device.type == "cpu" and k.dtype != torch.float32:
+            # torch's CPU batched matmul in reduced precision copies a sliced operand on every call (2-4x slower per
+            # pass, measured in bf16): such a prefix is copied once, here, into one block. float32 reads it in place.
+            self.prefix_k, self.prefix_v = self.prefix_k.contiguous(), self.prefix_v.contiguous()
         self.per_group = per_group
         self.offset = self.prefix_lengths.repeat_interleave(per_group)  # each branch's absolute position at its start
 
@@ -206,7 +208,7 @@ class BranchCache(KVCache):
         if T > 1:
             own = own.masked_fill(torch.ones(T, end, dtype=torch.bool, device=q.device).triu(start + 1), -math.inf)
         G, n, P = B // self.per_group, self.per_group, self.prefix_k.shape[3]
-        pk, pv = self.prefix_k[layer, :G], self.prefix_v[layer, :G]  # [G, H, P, D], contiguous
+        pk, pv = self.prefix_k[layer, :G], self.prefix_v[layer, :G]  # [G, H, P, D]
         grouped = q.view(G, n, H, T, D).transpose(1, 2).reshape(G, H, n * T, D)  # a group's queries against its prefix once
         shared = (grouped @ pk.transpose(-1, -2)) * scale  # [G, H, n*T, P]
         shared = shared.masked_fill((torch.arange(P, device=q.device) >= self.prefix_lengths[:, None])[:, None, None, :], -math.inf)
