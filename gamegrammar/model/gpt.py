@@ -208,7 +208,7 @@ class BranchCache(KVCache):
         if T > 1:
             own = own.masked_fill(torch.ones(T, end, dtype=torch.bool, device=q.device).triu(start + 1), -math.inf)
         G, n, P = B // self.per_group, self.per_group, self.prefix_k.shape[3]
-        pk, pv = self.prefix_k[layer, :G], self.prefix_v[layer, :G]  # [G, H, P, D]
+        pk, pv = self.prefix_k[layer], self.prefix_v[layer]  # [G, H, P, D]
         grouped = q.view(G, n, H, T, D).transpose(1, 2).reshape(G, H, n * T, D)  # a group's queries against its prefix once
         shared = (grouped @ pk.transpose(-1, -2)) * scale  # [G, H, n*T, P]
         shared = shared.masked_fill((torch.arange(P, device=q.device) >= self.prefix_lengths[:, None])[:, None, None, :], -math.inf)
