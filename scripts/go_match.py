@@ -26,13 +26,20 @@ from gamegrammar.games.go.rules import BLACK, PASS, RESIGN, GoConfig, GoState, a
 BLACK_WORDS = ("black", "white")
 
 
-def engine_argv(player: str, ckpt: str | None, temperature: float, seed: int) -> list[str]:
-    """The command line of our GTP engine for `player` ("model", or a scripted agent's name)."""
+PLAN_FLAGS = ("simulator", "candidates", "rollouts", "horizon")  # the planner's settings, passed to its engine
+
+
+def engine_argv(player: str, ckpt: str | None, temperature: float, seed: int, plan: dict | None = None) -> list[str]:
+    """The command line of our GTP engine for `player` ("model", "planner": the model searching with `plan`'s
+    settings, or a scripted agent's name)."""
     base = [sys.executable, "-m", "gamegrammar.cli", "gtp", "--game", "go"]
-    if player == "model":
+    if player in ("model", "planner"):
         if ckpt is None:
             raise GameGrammarError("the model's rows need --ckpt")
-        return [*base[:4], "--ckpt", ckpt, "--temperature", f"{temperature:g}", "--seed", str(seed), "--device", "cpu"]
+        argv = [*base[:4], "--ckpt", ckpt, "--temperature", f"{temperature:g}", "--seed", str(seed), "--device", "cpu"]
+        if player == "planner":
+            argv += ["--planner", "lookahead", *(f"--{k}={(plan or {})[k]}" for k in PLAN_FLAGS)]
+        return argv
     return [*base, "--agent", player]
 
 
@@ -79,6 +86,13 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="the model's seed (default: %(default)s)")
     parser.add_argument("--size", type=int, default=9, help="board size (default: %(default)s)")
     parser.add_argument("--komi", type=float, default=7.5, help="komi (default: %(default)s)")
+    parser.add_argument(
+        "--planner", action="store_true", help="the model's row searches before each move (gamegrammar gtp --planner lookahead)"
+    )
+    parser.add_argument("--simulator", choices=("model", "rules"), default="model", help="with --planner: the rollouts' writer")
+    parser.add_argument("--candidates", type=int, default=8, help="with --planner: the model's likeliest legal moves searched")
+    parser.add_argument("--rollouts", type=int, default=4, help="with --planner: rollouts per candidate")
+    parser.add_argument("--horizon", type=int, default=8, help="with --planner: plies per rollout")
     parser.add_argument("--out", required=True, help="directory: games.jsonl (the journal), match.json, match.md")
     args = parser.parse_args()
     if gnugo_missing():
@@ -87,7 +101,9 @@ def main() -> int:
         raise GameGrammarError("--games takes one count (>= 1) for every level, or one for all")
     counts = dict(zip(args.levels, args.games * len(args.levels) if len(args.games) == 1 else args.games))
     config = GoConfig(args.size, args.komi)
-    players = (["model"] if args.ckpt else []) + list(args.agents)
+    if args.planner and not args.ckpt:
+        raise GameGrammarError("--planner searches with a model: give --ckpt")
+    players = (["planner" if args.planner else "model"] if args.ckpt else []) + list(args.agents)
     if not players:
         raise GameGrammarError("nothing to play: give --ckpt or --agents")
     out = Path(args.out)
@@ -95,6 +111,8 @@ def main() -> int:
     journal = out / "games.jsonl"
     done = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()] if journal.exists() else []
     setting = {"ckpt": args.ckpt, "temperature": args.temperature, "seed": args.seed, "size": args.size, "komi": args.komi}
+    if args.planner:
+        setting["planner"] = {k: getattr(args, k) for k in PLAN_FLAGS}
     if any(game["setting"] != setting for game in done):
         raise GameGrammarError(f"{journal} holds games of another setting: give another --out, or remove it")
     for player in players:
@@ -124,7 +142,7 @@ def play_row(
     player: str, level: int, games: range, args: argparse.Namespace, config: GoConfig, setting: dict, journal: Path, done: list[dict]
 ) -> None:
     """Games `games` of one row (one player against one level), each appended to the journal as it ends."""
-    ours_argv = engine_argv(player, args.ckpt, args.temperature, args.seed + 1000 * level)
+    ours_argv = engine_argv(player, args.ckpt, args.temperature, args.seed + 1000 * level, setting.get("planner"))
     with GtpClient(ours_argv) as ours, GtpClient(gnugo_argv(config.size, config.komi, level)) as theirs:
         for i in games:
             colour = i % 2  # our player is Black (0) in even games, White (1) in odd ones

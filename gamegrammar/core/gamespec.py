@@ -283,6 +283,8 @@ CAPABILITIES: dict[str, str] = {
     "play": "input_prompt, play_controlled: a model plays the real game",
     "dream": "input_policy, read_tick: a scripted agent plays inside the model's game",
     "plan": "planner_outcome, simulate_tick: a planner scores rollouts (the model's dreams, or the rules' own)",
+    "turn_plan": "planner_value, simulate_plies: a turn-based game's planner scores the moves it may play, in the "
+    "model's dreams or the rules' own (through GTP's genmove)",
     "novelty": "feature_space, state_features, feature_changes: Zobrist state identity",
     "probes": "probe_targets, board_shape: what world-state probes read of a state",
     "replay": "renderer: replays in the terminal, GIF and HTML",
@@ -515,6 +517,20 @@ class GameSpec:
         token on, EOS included where the game ends) and whether it ended. The rules as a planner's simulator: the
         upper bound of planning in the model's dreams."""
         raise GameGrammarError(f"{self.name} has no rules simulator for a planner")
+
+    def planner_value(self, history: Sequence[str], words: Sequence[str], config: Any) -> float:
+        """A turn-based game's value, for the player to move at the end of `history` (the real game, up to the tick
+        token of the move to choose), of where `words` (a move and what follows it: the model's dream, or the rules'
+        `simulate_plies`) leave the game, read off the tokens alone, so that a planner on the model never consults the
+        rules (higher is better)."""
+        raise GameGrammarError(f"{self.name} cannot score a turn-based rollout: no turn planner plays it")
+
+    def simulate_plies(self, history: Sequence[str], move: str, plies: int, config: Any, codec: CodecConfig, seed: int) -> list[str]:
+        """The rules' continuation of the real game `history` (up to the tick token of the move to choose): `move`,
+        then `plies - 1` moves of the game's cheap default policy for whoever is to move, its draws from `seed` (a
+        planner's own); the tokens as `codec` writes them, from `move` on (a tick token before each later move, the
+        end where the game ends). The upper bound of planning in the model's dreams."""
+        raise GameGrammarError(f"{self.name} has no rules simulator for a turn planner")
 
     # -- evaluation
 

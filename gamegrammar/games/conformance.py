@@ -158,6 +158,7 @@ def _capability_works(spec: GameSpec, name: str, p: Played) -> bool:
         "play": lambda: spec.input_prompt(config),
         "dream": lambda: spec.input_policy(spec.agent_names[0], config),
         "plan": lambda: spec.planner_outcome(tokens),
+        "turn_plan": lambda: spec.planner_value(tokens, [], config),
         "novelty": lambda: spec.feature_space(config),
         "probes": lambda: (spec.board_shape(config), spec.probe_targets(p.records[0].states[0], config)),
         "replay": lambda: spec.renderer(),

@@ -220,13 +220,17 @@ def test_scripted_rollouts_on_the_rules_feed_the_snake_without_the_model():
     assert scores["greedy"] > scores["random"] + 1 and scores["heuristic"] > scores["random"] + 1
 
 
-def test_the_heuristic_rollout_policy_reads_the_dream_and_needs_a_game_that_has_one():
-    """On the model, the heuristic chooses the dream's later inputs off the dream's tokens: the rollouts are written by
-    the model (tokens fed) and every later input in them is the one the game's heuristic reads off what came before."""
-    model, tokenizer = tiny(SNAKE, block=256, scale=3)
-    game = load_game("snake")
-    plan = PlannerConfig(rollouts=1, horizon=3, simulator="model", rollout_policy="heuristic", max_tick_tokens=8)
-    planner = PlannerAgent(model, tokenizer, game, SNAKE, plan=plan, batch_size=2)
+@pytest.mark.parametrize("name", ["snake", "battlesnake"])
+def test_the_heuristic_rollout_policy_reads_the_dream(name):
+    """On the model, the heuristic chooses the dream's later inputs off the dream's tokens (Snake: greedy's choice;
+    Battlesnake: the safe agent's, for whichever snake's slot it is): the rollouts are written by the model (tokens fed)
+    and every later input in them is one the game's heuristic reads off what came before, or, where it reads nothing,
+    any allowed input (the planner then draws uniformly)."""
+    config = SNAKE if name == "snake" else BATTLESNAKE
+    game = NoRules() if name == "snake" else NoRulesBattlesnake()
+    model, tokenizer = tiny(config, block=512, scale=3)
+    plan = PlannerConfig(rollouts=1, horizon=3, simulator="model", rollout_policy="heuristic", max_tick_tokens=24)
+    planner = PlannerAgent(model, tokenizer, game, config, plan=plan, batch_size=2)
     written = []
     run = _PlanningController._run
 
@@ -235,21 +239,28 @@ def test_the_heuristic_rollout_policy_reads_the_dream_and_needs_a_game_that_has_
         written.extend((self.histories[b.game], b.words) for b in branches if b.words)
         return branches
 
+    inputs = game.input_tokens(config)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_PlanningController, "_run", keep)
-        play_games(game, SNAKE, planner.codec, 0, np.arange(2), planner)
+        play_games(game, config, planner.codec, 0, np.arange(2), planner, {"safe": 1.0} if name == "battlesnake" else None)
     assert planner.stats.rollout_tokens > 0 and written
-    later = 0
+    read = 0
     for history, words in written:
-        for i, word in enumerate(words):
-            if word.startswith("INPUT_") and i > 1:  # a later input (the first is the root's)
-                options = {game.planner_input(history, words[:i], game.input_tokens(SNAKE), SNAKE, u) for u in np.linspace(0, 0.99, 12)}
-                assert word in options
-                later += 1
-    assert later > 0
+        at = [i for i, word in enumerate(words) if word in inputs]
+        for i in at[1:]:  # the later inputs (the first is the root's)
+            options = {game.planner_input(history, words[:i], inputs, config, u) for u in np.linspace(0, 0.99, 12)}
+            assert words[i] in options or options == {None}
+            read += options != {None}
+    assert read > 0
+
+
+def test_a_heuristic_rollout_policy_needs_a_game_that_has_one():
+    class NoHeuristic(BattlesnakeSpec):
+        planner_input = GameSpec.planner_input
+
     model, tokenizer = tiny(BATTLESNAKE, block=64)
     with pytest.raises(GameGrammarError, match="no heuristic rollout policy"):
-        PlannerAgent(model, tokenizer, load_game("battlesnake"), BATTLESNAKE, plan=PlannerConfig(rollout_policy="heuristic"))
+        PlannerAgent(model, tokenizer, NoHeuristic(), BATTLESNAKE, plan=PlannerConfig(rollout_policy="heuristic"))
 
 
 def test_the_leaf_heuristic_pulls_toward_food_beyond_the_horizon():

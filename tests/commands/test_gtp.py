@@ -50,6 +50,28 @@ def test_the_model_answers_genmove_with_legal_moves(exported):
     assert len(set(moves) - {"pass"}) == len([m for m in moves if m != "pass"])  # no point played twice
 
 
+@pytest.mark.parametrize("simulator", ["model", "rules"])
+def test_the_planner_answers_genmove_with_legal_moves_and_reports_its_cost(exported, simulator):
+    _, model = exported
+    commands = "boardsize 5\nkomi 0.5\nplay black C3\ngenmove white\ngenmove black\nquit\n"
+    argv = ["gtp", "--ckpt", str(model), "--device", "cpu", "--planner", "lookahead", "--simulator", simulator]
+    done = subprocess.run(
+        [sys.executable, "-m", "gamegrammar.cli", *argv, "--candidates", "3", "--rollouts", "2", "--horizon", "3"],
+        input=commands,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    moves = [block[2:] for block in done.stdout.split("\n\n") if block][3:5]
+    assert all(m == "pass" or (parse_vertex(m, 5) >= 0 and m != "C3") for m in moves), moves
+    assert "the planner's cost: {'moves': 2, 'rollouts': 12" in done.stderr
+
+
+def test_a_planner_without_a_model_is_refused_in_one_line(capsys):
+    assert main(["gtp", "--game", "go", "--planner", "lookahead"]) == 2
+    assert "give --ckpt" in capsys.readouterr().err
+
+
 def test_an_agent_and_a_model_together_are_refused_in_one_line(exported, capsys):
     _, model = exported
     assert main(["gtp", "--ckpt", str(model), "--agent", "random"]) == 2

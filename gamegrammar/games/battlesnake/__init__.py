@@ -19,7 +19,7 @@ Modules, lowest layer first:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -285,6 +285,14 @@ class BattlesnakeSpec(GameSpec):
             elif word == "WIN":
                 won = True
         return eaten + (self.WIN_VALUE if won and not out else 0.0), out
+
+    def planner_input(
+        self, history: Sequence[str], words: Sequence[str], allowed: Iterable[str], config: BattlesnakeConfig, u: float
+    ) -> str | None:
+        """The safe agent's input for the snake whose slot it is, on the board the tokens wrote (`planning.safe_input`)."""
+        from gamegrammar.games.battlesnake.planning import safe_input
+
+        return safe_input(history, words, allowed, config, u)
 
     def simulate_tick(
         self, state: BattlesnakeState, inputs: Sequence[str], config: BattlesnakeConfig, codec: CodecConfig, seed: int

@@ -67,6 +67,17 @@ def non_reversing(state: BattlesnakeState, k: int) -> list[Move]:
     return [m for m in Move if step(body[0], m) != body[1]]
 
 
+def safest_moves(state: BattlesnakeState, k: int, config: BattlesnakeConfig) -> list[Move]:
+    """Snake k's safest class of moves that is not empty: sure, else risky, else the non-reversing ones (safe's
+    candidates, which greedy and space narrow)."""
+    rated = safety(state, k, config)
+    for level in (SURE, RISKY):
+        moves = [m for m in Move if rated[m] == level]
+        if moves:
+            return moves
+    return non_reversing(state, k)
+
+
 @functools.lru_cache(maxsize=16)
 def _board_masks(width: int, height: int) -> tuple[int, int, int]:
     """Bit masks of a board (bit y * width + x): every cell, every cell but column 0, every cell but the last column."""
@@ -119,13 +130,7 @@ class BattlesnakeAgent(Agent):
         return candidates[rng.choose(self.seed, self.episode, state.tick, key, len(candidates))]
 
     def _candidates(self, state: BattlesnakeState) -> list[Move]:
-        """The safest class of moves that is not empty: sure, else risky, else the non-reversing ones."""
-        rated = safety(state, self.snake, self.config)
-        for level in (SURE, RISKY):
-            moves = [m for m in Move if rated[m] == level]
-            if moves:
-                return moves
-        return non_reversing(state, self.snake)
+        return safest_moves(state, self.snake, self.config)
 
 
 class RandomAgent(BattlesnakeAgent):

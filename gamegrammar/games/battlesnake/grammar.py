@@ -354,7 +354,7 @@ def _snake(token: str | None) -> int | None:
     return _value(token, "S")
 
 
-def _keyframe(tokens: Sequence[str], i: int) -> Keyframe:
+def read_keyframe(tokens: Sequence[str], i: int) -> Keyframe:
     """SNAP (Sk Xx Yy LENn Hh b*)+ FOOD (Xx Yy)*, starting at i."""
     start = i
     i = expect_word(tokens, i, "SNAP")
@@ -475,7 +475,7 @@ def parse(tokens: Sequence[str], *, to_eos: bool = False, tails: bool | None = N
         movers = previous.alive if isinstance(previous, Keyframe) else previous.alive_after
         return _tick(tokens, i, number, movers, tails)
 
-    return read_episode(tokens, _keyframe, tick, to_eos=to_eos)
+    return read_episode(tokens, read_keyframe, tick, to_eos=to_eos)
 
 
 @dataclass

@@ -60,7 +60,9 @@ class GoSpec(GameSpec):
     outcome_labels = _fidelity.OUTCOMES
     score_bins = SIGNED_SCORE_BINS
     game_type = GameType(2, 2, "sequential", "deterministic")  # nothing is drawn but the agents' moves
-    capabilities = frozenset(("batch_engine", "novelty", "gtp", "records", "emergence", "symmetries", "moves", "replay", "probes"))
+    capabilities = frozenset(
+        ("batch_engine", "novelty", "gtp", "records", "emergence", "symmetries", "moves", "replay", "probes", "turn_plan")
+    )
     record_format = "SGF"
 
     def num_players(self, config: GoConfig) -> int:
@@ -184,6 +186,22 @@ class GoSpec(GameSpec):
         from gamegrammar.games.go import emergence
 
         return emergence
+
+    # -- planning (gamegrammar.act.gtp_planner)
+
+    def planner_value(self, history: Sequence[str], words: Sequence[str], config: GoConfig) -> float:
+        """The area margin, with komi, of the board the tokens wrote, for the player to move at the end of `history`;
+        a written result instead where the words reach one (`planning.WrittenGo`)."""
+        from gamegrammar.games.go.planning import WrittenGo
+
+        board = WrittenGo(config.size).read(history)
+        colour = board.to_move
+        return board.read(words).value(colour, config.komi)
+
+    def simulate_plies(self, history: Sequence[str], move: str, plies: int, config: GoConfig, codec: CodecConfig, seed: int) -> list[str]:
+        from gamegrammar.games.go.planning import simulate_plies
+
+        return simulate_plies(history, move, plies, config, codec, seed)
 
     # -- the Go world's protocol and records
 
