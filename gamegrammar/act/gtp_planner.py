@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
 from gamegrammar.act.gtp_player import ModelPolicy
+from gamegrammar.act.planner import PlanStats
 from gamegrammar.core import rng
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.gamespec import CodecConfig, GameSpec
@@ -59,26 +60,6 @@ class TurnPlanConfig:
             raise GameGrammarError(f"--rollout-temperature must be > 0, got {self.temperature}")
 
 
-@dataclass
-class TurnPlanStats:
-    """What the search cost, over the moves chosen so far."""
-
-    moves: int = 0
-    rollouts: int = 0
-    rollout_tokens: int = 0
-    seconds: float = 0.0
-    last_values: dict[str, float] = field(default_factory=dict)  # the last move's candidates and their values
-
-    def summary(self) -> dict[str, Any]:
-        per = max(self.moves, 1)
-        return {
-            "moves": self.moves,
-            "rollouts": self.rollouts,
-            "tokens_per_move": round(self.rollout_tokens / per, 1),
-            "seconds_per_move": round(self.seconds / per, 4),
-        }
-
-
 class PlannerPolicy:
     """`policy(tokens, legal) -> token`, as `ModelPolicy`, with a search before each move (see the module)."""
 
@@ -88,7 +69,8 @@ class PlannerPolicy:
         self.model, self.tokenizer = policy.model, policy.tokenizer
         self.stop_ids = {self.tokenizer.ids[w] for w in ("EOS", *game.end_events) if w in self.tokenizer.ids}
         self.tick_id = self.tokenizer.ids[game.tick_token]
-        self.stats = TurnPlanStats()
+        self.stats = PlanStats()
+        self.last_values: dict[str, float] = {}  # the last move's candidates and their values
 
     def __call__(self, tokens: Sequence[str], legal: Sequence[str]) -> str:
         if not legal:
@@ -114,7 +96,7 @@ class PlannerPolicy:
         self.stats.moves += 1
         self.stats.rollouts += len(rollouts)
         self.stats.seconds += time.perf_counter() - start
-        self.stats.last_values = dict(zip(order, values.round(3).tolist(), strict=True))
+        self.last_values = dict(zip(order, values.round(3).tolist(), strict=True))
         return best
 
     def _room(self, length: int) -> tuple[int, int]:
@@ -152,6 +134,7 @@ class PlannerPolicy:
         for _ in range(steps):
             logits = self.model(fed[:, None], cache=branches)[0][:, -1].float().cpu()
             self.stats.rollout_tokens += int(alive.sum())
+            self.stats.rollout_passes += 1
             picks = torch.multinomial(torch.softmax(logits / plan.temperature, -1), 1, generator=generator)[:, 0]
             for i in np.flatnonzero(alive):
                 pick = int(picks[i])
@@ -167,6 +150,3 @@ class PlannerPolicy:
                 break
             fed = picks.to(device)
         return words
-
-    def describe(self) -> dict[str, Any]:
-        return asdict(self.plan) | {"cost": self.stats.summary()}

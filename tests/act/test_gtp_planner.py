@@ -42,10 +42,10 @@ def test_on_the_rules_it_takes_the_capture_the_model_would_not_see(policy):
     plan = TurnPlanConfig(candidates=len(legal), rollouts=1, horizon=1, simulator="rules")
     planner = PlannerPolicy(policy, GO, CONFIG, CodecConfig(), plan)
     assert planner(tokens, legal) == "A2"
-    assert planner.stats.last_values["A2"] == max(planner.stats.last_values.values())
+    assert planner.last_values["A2"] == max(planner.last_values.values())
     few = PlannerPolicy(policy, GO, CONFIG, CodecConfig(), TurnPlanConfig(candidates=2, rollouts=1, horizon=1, simulator="rules"))
     few(tokens, legal)
-    assert len(few.stats.last_values) == 2  # only the model's two likeliest legal moves are searched
+    assert len(few.last_values) == 2  # only the model's two likeliest legal moves are searched
 
 
 def test_on_the_model_it_dreams_without_the_rules_and_plays_a_legal_move(policy):
@@ -55,7 +55,7 @@ def test_on_the_model_it_dreams_without_the_rules_and_plays_a_legal_move(policy)
     moves = [p(tokens, legal) for p in planners]
     assert moves[0] in legal and moves[0] == moves[1]  # a function of the game, the model and the settings
     stats = planners[0].stats
-    assert stats.rollouts == 6 and stats.rollout_tokens > 0 and len(stats.last_values) == 3
+    assert stats.rollouts == 6 and stats.rollout_tokens > 0 and len(planners[0].last_values) == 3
     _, cache = planners[0]._prefix(tokens)
     dreams = planners[0]._dream(cache, ["A1", "A1", "E5"], [0, 0, 0], len(tokens))
     assert [d[0] for d in dreams] == ["A1", "A1", "E5"]
