@@ -84,7 +84,7 @@ class PlannerPolicy:
         moves = [m for m in order for _ in range(plan.rollouts)]
         keys = [rng.draw(self.seed, ticks, k, ROLLOUT_DRAW) for k in range(len(moves))]
         if plan.simulator == "model":
-            rollouts = self._dream(cache, moves, keys, len(history))
+            rollouts = self._dream(cache, moves, keys[0], len(history))
         else:
             rollouts = [
                 self.game.simulate_plies(history, m, plan.horizon, self.config, self.codec, key) for m, key in zip(moves, keys, strict=True)
@@ -118,8 +118,9 @@ class PlannerPolicy:
         return logits, cache
 
     @torch.no_grad()
-    def _dream(self, cache: Any, moves: list[str], keys: list[int], length: int) -> list[list[str]]:
-        """Each rollout written by the model from its forced move on, all in one batch, a token per pass."""
+    def _dream(self, cache: Any, moves: list[str], seed: int, length: int) -> list[list[str]]:
+        """Each rollout written by the model from its forced move on, all in one batch, a token per pass, its draws
+        from `seed`."""
         plan, tok = self.plan, self.tokenizer
         _, steps = self._room(length)
         n = len(moves)
@@ -130,7 +131,7 @@ class PlannerPolicy:
         fed = torch.tensor([tok.ids[m] for m in moves], device=device)
         alive = np.ones(n, bool)
         plies = np.ones(n, np.int64)
-        generator = torch.Generator().manual_seed(keys[0] & ((1 << 63) - 1))
+        generator = torch.Generator().manual_seed(seed & ((1 << 63) - 1))
         for _ in range(steps):
             logits = self.model(fed[:, None], cache=branches)[0][:, -1].float().cpu()
             self.stats.rollout_tokens += int(alive.sum())

@@ -57,7 +57,7 @@ def test_on_the_model_it_dreams_without_the_rules_and_plays_a_legal_move(policy)
     stats = planners[0].stats
     assert stats.rollouts == 6 and stats.rollout_tokens > 0 and len(planners[0].last_values) == 3
     _, cache = planners[0]._prefix(tokens)
-    dreams = planners[0]._dream(cache, ["A1", "A1", "E5"], [0, 0, 0], len(tokens))
+    dreams = planners[0]._dream(cache, ["A1", "A1", "E5"], 0, len(tokens))
     assert [d[0] for d in dreams] == ["A1", "A1", "E5"]
     assert all(d.count("TICK") < plan.horizon for d in dreams)  # a dream stops before the ply past its horizon
 
