@@ -192,11 +192,9 @@ class GoSpec(GameSpec):
     def planner_value(self, history: Sequence[str], words: Sequence[str], config: GoConfig) -> float:
         """The area margin, with komi, of the board the tokens wrote, for the player to move at the end of `history`;
         a written result instead where the words reach one (`planning.WrittenGo`)."""
-        from gamegrammar.games.go.planning import WrittenGo
+        from gamegrammar.games.go.planning import planner_value
 
-        board = WrittenGo(config.size).read(history)
-        colour = board.to_move
-        return board.read(words).value(colour, config.komi)
+        return planner_value(history, words, config)
 
     def simulate_plies(self, history: Sequence[str], move: str, plies: int, config: GoConfig, codec: CodecConfig, seed: int) -> list[str]:
         from gamegrammar.games.go.planning import simulate_plies

@@ -6,7 +6,7 @@ player whose turn the tick is (Black first, then alternating, passes counted, as
 TAKE names lifted, with no legality checked: a dream that plays on a stone or forgets a capture leaves the board it
 wrote. Its value for a colour is the written result where the dream reached one (a win worth the whole board), else
 the area score of the written board (Tromp-Taylor: stones and the empty regions that reach one colour only) less
-komi. The rules simulator (`simulate_plies`) replays the real game with the rules instead and plays on with the
+komi. The rules simulator (`simulate_plies`) follows the real game with the rules instead (`trace`) and plays on with the
 random agent's policy (uniform among the legal plays that do not fill the mover's own eye; a pass where none is left),
 writing its plies in the grammar, so that both simulators are scored by the same reading.
 """
@@ -24,10 +24,8 @@ from gamegrammar.games.go.rules import (
     BLACK,
     EMPTY,
     PASS,
-    RESIGN,
     WHITE,
     GoConfig,
-    GoState,
     advance,
     area,
     end_reason,
@@ -35,6 +33,7 @@ from gamegrammar.games.go.rules import (
     parse_vertex,
     tick_events,
 )
+from gamegrammar.games.go.trace import trace
 
 RESULT_OF = {"B_WINS": BLACK, "W_WINS": WHITE, "DRAW": EMPTY}
 
@@ -44,16 +43,13 @@ class WrittenGo:
     """The board as the tokens wrote it, read a word at a time (`read`): a history's reading goes on into a dream's."""
 
     size: int
-    board: bytearray = field(default_factory=bytearray)
+    board: bytearray = field(init=False)
     to_move: int = BLACK
     result: int | None = None  # the colour a written result names (EMPTY: a draw); None while none is written
     section: str | None = None  # where in a keyframe or a tick the reading is: "black", "white", "take", "move"
 
     def __post_init__(self) -> None:
-        self.board = self.board or bytearray(self.size * self.size)
-
-    def copy(self) -> WrittenGo:
-        return WrittenGo(self.size, bytearray(self.board), self.to_move, self.result, self.section)
+        self.board = bytearray(self.size * self.size)
 
     def read(self, words: Iterable[str]) -> WrittenGo:
         for word in words:
@@ -105,26 +101,17 @@ class WrittenGo:
         return margin if colour == BLACK else -margin
 
 
-def written_value(tokens: Sequence[str], colour: int, config: GoConfig) -> float:
-    """`WrittenGo.value` of the board `tokens` wrote, for `colour`."""
-    return WrittenGo(config.size).read(tokens).value(colour, config.komi)
-
-
-def replay(tokens: Sequence[str], config: GoConfig) -> GoState:
-    """The rules' state after the moves `tokens` write from the empty board (a real game's, as the GTP engine wrote it)."""
-    state = GoState.empty(config.size)
-    section = None
-    for word in tokens:
-        if section == "move":
-            state, _ = advance(state, RESIGN if word == "RESIGN" else PASS if word == "PASS" else parse_vertex(word, config.size))
-        section = "move" if word == "TICK" else None
-    return state
+def planner_value(history: Sequence[str], words: Sequence[str], config: GoConfig) -> float:
+    """The value of the board `history` then `words` wrote, for the player to move at the end of `history`."""
+    board = WrittenGo(config.size).read(history)
+    colour = board.to_move
+    return board.read(words).value(colour, config.komi)
 
 
 def simulate_plies(history: Sequence[str], move: str, plies: int, config: GoConfig, codec: CodecConfig, seed: int) -> list[str]:
     """`move`, then `plies - 1` random-agent moves, on the rules from the real game `history`, as the grammar writes
     them from `move` on; the draws are (seed, ply)'s."""
-    state = replay(history, config)
+    state = trace(history, config)[-1]
     encoder = EpisodeEncoder(codec)
     encoder.start(state)
     written = len(encoder.tokens)

@@ -60,12 +60,8 @@ class SnakeSpec(GameSpec):
     statistic_names = _statistics.NAMES
     game_type = GameType(1, 1, "sequential", "sampled")  # one player; the start's direction and the food are drawn
     probe_anchor = "head"
-    capabilities = frozenset(CAPABILITIES) - {
-        "gtp",
-        "records",
-        "moves",
-        "turn_plan",
-    }  # all but Go's protocol, records, move measures, turn planner
+    # all but Go's protocol, records and move measures, and the turn-based planner
+    capabilities = frozenset(CAPABILITIES) - {"gtp", "records", "moves", "turn_plan"}
 
     def describe_config(self, config: SnakeConfig) -> dict[str, Any]:
         return {"board": f"{config.width}x{config.height}", "max_ticks": config.max_ticks}

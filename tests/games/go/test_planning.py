@@ -4,8 +4,9 @@ import pytest
 
 from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games import load_game
-from gamegrammar.games.go.planning import WrittenGo, replay, simulate_plies, written_value
+from gamegrammar.games.go.planning import WrittenGo, simulate_plies
 from gamegrammar.games.go.rules import BLACK, WHITE, GoConfig, area
+from gamegrammar.games.go.trace import trace
 
 CONFIG = GoConfig(5, komi=0.5)
 GAME = load_game("go")
@@ -22,7 +23,7 @@ def test_the_written_board_is_the_rules_board_after_every_tick(agent):
         tokens = list(GAME.play_episode(CONFIG, CodecConfig(), agent, 1, episode).tokens)
         captured += tokens.count("TAKE")
         for at in [*_ticks(tokens)[1:], len(tokens)]:
-            state = replay(tokens[:at], CONFIG)
+            state = trace(tokens[:at], CONFIG)[-1]
             board = WrittenGo(CONFIG.size).read(tokens[:at])
             assert bytes(board.board) == state.board
             assert board.to_move == state.colour
@@ -31,13 +32,13 @@ def test_the_written_board_is_the_rules_board_after_every_tick(agent):
 
 def test_the_value_is_the_area_margin_for_the_player_to_move_or_the_written_result():
     tokens = ["BOS", "SNAP", "BLACK", "WHITE", "TO_BLACK", "TICK", "C3", "TICK"]  # Black played C3: White to move
-    black, white = area(replay(tokens, CONFIG).board, CONFIG.size)
+    black, white = area(trace(tokens, CONFIG)[-1].board, CONFIG.size)
     assert (black, white) == (25, 0)
     assert GAME.planner_value(tokens, [], CONFIG) == -(25 - 0.5)  # White, to move, is 24.5 behind
     assert GAME.planner_value(tokens[:-2], [], CONFIG) == 0 - 0.5  # Black to move on the empty board: komi
     assert GAME.planner_value(tokens, ["B2", "AREA", "V2", "V1", "W_WINS", "TWO_PASSES"], CONFIG) == 25.0
-    assert written_value([*tokens, "PASS", "TICK", "RESIGN", "W_WINS"], BLACK, CONFIG) == -25.0  # Black resigned
-    assert written_value([*tokens, "PASS", "TICK", "RESIGN", "W_WINS"], WHITE, CONFIG) == 25.0
+    resigned = WrittenGo(CONFIG.size).read([*tokens, "PASS", "TICK", "RESIGN", "W_WINS"])  # Black resigned
+    assert resigned.value(BLACK, CONFIG.komi) == -25.0 and resigned.value(WHITE, CONFIG.komi) == 25.0
 
 
 def test_a_dream_is_read_as_written_even_where_the_rules_would_refuse_it():
@@ -50,12 +51,12 @@ def test_a_dream_is_read_as_written_even_where_the_rules_would_refuse_it():
 def test_the_rules_rollout_writes_the_move_and_what_follows_in_the_grammar():
     tokens = list(GAME.play_episode(CONFIG, CodecConfig(), "random", 1, 0).tokens)
     history = tokens[: _ticks(tokens)[4] + 1]  # up to the tick token of the fifth move
-    state = replay(history, CONFIG)
+    state = trace(history, CONFIG)[-1]
     legal = next(f"{'ABCDE'[p % 5]}{p // 5 + 1}" for p in range(25) if state.board[p] == 0)
     words = simulate_plies(history, legal, 6, CONFIG, CodecConfig(), seed=3)
     assert words[0] == legal and words.count("TICK") == 5
     assert simulate_plies(history, legal, 6, CONFIG, CodecConfig(), seed=3) == words
     assert simulate_plies(history, legal, 6, CONFIG, CodecConfig(), seed=4) != words
-    after = replay([*history, *words], CONFIG)
+    after = trace([*history, *words], CONFIG)[-1]
     assert bytes(WrittenGo(CONFIG.size).read([*history, *words]).board) == after.board
     assert GAME.simulate_plies(history, "PASS", 1, CONFIG, CodecConfig(), 0) == ["PASS"]
