@@ -321,7 +321,7 @@ _PREFIXES = ("X", "Y", "S", "LEN", "H")
 _VALUE_OF = {p: {f"{p}{v}": v for v in range(1024)} for p in _PREFIXES}  # fast lookup of the usual values
 
 
-def _value(token: str | None, prefix: str) -> int | None:
+def token_value(token: str | None, prefix: str) -> int | None:
     """The value of a <prefix><digits> token (any value: bounds are the evaluator's question), or None."""
     if token is None:
         return None
@@ -335,7 +335,7 @@ def _value(token: str | None, prefix: str) -> int | None:
 
 
 def _number(tokens: Sequence[str], i: int, prefix: str) -> int:
-    value = _value(token_at(tokens, i), prefix)
+    value = token_value(token_at(tokens, i), prefix)
     if value is None:
         raise fail(tokens, i, f"expected {prefix}<n>")
     return value
@@ -351,7 +351,7 @@ def read_cell(tokens: Sequence[str], i: int) -> Cell:
 
 
 def _snake(token: str | None) -> int | None:
-    return _value(token, "S")
+    return token_value(token, "S")
 
 
 def read_keyframe(tokens: Sequence[str], i: int) -> Keyframe:
@@ -381,7 +381,7 @@ def read_keyframe(tokens: Sequence[str], i: int) -> Keyframe:
     food_at = i
     i = expect_word(tokens, i, "FOOD")
     food = []
-    while _value(token_at(tokens, i), "X") is not None:
+    while token_value(token_at(tokens, i), "X") is not None:
         food.append(_cell(tokens, i))
         i += 2
     return Keyframe(start, i, snakes, food, food_at)
@@ -413,7 +413,7 @@ def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int], tai
         if token_at(tokens, i) == "OUT":
             i += 1
         else:
-            if _value(token_at(tokens, i), "X") is None:
+            if token_value(token_at(tokens, i), "X") is None:
                 raise fail(tokens, i, "expected a head cell X<n> Y<n>, OUT" + ("" if "free" in entry.positions else " or FREE"))
             entry.head = _cell(tokens, i)
             i += 2
@@ -529,10 +529,10 @@ class GrammarAutomaton:
         vocab = vocabulary(config)
         self.n = config.num_snakes
         self.tails = tails
-        self.xs = frozenset(t for t in vocab if _value(t, "X") is not None)
-        self.ys = frozenset(t for t in vocab if _value(t, "Y") is not None)
-        self.lens = frozenset(t for t in vocab if _value(t, "LEN") is not None)
-        self.hs = frozenset(t for t in vocab if _value(t, "H") is not None)
+        self.xs = frozenset(t for t in vocab if token_value(t, "X") is not None)
+        self.ys = frozenset(t for t in vocab if token_value(t, "Y") is not None)
+        self.lens = frozenset(t for t in vocab if token_value(t, "LEN") is not None)
+        self.hs = frozenset(t for t in vocab if token_value(t, "H") is not None)
         self.inputs = frozenset(INPUT_TOKEN.values())
         self.dies = frozenset(DIE_TOKEN.values())
         self.steps = frozenset(STEP_TOKEN.values())

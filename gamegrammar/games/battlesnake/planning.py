@@ -19,16 +19,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gamegrammar.games.battlesnake.agents import safest_moves
-from gamegrammar.games.battlesnake.grammar import INPUT_OF, INPUT_TOKEN, GrammarError, read_keyframe
+from gamegrammar.games.battlesnake.grammar import INPUT_OF, INPUT_TOKEN, GrammarError, read_keyframe, token_value
 from gamegrammar.games.battlesnake.rules import MAX_HEALTH, BattlesnakeConfig, BattlesnakeState, Cell, Snake, snake_id, sorted_food
 
 _DEATHS = frozenset(("DIE_HEALTH", "DIE_WALL", "DIE_SELF", "DIE_BODY", "DIE_HEAD"))
 _CACHED = 64  # histories whose reading is kept (a move's rollouts read one per running game)
-
-
-def _number(word: str, prefix: str) -> int | None:
-    rest = word[len(prefix) :]
-    return int(rest) if word.startswith(prefix) and rest.isdigit() else None
 
 
 @dataclass
@@ -75,7 +70,7 @@ class WrittenBoard:
         if word == "SNAP":
             self.keyframe = [word]
             return
-        x, y = _number(word, "X"), _number(word, "Y")
+        x, y = token_value(word, "X"), token_value(word, "Y")
         if x is not None:
             self.x = x
             return
@@ -84,8 +79,8 @@ class WrittenBoard:
         self.x = None
         if y is not None:
             return
-        k = _number(word, "S")
-        length = _number(word, "LEN")
+        k = token_value(word, "S")
+        length = token_value(word, "LEN")
         expect, self.expect = self.expect, None
         if k is not None:
             self.snake = k
@@ -177,7 +172,7 @@ def safe_input(history: Sequence[str], words: Sequence[str], allowed: Iterable[s
     """The safe agent's input for the snake whose input slot this is (the Sk word last written), on the written board:
     uniform (by `u` in [0, 1)) among its safest allowed moves; None where the board has no body for it."""
     last = words[-1] if words else history[-1] if history else None
-    k = _number(last, "S") if last is not None else None
+    k = token_value(last, "S")
     board = read_board(history, words)
     if k is None or not board.bodies.get(k):
         return None
