@@ -78,6 +78,18 @@ def test_the_readme_runs_each_change_the_lever_they_name() -> None:
     assert changed(share10, t05) == {"play.temperature"} and t05["play"]["temperature"] == 0.5
 
 
+def test_the_cpu_expert_rerun_changes_only_the_share_and_the_steps() -> None:
+    configs = Path(__file__).parents[2] / "configs"
+    first, rerun = (OuroborosConfig.from_yaml(configs / f"ouroboros-snake-cpu-expert{s}.yaml").to_dict() for s in ("", "-share75"))
+    assert first["out"] != rerun["out"], "each run needs its own directory"
+    changed = {k for k in first["finetune"] if first["finetune"][k] != rerun["finetune"][k]}
+    assert changed == {"selfplay_share", "max_steps", "max_time"}
+    assert rerun["finetune"]["selfplay_share"] == 0.75 and rerun["finetune"]["max_steps"] == 4 * first["finetune"]["max_steps"]
+    assert {k: v for k, v in first.items() if k not in ("out", "generations", "finetune")} == {
+        k: v for k, v in rerun.items() if k not in ("out", "generations", "finetune")
+    }
+
+
 def result_of(scores, place=None) -> PlayerResult:
     scores = np.asarray(scores)
     n = len(scores)
