@@ -218,7 +218,7 @@ def run_model(args: argparse.Namespace) -> int:
     stats = SamplingStats()
     max_length = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode).max_length
     journal = journal_path(Path(args.out) / "samples.txt")
-    sequences, precision = sample_from_args(args, loaded, stats, journal)
+    sequences, precision, drafted = sample_from_args(args, loaded, stats, journal)
     start = time.perf_counter()
     verdicts = validate_many(sequences, config, loaded.codec)  # held to the design it was trained on
     validate_seconds = time.perf_counter() - start
@@ -249,6 +249,10 @@ def run_model(args: argparse.Namespace) -> int:
             "seconds": round(stats.seconds, 2),
             "tokens_per_second": round(stats.tokens_per_second),
             "window_slides": stats.slides,
+            "draft": "rules" if drafted else "none",  # speculative sampling (--draft): passes, proposed and kept tokens
+            "forward_passes": stats.passes,
+            "proposed_tokens": stats.proposed,
+            "kept_tokens": stats.accepted,
             "validation_sequences_per_second": round(len(sequences) / validate_seconds) if validate_seconds else None,
         },
     }

@@ -11,6 +11,9 @@ from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.io import atomic_write_text, check_output_file
 
 if TYPE_CHECKING:  # torch loads only when a command runs, so `gamegrammar --help` stays quick
+    from collections.abc import Callable
+
+    from gamegrammar.core.gamespec import RuleDraft
     from gamegrammar.model.precision import Precision
     from gamegrammar.model.sampling import SamplingConfig, SamplingProgress, SamplingStats
     from gamegrammar.training.checkpoint import LoadedModel
@@ -59,6 +62,14 @@ def add_sampling_arguments(p: argparse.ArgumentParser, ckpt_required: bool = Tru
     p.add_argument("--batch-size", type=int, default=256, help="sequences sampled at once (default: %(default)s)")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
     add_dtype_argument(p)
+    p.add_argument(
+        "--draft",
+        choices=("rules", "none"),
+        default="rules",
+        help="rules: feed the tokens the game's rules fix next (the outcome, its cell, the score, ...) and verify them in the "
+        "same forward pass, several tokens a pass (speculative sampling: the same samples up to rounding); none: one token a "
+        "pass. Games without a rules draft sample one token a pass either way (default: %(default)s)",
+    )
     p.add_argument("--prompt-corpus", default=None, help="start from prefixes of this corpus's held-out episodes instead of BOS")
     p.add_argument("--prompt-ticks", type=int, default=0, help="ticks of each held-out episode to keep as the prompt")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -134,11 +145,23 @@ def journal_path(out: str | Path) -> Path:
     return Path(f"{out}.partial")
 
 
+def rules_draft(args: argparse.Namespace, loaded: LoadedModel) -> Callable[[], RuleDraft] | None:
+    """What `--draft` means for this model: a maker of its game's rules draft, or None (one token a pass)."""
+    if getattr(args, "draft", "none") != "rules":
+        return None
+    game, config, codec = loaded.game_spec, loaded.game, loaded.codec
+    if game.rule_draft(config, codec) is None:
+        stage_log(getattr(args, "command", "sample"))(f"one token a pass: {game.name} has no rules draft for this design")
+        return None
+    return lambda: game.rule_draft(config, codec)
+
+
 def sample_from_args(
     args: argparse.Namespace, loaded: LoadedModel, stats: SamplingStats, journal: Path
-) -> tuple[list[list[str]], Precision]:
-    """The samples the arguments ask for, carrying on from `journal` if an identical run was interrupted, and the
-    precision they were written in (`--dtype`; the loaded model itself is left as it is).
+) -> tuple[list[list[str]], Precision, bool]:
+    """The samples the arguments ask for, carrying on from `journal` if an identical run was interrupted, the
+    precision they were written in (`--dtype`; the loaded model itself is left as it is) and whether the rules
+    drafted them (`--draft`).
 
     The caller removes the journal once the samples are safely written.
     """
@@ -151,7 +174,8 @@ def sample_from_args(
     precision = generation_precision(args, loaded.model)
     model = for_generation(loaded.model, precision)
     device = next(model.parameters()).device
-    book = SampleJournal(journal, run_fingerprint(model, prompts, config, device))
+    draft = rules_draft(args, loaded)
+    book = SampleJournal(journal, run_fingerprint(model, prompts, config, device, drafted=draft is not None))
     found, log = book.load(), stage_log(getattr(args, "command", "sample"))
     resume = None
     if found is not None:
@@ -167,8 +191,18 @@ def sample_from_args(
 
     done = len(resume.sequences) if resume is not None else 0
     with progress_bar(len(prompts), "seq", f"sample ({device})", args.quiet, initial=done) as bar:
-        ids = generate(model, prompts, loaded.tokenizer.eos_id, config, stats, progress=bar.update, resume=resume, after_batch=after_batch)
-    return [loaded.tokenizer.decode(seq) for seq in ids], precision
+        ids = generate(
+            model,
+            prompts,
+            loaded.tokenizer.eos_id,
+            config,
+            stats,
+            progress=bar.update,
+            resume=resume,
+            after_batch=after_batch,
+            draft=None if draft is None else (loaded.tokenizer, draft),
+        )
+    return [loaded.tokenizer.decode(seq) for seq in ids], precision, draft is not None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -179,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_model(args)
     stats = SamplingStats()
     journal = journal_path(args.out)
-    sequences, _ = sample_from_args(args, loaded, stats, journal)
+    sequences, _, _ = sample_from_args(args, loaded, stats, journal)
     atomic_write_text(args.out, "".join(" ".join(s) + "\n" for s in sequences))
     journal.unlink(missing_ok=True)
     print(f"wrote {len(sequences)} sequences to {args.out} ({stats.generated_tokens} tokens, {stats.tokens_per_second:,.0f} tokens/s)")

@@ -203,6 +203,19 @@ class Automaton(Protocol):
     def step(self, state: tuple, token: str) -> tuple | None: ...
 
 
+class RuleDraft(Protocol):
+    """One sequence followed as it is written, ahead of it by what the rules fix (`GameSpec.rule_draft`).
+
+    Fed every token of the sequence (its prompt too), `proposal()` is the run of tokens the rules make certain next,
+    up to the next token they leave free (a player's input, a chance draw): empty where the next is free, and for
+    good once the sequence breaks a rule. A speculative sampler verifies them in one pass.
+    """
+
+    def feed(self, token: str) -> None: ...
+
+    def proposal(self) -> list[str]: ...
+
+
 @dataclass
 class TickReading:
     """One written tick read from the state before it (`GameSpec.read_tick`): a dream's step, and its agreement."""
@@ -572,6 +585,10 @@ class GameSpec:
         that follows an input ("" elsewhere), for the teacher-forced breakdown by outcome kind.
         """
         raise NotImplementedError
+
+    def rule_draft(self, config: Any, codec: CodecConfig) -> RuleDraft | None:
+        """A fresh draft for one sequence of this design (speculative sampling), or None where the game has none."""
+        return None
 
     def move_choices(self, tokens: Sequence[str], config: Any) -> list[tuple[int, frozenset[str]]]:
         """(position, legal inputs) of every input a player chose in an episode from the rules' start: where the input

@@ -23,6 +23,7 @@ class Purpose(IntEnum):
     AGENT_PICK = 4
     SPLIT = 5
     ZOBRIST = 6  # the keys of Zobrist hashing (gamegrammar.core.zobrist): draw(0, slot, code, ZOBRIST)
+    TOKEN = 7  # a model's sampled token: draw(seed, sequence, position, TOKEN) (gamegrammar.model.decoding)
 
 
 def mix64(z: int) -> int:

@@ -132,6 +132,7 @@ class KVCache:
 
     def __init__(self, k: Tensor, v: Tensor, pos: int = 0, lengths: Tensor | None = None) -> None:
         self.k, self.v, self.pos, self.lengths = k, v, pos, lengths
+        self._pass: tuple[Tensor, int, Tensor, Tensor, int] | None = None  # `row_pass`'s, for these lengths and T
         # Ticks since the last BOS before the cached tokens begin + those cached: the tick embedding's clock.
         # A window that starts mid-episode sets it to the ticks before the window.
         self.ticks = torch.zeros(k.shape[1], dtype=torch.long, device=k.device)
@@ -143,6 +144,23 @@ class KVCache:
     @property
     def max_len(self) -> int:
         return self.k.shape[3]
+
+    def row_pass(self, T: int) -> tuple[Tensor, Tensor, int]:
+        """For a pass feeding T tokens a row at the rows' own lengths: each new entry's index in a layer's rows of
+        keys viewed as [-1, head_dim] (in (row, head, token) order), the attention mask [B, 1, T, end], and `end`.
+        The same for every layer, so made once a pass."""
+        lengths = self.lengths
+        assert lengths is not None
+        if self._pass is None or self._pass[0] is not lengths or self._pass[1] != T:
+            B, H, L = self.k.shape[1], self.k.shape[2], self.k.shape[3]
+            device = lengths.device
+            positions = lengths[:, None] + torch.arange(T, device=device)  # [B, T]
+            end = int(positions[:, -1].max()) + 1
+            mask = torch.arange(end, device=device) <= positions[:, None, :, None]
+            heads = torch.arange(B, device=device)[:, None] * H + torch.arange(H, device=device)[None, :]  # [B, H]
+            flat = (heads[:, :, None] * L + positions[:, None, :]).reshape(-1)
+            self._pass = (lengths, T, flat, mask, end)
+        return self._pass[2], self._pass[3], self._pass[4]
 
     def select(self, rows: Tensor) -> None:
         """Keep only these batch rows (in this order), so finished sequences stop costing work.
@@ -284,13 +302,18 @@ class CausalSelfAttention(nn.Module):
         elif isinstance(cache, BranchCache):
             y = cache.attend(q, k, v, layer)
         elif cache.lengths is not None:  # rows at their own positions: write each row's keys there, mask per row
-            positions = cache.lengths[:, None] + torch.arange(T, device=x.device)  # [B, T]
-            rows = torch.arange(B, device=x.device)[:, None]
-            cache.k[layer][rows, :, positions] = k.transpose(1, 2)
-            cache.v[layer][rows, :, positions] = v.transpose(1, 2)
-            end = int(positions[:, -1].max()) + 1
+            flat, mask, end = cache.row_pass(T)
+            ck, cv = cache.k[layer], cache.v[layer]
+            if ck.is_contiguous() and cv.is_contiguous():  # one index_copy_ of (row, head, token) rows: no scatter per element
+                D = ck.shape[-1]
+                ck.view(-1, D).index_copy_(0, flat, k.reshape(-1, D))
+                cv.view(-1, D).index_copy_(0, flat, v.reshape(-1, D))
+            else:
+                positions = cache.lengths[:, None] + torch.arange(T, device=x.device)  # [B, T]
+                rows = torch.arange(B, device=x.device)[:, None]
+                ck[rows, :, positions] = k.transpose(1, 2)
+                cv[rows, :, positions] = v.transpose(1, 2)
             k, v = cache.k[layer, :, :, :end], cache.v[layer, :, :, :end]
-            mask = torch.arange(end, device=x.device) <= positions[:, None, :, None]  # [B, 1, T, end]
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
         else:
             start, end = cache.pos, cache.pos + T

@@ -1,15 +1,14 @@
 """A sampling run's journal, so that an interrupted `sample` or `evaluate` carries on where it stopped.
 
-A thousand samples of a large model take most of an hour on a small CPU. After each batch the
-journal appends one JSON line (the batch's sequences, the random generator's state, the running
-statistics) and flushes it to disk. Its first line names the run: a fingerprint of the weights, the
+A thousand samples of a large model take minutes to most of an hour on a small CPU. After each batch the
+journal appends one JSON line (the batch's sequences and the running statistics) and flushes it to disk; the
+draws of the sequences still to sample are keyed by their numbers, so nothing else is needed to carry on. Its first line names the run: a fingerprint of the weights, the
 prompts, the sampling settings and the device type, so a journal is only resumed by the run that
 would have written the same samples. A line cut off by a kill is dropped when the journal is read.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -23,13 +22,18 @@ from gamegrammar.core.io import atomic_write_text
 from gamegrammar.model.gpt import GameGPT
 from gamegrammar.model.sampling import SamplingConfig, SamplingProgress, SamplingStats
 
-JOURNAL_FORMAT = 1
-STATS_FIELDS = ("sequences", "generated_tokens", "seconds", "slides")
+JOURNAL_FORMAT = 2  # 1 kept the random generator's state: the draws before keyed ones
+STATS_FIELDS = ("sequences", "generated_tokens", "seconds", "slides", "passes", "proposed", "accepted")
 
 
-def run_fingerprint(model: GameGPT, prompts: list[list[int]], config: SamplingConfig, device: torch.device) -> str:
-    """What decides a run's samples, as one hash: the same weights, prompts, settings and device type sample the same."""
+def run_fingerprint(model: GameGPT, prompts: list[list[int]], config: SamplingConfig, device: torch.device, drafted: bool = False) -> str:
+    """What decides a run's samples, as one hash: the same weights, prompts, settings and device type sample the same.
+
+    `drafted` (speculative sampling with the rules' draft) writes the same samples but for the rounding of the logits,
+    which in reduced precision moves a draw now and then: a run with the draft does not carry on one without it."""
     run = {"weights": model.weights_sha256(), "prompts": prompts, "config": asdict(config), "device": device.type}
+    if drafted:
+        run["drafted"] = True
     return hashlib.sha256(json.dumps(run).encode()).hexdigest()
 
 
@@ -51,11 +55,10 @@ class SampleJournal:
             return None
         sequences = [seq for line in batches for seq in json.loads(line)["sequences"]]
         last = json.loads(batches[-1])
-        state = torch.frombuffer(bytearray(base64.b64decode(last["generator_state"])), dtype=torch.uint8).clone()
         stats = SamplingStats(**{k: last["stats"][k] for k in STATS_FIELDS})
         atomic_write_text(self.path, "".join(line + "\n" for line in [header, *batches]))  # drop a torn last line
         self.recorded = len(sequences)
-        return SamplingProgress(sequences, state), stats
+        return SamplingProgress(sequences), stats
 
     def _good_lines(self) -> list[str] | None:
         """The header and the batch lines that follow on one from another; None when there is no journal of this run."""
@@ -90,7 +93,6 @@ class SampleJournal:
         line: dict[str, Any] = {
             "first": self.recorded,
             "sequences": progress.sequences[self.recorded :],
-            "generator_state": base64.b64encode(progress.generator_state.numpy().tobytes()).decode(),
             "stats": {k: getattr(stats, k) for k in STATS_FIELDS},
         }
         with self.path.open("a") as f:

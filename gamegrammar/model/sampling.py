@@ -19,42 +19,22 @@ Python in the loop. The samples are the same as the simple loop's, token for tok
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import Tensor
 
 from gamegrammar.core.errors import GameGrammarError
-from gamegrammar.core.gamespec import Automaton
+from gamegrammar.core.gamespec import Automaton, RuleDraft
 from gamegrammar.core.tokenizer import GameTokenizer
+from gamegrammar.model.decoding import SamplingConfig, SamplingStats, filter_logits, keyed_tokens, keyed_uniforms, next_tokens
 from gamegrammar.model.gpt import GameGPT, KVCache
+from gamegrammar.model.speculative import DraftStore, IdDraft, drafted_batch
 
-
-@dataclass(frozen=True)
-class SamplingConfig:
-    temperature: float = 1.0  # 0 = greedy argmax
-    top_k: int | None = None
-    top_p: float | None = None
-    max_length: int = 2048  # total tokens per sequence, prompt included
-    batch_size: int = 256
-    seed: int = 0
-    # Mask tokens the grammar forbids next (an action mask). A user feature; headline numbers never use it.
-    constrained: bool = False
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.temperature < math.inf:  # also refuses nan
-            raise GameGrammarError(f"temperature must be a finite number >= 0, got {self.temperature}")
-        if self.top_k is not None and self.top_k < 1:
-            raise GameGrammarError(f"top_k must be >= 1, got {self.top_k}")
-        if self.top_p is not None and not 0 < self.top_p <= 1:  # nan fails this too
-            raise GameGrammarError(f"top_p must be in (0, 1], got {self.top_p}")
-        if self.max_length < 2:
-            raise GameGrammarError(f"max_length must be >= 2, got {self.max_length}")
-        if self.batch_size < 1:
-            raise GameGrammarError(f"batch_size must be >= 1, got {self.batch_size}")
+__all__ = ["GrammarMask", "SamplingConfig", "SamplingProgress", "SamplingStats", "filter_logits", "generate", "next_tokens"]
 
 
 class GrammarMask:
@@ -128,47 +108,12 @@ class GrammarMask:
 
 
 @dataclass
-class SamplingStats:
-    sequences: int = 0
-    generated_tokens: int = 0
-    seconds: float = 0.0
-    slides: int = 0
-
-    @property
-    def tokens_per_second(self) -> float:
-        return self.generated_tokens / self.seconds if self.seconds else 0.0
-
-
-def filter_logits(logits: Tensor, top_k: int | None, top_p: float | None) -> Tensor:
-    """Set to -inf every logit outside the top k and outside the top-p nucleus."""
-    if top_k is not None and top_k < logits.size(-1):
-        kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]
-        logits = logits.masked_fill(logits < kth, float("-inf"))
-    if top_p is not None and top_p < 1:
-        sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
-        cumulative = torch.softmax(sorted_logits, dim=-1).cumsum(-1)
-        drop = cumulative - torch.softmax(sorted_logits, dim=-1) >= top_p  # keep the token that crosses p
-        logits = logits.masked_fill(drop.scatter(-1, order, drop), float("-inf"))
-    return logits
-
-
-def next_tokens(logits: Tensor, config: SamplingConfig, generator: torch.Generator) -> Tensor:
-    if config.temperature == 0:
-        return logits.argmax(-1)
-    logits = filter_logits(logits.float() / config.temperature, config.top_k, config.top_p)
-    return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).squeeze(-1)
-
-
-@dataclass
 class SamplingProgress:
-    """Where a `generate` call stands between two batches: enough to carry on, token for token, after an interruption.
-
-    sequences: the finished ones, for the first len(sequences) prompts; generator_state: the random generator's
-    state (`torch.Generator.get_state()`) when the next batch starts.
-    """
+    """Where a `generate` call stands between two batches: the finished sequences, for the first len(sequences)
+    prompts. Enough to carry on token for token after an interruption: every draw is keyed by its sequence and
+    position (`decoding.keyed_uniforms`), so the rest is sampled as it would have been."""
 
     sequences: list[list[int]]
-    generator_state: Tensor
 
 
 @torch.inference_mode()
@@ -182,6 +127,7 @@ def generate(
     progress: Callable[[int], None] | None = None,
     resume: SamplingProgress | None = None,
     after_batch: Callable[[SamplingProgress], None] | None = None,
+    draft: tuple[GameTokenizer, Callable[[], RuleDraft]] | None = None,
 ) -> list[list[int]]:
     """Continue every prompt until EOS or `config.max_length` tokens; returns whole sequences (prompt included).
 
@@ -190,6 +136,10 @@ def generate(
     they finish: a batch of a thousand takes minutes on a CPU. `after_batch` hears where the call stands after
     each batch, and `resume` starts from such a point (same model, prompts and config): the result is the same
     as an uninterrupted call's, and `stats` then counts only the batches this call samples.
+
+    `draft` (the tokenizer and a maker of the game's rules draft, `GameSpec.rule_draft`) samples speculatively
+    (`gamegrammar.model.speculative`): the same samples in fewer passes (the same up to rounding: a pass of several
+    tokens rounds the logits a little differently). It is not used with `config.constrained`.
     """
     config = config or SamplingConfig()
     if config.constrained and grammar is None:
@@ -201,46 +151,84 @@ def generate(
     stats = stats if stats is not None else SamplingStats()
     model.eval()
     device = next(model.parameters()).device
-    generator = torch.Generator(device=device).manual_seed(config.seed)
     out: list[list[int]] = []
     if resume is not None:
-        done = len(resume.sequences)
-        if done > len(prompts) or (done % config.batch_size and done != len(prompts)):
-            raise GameGrammarError(f"cannot resume after {done} of {len(prompts)} sequences in batches of {config.batch_size}")
+        if len(resume.sequences) > len(prompts):
+            raise GameGrammarError(f"cannot resume after {len(resume.sequences)} of {len(prompts)} sequences")
         out = [list(seq) for seq in resume.sequences]
-        generator.set_state(resume.generator_state)
     mask = GrammarMask(*grammar, device) if config.constrained and grammar is not None else None
     if len(out) == len(prompts):
         return out  # a resumed run that had finished sampling: no cache to allocate
     # One cache for every batch: allocating (and page-faulting) hundreds of MB per batch or per slide costs
     # more than many decode steps on a small CPU.
-    store = model.new_cache(min(config.batch_size, len(prompts)), min(model.config.block_size, config.max_length))
+    rows, context = min(config.batch_size, len(prompts)), min(model.config.block_size, config.max_length)
+    drafted = draft is not None and not config.constrained
+    store = DraftStore(model, rows, context) if drafted else model.new_cache(rows, context)
+
+    def new_draft() -> IdDraft:
+        assert draft is not None
+        return IdDraft(draft[1](), draft[0])
+
     for first in range(len(out), len(prompts), config.batch_size):
         start = time.perf_counter()
         batch = prompts[first : first + config.batch_size]
-        cache = KVCache(store.k[:, : len(batch)], store.v[:, : len(batch)])
-        out += _generate_batch(model, batch, eos_id, config, generator, cache, stats, mask, progress)
+        numbers = list(range(first, first + len(batch)))  # each row's sequence: the key of its draws
+        if isinstance(store, DraftStore) and draft is not None:
+            done = [list(p) for p in batch]
+            short = [r for r, p in enumerate(batch) if len(p) <= context]
+            drafted, filled = drafted_batch(
+                model,
+                [batch[r] for r in short],
+                [numbers[r] for r in short],
+                eos_id,
+                draft[0].pad_id,
+                config,
+                store,
+                stats,
+                new_draft,
+                progress,
+            )
+            for r, seq in zip(short, drafted):
+                done[r] = seq
+            # On with the plain loop's sliding window: rows whose context filled slide to its last half now, as the plain
+            # loop does at that point; prompts longer than the context start as the plain loop starts them.
+            for rows, window in (
+                ([short[i] for i in filled], max(1, context // 2)),
+                ([r for r, p in enumerate(batch) if len(p) > context], None),
+            ):
+                if rows:
+                    cache = KVCache(store.k[:, : len(rows), :, :context], store.v[:, : len(rows), :, :context])
+                    more = _generate_batch(
+                        model, [done[r] for r in rows], [numbers[r] for r in rows], eos_id, config, cache, stats, None, progress, window
+                    )
+                    for r, seq in zip(rows, more):
+                        done[r] = seq
+            out += done
+        else:
+            cache = KVCache(store.k[:, : len(batch)], store.v[:, : len(batch)])
+            out += _generate_batch(model, batch, numbers, eos_id, config, cache, stats, mask, progress)
         if device.type == "cuda":
             torch.cuda.synchronize()
         stats.seconds += time.perf_counter() - start
         stats.sequences += len(batch)
         if after_batch is not None:
-            after_batch(SamplingProgress(out, generator.get_state()))
+            after_batch(SamplingProgress(out))
     return out
 
 
 def _generate_batch(
     model: GameGPT,
     prompts: list[list[int]],
+    numbers: list[int],
     eos_id: int,
     config: SamplingConfig,
-    generator: torch.Generator,
     cache: KVCache,
     stats: SamplingStats,
     mask: GrammarMask | None = None,
     progress: Callable[[int], None] | None = None,
+    window: int | None = None,
 ) -> list[list[int]]:
-    """One batch through the decode loop. Per step: one forward pass, one draw for the whole batch, and a few
+    """One batch through the decode loop (`window`: the first pass's window, if not the whole prompt up to the context). Per step: one forward pass, one draw for the whole batch, and a few
     tensor ops; Python-side bookkeeping is plain ints (no per-row loops)."""
     B, cap = len(prompts), config.max_length
     length = min(map(len, prompts))  # every active row holds `length` tokens
@@ -255,6 +243,7 @@ def _generate_batch(
     for i, p in enumerate(prompts):
         tokens[i, : len(p)] = torch.tensor(p, device=device)
     prompt_len = torch.tensor([len(p) for p in prompts], device=device)
+    keys = np.asarray(numbers, np.int64)
     lengths = torch.full((B,), cap, device=device)  # final length of each row
     active = torch.arange(B, device=device)  # rows in the cache, in cache order
     alive = torch.ones(B, dtype=torch.bool, device=device)  # ... of which these are still being written
@@ -267,7 +256,7 @@ def _generate_batch(
         logits, _ = model(tokens[active, length - window : length], cache=cache)
         return logits[:, -1]
 
-    last = prefill(min(length, context))
+    last = prefill(min(length, context) if window is None else window)
     states = None
     if mask is not None:
         states = mask.start(B)
@@ -279,7 +268,8 @@ def _generate_batch(
             if riding:
                 allowed[~alive] = True  # finished rows riding along until compaction: anything goes, nothing is kept
             last = last.masked_fill(~allowed, float("-inf"))
-        chosen = next_tokens(last, config, generator)
+        u = keyed_uniforms(config.seed, keys[active.cpu().numpy()], np.full(len(active), length), device) if config.temperature else None
+        chosen = keyed_tokens(last, config, u)
         if length < longest:  # some rows are still reading their prompt: their next token is forced
             forced = length < prompt_len[active]
             chosen = torch.where(forced, tokens[active, length], chosen)
@@ -321,5 +311,6 @@ def _generate_batch(
         else:
             logits, _ = model(chosen[:, None], cache=cache)
             last = logits[:, -1]
+        stats.passes += 1
     rows = tokens[:, : int(lengths.max())].tolist()
     return [row[:n] for row, n in zip(rows, lengths.tolist())]

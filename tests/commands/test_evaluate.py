@@ -97,7 +97,7 @@ def test_a_start_a_foreign_word_or_an_extra_keyframe_is_invalid_in_a_model_repor
     real = corpus.episode_tokens(row)
     faults = _faults_of(real, corpus.game, corpus.codec)
     faults["start_position"] = GAME.opening_perturbations(real, corpus.game)[0][1]  # 5x5: every flip keeps the centre
-    written = ([real, *faults.values()], Precision(torch.float32, "asked for"))
+    written = ([real, *faults.values()], Precision(torch.float32, "asked for"), False)
     monkeypatch.setattr(evaluate, "sample_from_args", lambda *args, **kwargs: written)
     assert (
         main(

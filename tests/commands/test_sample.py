@@ -90,3 +90,19 @@ def test_evaluate_reports_the_dtype_it_sampled_in(tiny_run, tmp_path):
     assert main(args) == 0
     said = json.loads((tmp_path / "r" / "report.json").read_text())["sampling"]["dtype"]
     assert said.startswith(("float32 (auto:", "bfloat16 (auto:"))
+
+
+def test_the_rules_draft_writes_the_same_samples_in_fewer_passes(tiny_run, tmp_path):
+    """`--draft rules` (the default) against one token a pass, in float32: the very same samples, and the report says so."""
+    import json
+
+    _, _, ckpt = tiny_run
+    args = ["evaluate", "--ckpt", str(ckpt), "--num", "6", "--batch-size", "3", "--quiet", "--device", "cpu", "--dtype", "float32"]
+    assert main([*args, "--out", str(tmp_path / "drafted")]) == 0
+    assert main([*args, "--draft", "none", "--out", str(tmp_path / "plain")]) == 0
+    assert (tmp_path / "drafted" / "samples.txt").read_text() == (tmp_path / "plain" / "samples.txt").read_text()
+    drafted, plain = (json.loads((tmp_path / name / "report.json").read_text())["sampling"] for name in ("drafted", "plain"))
+    assert drafted["draft"] == "rules" and plain["draft"] == "none" and plain["proposed_tokens"] == 0
+    # a model trained for 4 steps leaves the rules at once: its proposals are mostly refused, and it saves no pass
+    assert drafted["proposed_tokens"] > 0 and drafted["kept_tokens"] <= drafted["proposed_tokens"]
+    assert drafted["forward_passes"] <= plain["forward_passes"]

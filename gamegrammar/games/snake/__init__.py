@@ -176,6 +176,11 @@ class SnakeSpec(GameSpec):
 
     # -- states
 
+    def rule_draft(self, config: SnakeConfig, codec: CodecConfig) -> Any:
+        from gamegrammar.games.snake.draft import rule_draft
+
+        return rule_draft(config, codec)
+
     def trace(self, tokens: Sequence[str], config: SnakeConfig) -> list[SnakeState]:
         from gamegrammar.games.snake.trace import trace
 

@@ -1,0 +1,215 @@
+"""What Snake's rules fix next in a sequence being written: the draft a speculative sampler verifies.
+
+Of a game's tokens only a few are free: the start's direction and food, each tick's input, and where each spawned
+food lands. Everything else (the start's cell, length and score, the SENSE word, the outcome and its cell, GROW, the
+score, keyframes, the next TICK, TIMEOUT, EOS) follows from what came before. `SnakeDraft` follows one sequence token
+by token with the rules (`rules.resolve`, `rules.advance`) and the encoder (`grammar.EpisodeEncoder`), so that it
+writes exactly what the generator and the evaluator hold to be right, and says which tokens come next before the
+next free one. Where the sequence leaves the rules (a token the rules would not write, a spawn on the body), it
+stops proposing: the sampler then writes that sequence one token at a time, as without a draft.
+"""
+
+from __future__ import annotations
+
+from gamegrammar.core.events import Salience
+from gamegrammar.core.gamespec import CodecConfig
+from gamegrammar.games.snake.grammar import EpisodeEncoder, chance_tokens
+from gamegrammar.games.snake.rules import (
+    Direction,
+    Outcome,
+    SnakeConfig,
+    SnakeState,
+    advance,
+    resolve,
+    start_cell,
+    tick_events,
+)
+
+_FREE = None  # a slot the rules leave to chance or to the player
+_DIRECTIONS = {f"DIR_{d.name}": d for d in Direction}
+_INPUTS = {f"INPUT_{d.name}": d for d in Direction}
+
+
+def _value(token: str, prefix: str) -> int | None:
+    digits = token[len(prefix) :]
+    return int(digits) if token.startswith(prefix) and digits.isascii() and digits.isdigit() else None
+
+
+class SnakeDraft:
+    """One sequence's replay, ahead of it by the tokens the rules fix (`GameSpec.rule_draft`)."""
+
+    def __init__(self, config: SnakeConfig, codec: CodecConfig) -> None:
+        self.config, self.codec = config, codec
+        self.spawn_offsets = chance_tokens(config, codec)[0][1]  # the spawn's X and Y, counted from FOOD_SPAWN
+        x, y = start_cell(config)
+        # The opening keyframe the rules write: its direction and its food are drawn.
+        self.ahead: list[str | None] = [
+            "BOS",
+            "SNAP",
+            "PLAYER",
+            f"X{x}",
+            f"Y{y}",
+            _FREE,
+            "LEN1",
+            "BODY",
+            "FOOD",
+            _FREE,
+            _FREE,
+            "SCORE",
+            "V0",
+        ]
+        self.at = 0  # tokens of `ahead` written so far
+        self.segment = "opening"  # opening, tick (TICK and the input), outcome (the rest of a tick), ended, off
+        self.state: SnakeState | None = None  # the state before the tick being written
+        self.after: SnakeState | None = None  # ... and after it, once its input is known
+        self.done = False  # the tick being written ends the episode
+        self.start_direction: Direction | None = None
+        self.spawn: list[int] = []  # the spawn's X (and Y) written so far in this tick; the opening's food too
+        self.spawn_at: tuple[int, int] = (-1, -1)  # indices of the spawn's X and Y in `ahead` (-1: no spawn)
+        self.action = Direction.U  # the input of the tick being written
+        self.left = False
+
+    @property
+    def off(self) -> bool:
+        """The sequence has left the rules somewhere (the draft may have found its way back since)."""
+        return self.left
+
+    def proposal(self) -> list[str]:
+        """The tokens the rules fix next, up to the next free one (empty where the next is free or the rules are left)."""
+        out: list[str] = []
+        if self.segment in ("off", "ended", "lost"):
+            return out
+        for token in self.ahead[self.at :]:
+            if token is None:
+                return out
+            out.append(token)
+        if self.segment in ("opening", "outcome") and not self.done:
+            out.append("TICK")  # the next tick's first word; its input is free
+        return out
+
+    def feed(self, token: str) -> None:
+        """The next token of the sequence, whatever it is."""
+        if self.segment == "lost":
+            if token == "TICK" and self.after is not None and not self.done:
+                self._next_tick()  # found again: the next tick from the state the rules reached
+                self.at = 1
+            return
+        if self.segment in ("off", "ended"):
+            self.segment, self.left = "off", True  # a token after the end: nothing to follow any more
+            return
+        if self.at == len(self.ahead):
+            self._next_tick()
+        slot = self.ahead[self.at]
+        if slot is _FREE:
+            self._free(token)
+        elif slot != token:
+            self._leave()
+        if self.segment not in ("off", "lost"):
+            self.at += 1
+            if self.done and self.at == len(self.ahead):
+                self.segment = "ended"
+
+    def _leave(self) -> None:
+        """The sequence left the rules. Within a tick the draft waits for the next TICK and carries on from the state the
+        rules reached (a guess: proposals only cost a refusal if it is wrong, and a sequence that wrote a word twice
+        and went on as the rules say is followed again); a wrong opening is not followed at all."""
+        self.left = True
+        self.segment = "lost" if self.segment in ("tick", "outcome") else "off"
+
+    # -- the free slots
+
+    def _free(self, token: str) -> None:
+        if self.segment == "opening":
+            self._opening_slot(token)
+        elif self.segment == "tick":
+            self._input(token)
+        else:
+            self._spawn_slot(token)
+
+    def _opening_slot(self, token: str) -> None:
+        if self.at == 5:
+            self.start_direction = _DIRECTIONS.get(token)
+            if self.start_direction is None:
+                self._leave()
+            return
+        value = _value(token, "X" if self.at == 9 else "Y")
+        head = start_cell(self.config)
+        if value is None or not self._on_board(value, self.at == 9):
+            self._leave()
+            return
+        self.spawn.append(value)
+        if len(self.spawn) == 2:
+            food = (self.spawn[0], self.spawn[1])
+            if food == head or self.start_direction is None:
+                self._leave()
+                return
+            self.after = SnakeState((head,), self.start_direction, food)
+            self.spawn = []
+
+    def _next_tick(self) -> None:
+        self.state = self.after
+        self.ahead, self.at, self.segment = ["TICK", _FREE], 0, "tick"
+
+    def _input(self, token: str) -> None:
+        action = _INPUTS.get(token)
+        if action is None or self.state is None:
+            self._leave()
+            return
+        self.action, self.spawn = action, []
+        self._write_tick(food=None)
+        self.segment = "outcome"
+
+    def _spawn_slot(self, token: str) -> None:
+        """The spawn's X, then its Y: the tick is written again with a food cell the written ones allow."""
+        assert self.state is not None
+        is_x = self.at == self.spawn_at[0]
+        value = _value(token, "X" if is_x else "Y")
+        if value is None or not self._on_board(value, is_x):
+            self._leave()
+            return
+        self.spawn.append(value)
+        body = set(self._grown_body())
+        cells = [(self.spawn[0], y) for y in range(self.config.height)] if is_x else [(self.spawn[0], self.spawn[1])]
+        free = [cell for cell in cells if cell not in body]
+        if not free:
+            self._leave()  # a spawn on the body: the rules would never write it
+            return
+        self._write_tick(food=free[0])
+
+    def _on_board(self, value: int, is_x: bool) -> bool:
+        return 0 <= value < (self.config.width if is_x else self.config.height)
+
+    def _grown_body(self) -> tuple[tuple[int, int], ...]:
+        assert self.state is not None
+        _, _, head = resolve(self.state, self.config, self.action)
+        return (head, *self.state.body)
+
+    def _write_tick(self, food: tuple[int, int] | None) -> None:
+        """`ahead`: this tick's tokens as the encoder writes them, with the spawn's X and Y left free until written."""
+        before = self.state
+        assert before is not None
+        direction, outcome, head = resolve(before, self.config, self.action)
+        if outcome is Outcome.EAT and food is None:
+            grown = set(self._grown_body())
+            food = next(((x, y) for y in range(self.config.height) for x in range(self.config.width) if (x, y) not in grown), None)
+        after = advance(before, direction, outcome, head, food)
+        events, end = tick_events(before, after, self.action, outcome, self.config)
+        encoder = EpisodeEncoder(self.codec, self.config)
+        encoder.start(before)
+        written = len(encoder.tokens)
+        encoder.tick(events, after, end is not None)
+        ahead: list[str | None] = list(encoder.tokens[written:])
+        self.spawn_at = (-1, -1)
+        if "FOOD_SPAWN" in ahead:
+            at = ahead.index("FOOD_SPAWN")
+            self.spawn_at = (at + self.spawn_offsets[0], at + self.spawn_offsets[1])
+            for i, value in zip(self.spawn_at, self.spawn):  # what is written stays; the rest of the cell is free
+                ahead[i] = f"{'X' if i == self.spawn_at[0] else 'Y'}{value}"
+            for i in self.spawn_at[len(self.spawn) :]:
+                ahead[i] = _FREE
+        self.ahead, self.after, self.done = ahead, after, end is not None
+
+
+def rule_draft(config: SnakeConfig, codec: CodecConfig) -> SnakeDraft | None:
+    """A draft for sequences of this design, or None where the codec drops events (a summary grammar fixes less)."""
+    return SnakeDraft(config, codec) if codec.min_salience <= Salience.TICK else None

@@ -1,0 +1,88 @@
+"""Snake's rules draft proposes exactly the tokens the rules fix, in every design, and finds its way back after a slip."""
+
+from __future__ import annotations
+
+import pytest
+
+from gamegrammar.core.events import Salience
+from gamegrammar.games.snake import GAME
+from gamegrammar.games.snake.draft import SnakeDraft
+from gamegrammar.games.snake.fidelity import rule_determined_positions
+from gamegrammar.games.snake.grammar import SnakeCodec
+from gamegrammar.games.snake.rules import SnakeConfig
+
+DESIGNS = {
+    "v1": SnakeCodec(),
+    "tails, keyframes": SnakeCodec(tail_events=True, keyframe_interval=5),
+    "head first": SnakeCodec(head_first=True),
+    "sense": SnakeCodec(sense=True),
+    "spawn column": SnakeCodec(sense=True, spawn_column=True),
+    "body list, keyframes": SnakeCodec(sense=True, body_list=True, keyframe_interval=7),
+}
+
+
+def proposed_positions(tokens: list[str], config: SnakeConfig, codec: SnakeCodec) -> set[int]:
+    """Every position the draft proposed while following `tokens`; each proposal is checked against them."""
+    draft, out = SnakeDraft(config, codec), set()
+    for i, token in enumerate(tokens):
+        proposal = draft.proposal()
+        assert proposal == tokens[i : i + len(proposal)], (i, proposal, tokens[i : i + len(proposal)])
+        out |= set(range(i, i + len(proposal)))
+        draft.feed(token)
+        assert not draft.off, (i, tokens[max(0, i - 12) : i + 1])
+    assert draft.proposal() == []
+    return out
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+@pytest.mark.parametrize("config", [SnakeConfig(), SnakeConfig(width=4, height=4, max_ticks=40)], ids=["10x10", "4x4"])
+def test_the_draft_proposes_every_token_the_rules_fix(design, config):
+    codec = DESIGNS[design]
+    for agent in ("greedy", "random", "wall_follower"):
+        for episode in range(3):
+            tokens = GAME.play_episode(config, codec, agent, 5, episode).tokens
+            proposed = proposed_positions(tokens, config, codec)
+            fixed = {p for p, _, _ in rule_determined_positions(tokens)}
+            assert fixed <= proposed
+            # Beyond those: the start's cell, length and score and the first TICK, and the TICK after a later keyframe
+            # (fixed by the rules, though `rule_determined_positions` counts the keyframe's SNAP as the tick's flow word).
+            opening = tokens.index("TICK")
+            assert all(p <= opening or (tokens[p] == "TICK" and tokens[p - 2] == "SCORE") for p in proposed - fixed)
+
+
+def test_a_slip_inside_a_tick_is_followed_again_from_the_next_tick():
+    codec, config = SnakeCodec(sense=True), SnakeConfig()
+    tokens = GAME.play_episode(config, codec, "greedy", 1, 0).tokens
+    eat = tokens.index("EAT")
+    slipped = [*tokens[: eat + 2], "EAT", "MOVE", *tokens[eat + 2 :]]  # "EAT MOVE EAT MOVE X.. Y..": a word pair written twice
+    draft = SnakeDraft(config, codec)
+    for token in slipped[: eat + 3]:
+        draft.feed(token)
+    assert draft.off and draft.proposal() == []
+    resumed = slipped.index("TICK", eat + 3)
+    for token in slipped[eat + 3 : resumed + 1]:
+        assert draft.proposal() == []
+        draft.feed(token)
+    assert draft.proposal() == []  # the input is free
+    draft.feed(slipped[resumed + 1])
+    proposal = draft.proposal()
+    assert proposal and proposal == slipped[resumed + 2 : resumed + 2 + len(proposal)]
+
+
+def test_a_wrong_opening_or_a_word_after_the_end_is_not_followed():
+    codec, config = SnakeCodec(sense=True), SnakeConfig()
+    tokens = GAME.play_episode(config, codec, "random", 1, 2).tokens
+    wrong_start = ["BOS", "SNAP", "PLAYER", "X4", *tokens[4:]]  # the rules start at the centre
+    draft = SnakeDraft(config, codec)
+    for token in wrong_start:
+        draft.feed(token)
+        assert draft.proposal() == [] or token in ("BOS", "SNAP", "PLAYER")
+    draft = SnakeDraft(config, codec)
+    for token in [*tokens, "TICK"]:
+        draft.feed(token)
+    assert draft.off and draft.proposal() == []
+
+
+def test_a_summary_design_has_no_draft():
+    assert GAME.rule_draft(SnakeConfig(), SnakeCodec(min_salience=Salience.MOVEMENT)) is None
+    assert isinstance(GAME.rule_draft(SnakeConfig(), SnakeCodec()), SnakeDraft)
