@@ -19,6 +19,7 @@ BENCHMARKS = [  # (module, its own arguments)
     ("bench_evaluator", []),
     ("bench_evaluator", ["--game", "battlesnake", "--repeats", "1"]),  # no fast path: one pass is minutes
     ("bench_sampling", []),
+    ("bench_draft", []),
     ("bench_training", []),
     ("bench_envs", []),
     ("bench_play", []),

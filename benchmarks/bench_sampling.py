@@ -35,8 +35,9 @@ from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games import load_game, tokenizer_for
 from gamegrammar.model import GameGPT, KVCache, preset
+from gamegrammar.model.decoding import keyed_tokens, keyed_uniforms
 from gamegrammar.model.precision import Precision, choose_precision, for_generation
-from gamegrammar.model.sampling import SamplingConfig, SamplingStats, generate, next_tokens
+from gamegrammar.model.sampling import SamplingConfig, SamplingStats, generate
 
 from .roofline import Machine, Recorder
 
@@ -90,21 +91,22 @@ class _BaselineGrammarMask:
 def baseline_generate(
     model: GameGPT, prompts: list[list[int]], eos_id: int, config: SamplingConfig, stats: SamplingStats, grammar=None
 ) -> list[list[int]]:
-    """gamegrammar.model.sampling.generate as it was before it was made faster (same arguments, same samples)."""
+    """gamegrammar.model.sampling.generate as it was before it was made faster (same arguments, same samples). Its
+    draws are today's keyed ones (`decoding.keyed_tokens`; it drew from a torch generator then), so that both write the
+    same samples: the draw is a few operations a step in either."""
     model.eval()
     device = next(model.parameters()).device
-    generator = torch.Generator(device=device).manual_seed(config.seed)
     mask = _BaselineGrammarMask(*grammar, device) if config.constrained and grammar is not None else None
     out: list[list[int]] = []
     start = time.perf_counter()
     for first in range(0, len(prompts), config.batch_size):
-        out += _baseline_batch(model, prompts[first : first + config.batch_size], eos_id, config, generator, device, stats, mask)
+        out += _baseline_batch(model, prompts[first : first + config.batch_size], first, eos_id, config, device, stats, mask)
     stats.seconds += time.perf_counter() - start
     stats.sequences += len(prompts)
     return out
 
 
-def _baseline_batch(model, prompts, eos_id, config, generator, device, stats, mask) -> list[list[int]]:
+def _baseline_batch(model, prompts, first, eos_id, config, device, stats, mask) -> list[list[int]]:
     B, cap = len(prompts), config.max_length
     context = model.config.block_size
     tokens = torch.zeros(B, cap, dtype=torch.long, device=device)
@@ -138,7 +140,8 @@ def _baseline_batch(model, prompts, eos_id, config, generator, device, stats, ma
             allowed = mask.mask([states[r] for r in active.tolist()])
             allowed[~alive] = True
             last = last.masked_fill(~allowed, float("-inf"))
-        sampled = next_tokens(last, config, generator)
+        u = keyed_uniforms(config.seed, first + active.cpu().numpy(), np.full(len(active), length), device) if config.temperature else None
+        sampled = keyed_tokens(last, config, u)
         chosen = torch.where(forced, tokens[active, length], sampled)
         tokens[active[alive], length] = chosen[alive]
         if mask is not None:

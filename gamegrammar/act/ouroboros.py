@@ -298,7 +298,10 @@ def _sample(loaded: LoadedModel, settings: MeasureSettings, seed: int) -> list[l
     block = loaded.model.config.block_size
     max_length = max(2048, block + block // 2, (loaded.longest_episode or 0) * 5 // 4)  # as `gamegrammar sample` by default
     config = SamplingConfig(settings.temperature, max_length=max_length, batch_size=settings.batch_size, seed=seed)
-    ids = generate(loaded.model, [[loaded.tokenizer.bos_id]] * settings.samples, loaded.tokenizer.eos_id, config)
+    game, codec = loaded.game_spec, loaded.codec
+    draft = None if game.rule_draft(loaded.game, codec) is None else (loaded.tokenizer, lambda: game.rule_draft(loaded.game, codec))
+    # the rules' draft (speculative sampling): the same samples, fewer passes
+    ids = generate(loaded.model, [[loaded.tokenizer.bos_id]] * settings.samples, loaded.tokenizer.eos_id, config, draft=draft)
     return [loaded.tokenizer.decode(s) for s in ids]
 
 

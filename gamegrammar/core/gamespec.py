@@ -207,8 +207,9 @@ class RuleDraft(Protocol):
     """One sequence followed as it is written, ahead of it by what the rules fix (`GameSpec.rule_draft`).
 
     Fed every token of the sequence (its prompt too), `proposal()` is the run of tokens the rules make certain next,
-    up to the next token they leave free (a player's input, a chance draw): empty where the next is free, and for
-    good once the sequence breaks a rule. A speculative sampler verifies them in one pass.
+    up to the next token they leave free (a player's input, a chance draw), and optionally guesses past it (a likely
+    input and what the rules write for it); empty where the rules are left. A speculative sampler verifies them all in
+    one pass, and a wrong guess costs only the pass's later tokens: the samples are the model's whatever is proposed.
     """
 
     def feed(self, token: str) -> None: ...

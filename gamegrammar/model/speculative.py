@@ -31,7 +31,7 @@ from gamegrammar.core.tokenizer import GameTokenizer
 from gamegrammar.model.decoding import SamplingConfig, SamplingStats, keyed_tokens, keyed_uniforms
 from gamegrammar.model.gpt import GameGPT, KVCache
 
-MAX_PROPOSAL = 8  # proposed tokens a row feeds in one pass at most (Snake proposes 5 between free tokens)
+MAX_PROPOSAL = 16  # proposed tokens a row feeds in one pass at most (Snake's rules fix 5 between inputs; it guesses 2 ticks more)
 
 
 class TokenDraft(Protocol):

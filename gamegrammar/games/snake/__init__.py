@@ -13,6 +13,7 @@ Modules, lowest layer first (an import-linter contract keeps the order):
   emergence, statistics, replay   tier 2, tier 3's play-style statistics, replays
   chance         the distribution each spawn was drawn from, read off an episode (exact training targets)
   planning       what a planner reads off written tokens: the leaf's closeness to food, greedy's input on a dream
+  draft          what the rules fix next in a sequence being written: the draft speculative sampling verifies
 
 `GAME` is the plug-in object the registry finds (`gamegrammar.games.load_game("snake")`).
 """

@@ -22,12 +22,14 @@ DESIGNS = {
 
 
 def proposed_positions(tokens: list[str], config: SnakeConfig, codec: SnakeCodec) -> set[int]:
-    """Every position the draft proposed while following `tokens`; each proposal is checked against them."""
+    """Every position the draft said the rules fix while following `tokens`; each is checked against them, and each
+    proposal starts with them."""
     draft, out = SnakeDraft(config, codec), set()
     for i, token in enumerate(tokens):
-        proposal = draft.proposal()
-        assert proposal == tokens[i : i + len(proposal)], (i, proposal, tokens[i : i + len(proposal)])
-        out |= set(range(i, i + len(proposal)))
+        certain, proposal = draft.certain(), draft.proposal()
+        assert certain == tokens[i : i + len(certain)], (i, certain, tokens[i : i + len(certain)])
+        assert proposal[: len(certain)] == certain[:16] and len(proposal) <= 16  # a keyframe can be longer
+        out |= set(range(i, i + len(certain)))
         draft.feed(token)
         assert not draft.off, (i, tokens[max(0, i - 12) : i + 1])
     assert draft.proposal() == []
@@ -50,6 +52,21 @@ def test_the_draft_proposes_every_token_the_rules_fix(design, config):
             assert all(p <= opening or (tokens[p] == "TICK" and tokens[p - 2] == "SCORE") for p in proposed - fixed)
 
 
+def test_past_a_tick_it_guesses_the_input_that_keeps_the_direction_and_what_the_rules_write_for_it():
+    codec, config = SnakeCodec(sense=True), SnakeConfig()
+    tokens = GAME.play_episode(config, codec, "wall_follower", 1, 3).tokens
+    draft = SnakeDraft(config, codec)
+    for token in tokens[: tokens.index("TICK") + 1]:  # the opening and the first TICK: the first input is next
+        draft.feed(token)
+    guessed = draft.proposal()
+    assert draft.certain() == [] and guessed[0] == "INPUT_" + tokens[5].removeprefix("DIR_")  # the start's direction
+    ticks = guessed.count("TICK")
+    assert guessed[1:5] == ["SENSE_NONE", "MOVE", guessed[3], guessed[4]] and ticks == 1 and guessed[-1] == "TICK"
+    for token in guessed:  # what the guess says is a game the rules write: a draft fed it never leaves them
+        draft.feed(token)
+    assert not draft.off and draft.proposal()[0].startswith("INPUT_")
+
+
 def test_a_slip_inside_a_tick_is_followed_again_from_the_next_tick():
     codec, config = SnakeCodec(sense=True), SnakeConfig()
     tokens = GAME.play_episode(config, codec, "greedy", 1, 0).tokens
@@ -63,9 +80,9 @@ def test_a_slip_inside_a_tick_is_followed_again_from_the_next_tick():
     for token in slipped[eat + 3 : resumed + 1]:
         assert draft.proposal() == []
         draft.feed(token)
-    assert draft.proposal() == []  # the input is free
+    assert draft.certain() == [] and draft.proposal()[0].startswith("INPUT_")  # the input is free: a guess
     draft.feed(slipped[resumed + 1])
-    proposal = draft.proposal()
+    proposal = draft.certain()
     assert proposal and proposal == slipped[resumed + 2 : resumed + 2 + len(proposal)]
 
 
