@@ -13,9 +13,11 @@ EOS = 3
 WORDS = ["PAD", "UNK", "BOS", "EOS", *[f"W{i}" for i in range(16)]]
 
 
-def tiny_model(block_size: int = 64, seed: int = 0) -> GameGPT:
+def tiny_model(block_size: int = 64, seed: int = 0, clock: bool = False) -> GameGPT:
+    """With `clock`, W0 is the tick word and the model reads the tick clock (as the shipped Snake model does)."""
     torch.manual_seed(seed)
-    return GameGPT(GPTConfig(vocab_size=len(WORDS), block_size=block_size, n_layer=2, n_head=2, n_embd=16)).eval()
+    ticks = {"tick_table": 16, "tick_id": 4, "bos_id": 2} if clock else {}
+    return GameGPT(GPTConfig(vocab_size=len(WORDS), block_size=block_size, n_layer=2, n_head=2, n_embd=16, **ticks)).eval()
 
 
 class PatternDraft:
@@ -54,11 +56,18 @@ def tokenizer() -> GameTokenizer:
 
 
 @pytest.mark.parametrize(
-    ("temperature", "top_k", "max_length", "block_size", "batch_size"),
-    [(1.0, None, 40, 64, 4), (0.0, None, 40, 64, 3), (0.8, 5, 30, 64, 8), (1.0, None, 50, 16, 3)],  # the last slides
+    ("temperature", "top_k", "max_length", "block_size", "batch_size", "clock"),
+    [
+        (1.0, None, 40, 64, 4, False),
+        (0.0, None, 40, 64, 3, False),
+        (0.8, 5, 30, 64, 8, False),
+        (1.0, None, 50, 16, 3, False),  # slides
+        (1.0, None, 40, 64, 4, True),  # refused proposals hold tick words: the clock counts only the kept ones
+        (1.0, None, 50, 16, 3, True),
+    ],
 )
-def test_a_drafted_run_writes_the_plain_loops_samples(tokenizer, temperature, top_k, max_length, block_size, batch_size):
-    model = tiny_model(block_size)
+def test_a_drafted_run_writes_the_plain_loops_samples(tokenizer, temperature, top_k, max_length, block_size, batch_size, clock):
+    model = tiny_model(block_size, clock=clock)
     prompts = [[2]] * 5 + [[2, 5, 6]] * 2 + [[2, 7, 8, 9, 10]]
     config = SamplingConfig(temperature, top_k, None, max_length, batch_size, seed=11)
     plain = generate(model, prompts, EOS, config)
