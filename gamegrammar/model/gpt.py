@@ -303,16 +303,11 @@ class CausalSelfAttention(nn.Module):
             y = cache.attend(q, k, v, layer)
         elif cache.lengths is not None:  # rows at their own positions: write each row's keys there, mask per row
             flat, mask, end = cache.row_pass(T)
-            ck, cv = cache.k[layer], cache.v[layer]
-            if ck.is_contiguous() and cv.is_contiguous():  # one index_copy_ of (row, head, token) rows: no scatter per element
-                D = ck.shape[-1]
-                ck.view(-1, D).index_copy_(0, flat, k.reshape(-1, D))
-                cv.view(-1, D).index_copy_(0, flat, v.reshape(-1, D))
-            else:
-                positions = cache.lengths[:, None] + torch.arange(T, device=x.device)  # [B, T]
-                rows = torch.arange(B, device=x.device)[:, None]
-                ck[rows, :, positions] = k.transpose(1, 2)
-                cv[rows, :, positions] = v.transpose(1, 2)
+            # One index_copy_ of (row, head, token) rows, no scatter per element: a per-row cache is the first rows of a
+            # store made for it (play's, the speculative sampler's), so each layer's rows are one contiguous block.
+            D = k.shape[-1]
+            cache.k[layer].view(-1, D).index_copy_(0, flat, k.reshape(-1, D))
+            cache.v[layer].view(-1, D).index_copy_(0, flat, v.reshape(-1, D))
             k, v = cache.k[layer, :, :, :end], cache.v[layer, :, :, :end]
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
         else:
@@ -434,16 +429,21 @@ class GameGPT(nn.Module):
         return KVCache(torch.empty(shape, device=p.device, dtype=p.dtype), torch.empty(shape, device=p.device, dtype=p.dtype))
 
     def tick_clock(self, idx: Tensor, cache: KVCache | None = None) -> Tensor:
-        """Ticks since the last BOS at every position (TICK tokens counted, the current one included)."""
-        c = torch.cumsum(idx == self.config.tick_id, dim=1)
-        if cache is not None:
-            c = c + cache.ticks[:, None]
-        # c never decreases along a row, so its value at the last BOS so far is a running max.
-        at_bos = torch.where(idx == self.config.bos_id, c, torch.zeros_like(c))
-        c = c - torch.cummax(at_bos, dim=1).values
+        """Ticks since the last BOS at every position (TICK tokens counted, the current one included); with a cache,
+        counted on from its clock, which is then set to the clock after idx."""
+        c = self.clock_from(idx, None if cache is None else cache.ticks)
         if cache is not None:
             cache.ticks = c[:, -1].clone()
         return c
+
+    def clock_from(self, idx: Tensor, ticks: Tensor | None = None) -> Tensor:
+        """`tick_clock` of idx [B, T] for rows whose clock stood at `ticks` [B] before it (0 without), stored nowhere."""
+        c = torch.cumsum(idx == self.config.tick_id, dim=1)
+        if ticks is not None:
+            c = c + ticks[:, None]
+        # c never decreases along a row, so its value at the last BOS so far is a running max.
+        at_bos = torch.where(idx == self.config.bos_id, c, torch.zeros_like(c))
+        return c - torch.cummax(at_bos, dim=1).values
 
     def forward(
         self, idx: Tensor, targets: Tensor | None = None, *, cache: KVCache | None = None, real: Tensor | None = None

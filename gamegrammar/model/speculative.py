@@ -93,14 +93,6 @@ class DraftStore:
                 self.v[:, i, :, :n].copy_(self.v[:, r, :, :n])
 
 
-def _clock_after(x: Tensor, ticks: Tensor, last: Tensor, model: GameGPT) -> Tensor:
-    """Each row's tick clock after its fed tokens up to `last` (the kept ones): `GameGPT.tick_clock`'s count."""
-    c = torch.cumsum(x == model.config.tick_id, dim=1) + ticks[:, None]
-    at_bos = torch.where(x == model.config.bos_id, c, torch.zeros_like(c))
-    c = c - torch.cummax(at_bos, dim=1).values
-    return c.gather(1, last[:, None]).squeeze(1)
-
-
 def drafted_batch(
     model: GameGPT,
     prompts: list[list[int]],
@@ -186,7 +178,8 @@ def drafted_batch(
         kept = agree.cumprod(dim=1).sum(1)  # each row's proposed tokens drawn as proposed, before the first that is not
         chosen = drawn[(offsets.to(device) + kept).clamp_(max=len(drawn) - 1)]  # the first draw that differs, or the one after
         kept_list, chosen_list = kept.tolist(), chosen.tolist()
-        ticks = _clock_after(x_dev, ticks, kept, model) if model.config.tick_id is not None else ticks
+        if model.config.tick_id is not None:  # the clock after each row's kept tokens, not after its refused ones
+            ticks = model.clock_from(x_dev, ticks).gather(1, kept[:, None]).squeeze(1)
         stats.proposed += int(lens.sum())
         for i, r in enumerate(order):
             if not alive[i]:
