@@ -21,6 +21,7 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -132,7 +133,7 @@ class KVCache:
 
     def __init__(self, k: Tensor, v: Tensor, pos: int = 0, lengths: Tensor | None = None) -> None:
         self.k, self.v, self.pos, self.lengths = k, v, pos, lengths
-        self._pass: tuple[Tensor, int, Tensor, Tensor, int] | None = None  # `row_pass`'s, for these lengths and T
+        self._pass: RowPass | None = None  # `row_pass`'s, for these lengths and real tokens
         # Ticks since the last BOS before the cached tokens begin + those cached: the tick embedding's clock.
         # A window that starts mid-episode sets it to the ticks before the window.
         self.ticks = torch.zeros(k.shape[1], dtype=torch.long, device=k.device)
@@ -145,22 +146,14 @@ class KVCache:
     def max_len(self) -> int:
         return self.k.shape[3]
 
-    def row_pass(self, T: int) -> tuple[Tensor, Tensor, int]:
-        """For a pass feeding T tokens a row at the rows' own lengths: each new entry's index in a layer's rows of
-        keys viewed as [-1, head_dim] (in (row, head, token) order), the attention mask [B, 1, T, end], and `end`.
-        The same for every layer, so made once a pass."""
+    def row_pass(self, T: int, counts: Tensor | None = None) -> RowPass:
+        """For a pass feeding T tokens a row at the rows' own lengths (the first counts[b] of them real, default all):
+        where each new entry goes and which keys each query sees. The same for every layer, so made once a pass."""
         lengths = self.lengths
         assert lengths is not None
-        if self._pass is None or self._pass[0] is not lengths or self._pass[1] != T:
-            B, H, L = self.k.shape[1], self.k.shape[2], self.k.shape[3]
-            device = lengths.device
-            positions = lengths[:, None] + torch.arange(T, device=device)  # [B, T]
-            end = int(positions[:, -1].max()) + 1
-            mask = torch.arange(end, device=device) <= positions[:, None, :, None]
-            heads = torch.arange(B, device=device)[:, None] * H + torch.arange(H, device=device)[None, :]  # [B, H]
-            flat = (heads[:, :, None] * L + positions[:, None, :]).reshape(-1)
-            self._pass = (lengths, T, flat, mask, end)
-        return self._pass[2], self._pass[3], self._pass[4]
+        if self._pass is None or self._pass.lengths is not lengths or self._pass.T != T or self._pass.counts is not counts:
+            self._pass = RowPass(lengths, T, counts, self.k.shape[2], self.k.shape[3])
+        return self._pass
 
     def select(self, rows: Tensor) -> None:
         """Keep only these batch rows (in this order), so finished sequences stop costing work.
@@ -185,6 +178,54 @@ class KVCache:
         self.ticks = self.ticks[rows]
         if self.lengths is not None:
             self.lengths = self.lengths[rows]
+
+
+SPAN_COST = 2048  # an attention call's fixed cost, in the cost of reading one more key for that many rows
+
+
+def attention_spans(ends: np.ndarray, call_cost: int = SPAN_COST) -> list[tuple[int, int, int]]:
+    """Runs (first, stop, end) of consecutive rows such that attending each run up to its own last key (`end`, the most
+    of its rows' `ends`) reads the fewest keys, counting each run's call as `call_cost` keys. Rows with end 0 need
+    nothing. Rows of one pass sit at very different lengths when sequences start as others finish: one call up to the
+    longest row would read every short row's masked keys too."""
+    n = len(ends)
+    if n == 0 or int(ends.max()) * n - int(ends.sum()) <= call_cost:
+        return [(0, n, int(ends.max()) if n else 0)]
+    best = np.zeros(n + 1)
+    start = np.zeros(n + 1, dtype=np.int64)
+    for j in range(1, n + 1):  # best[j]: the cheapest split of rows 0..j-1; its last run starts at start[j]
+        firsts = np.arange(j - 1, -1, -1)
+        cost = best[firsts] + (j - firsts) * np.maximum.accumulate(ends[j - 1 :: -1]) + call_cost
+        t = int(cost.argmin())
+        best[j], start[j] = cost[t], firsts[t]
+    spans, j = [], n
+    while j > 0:
+        i = int(start[j])
+        spans.append((i, j, int(ends[i:j].max())))
+        j = i
+    return spans[::-1]
+
+
+class RowPass:
+    """A pass of T tokens a row into a cache whose rows sit at their own lengths: each new key's index in a layer's rows
+    of keys viewed as [-1, head_dim] (in (row, head, token) order), the attention mask [B, 1, T, end] and the rows'
+    spans (`attention_spans`), each attended up to its own last key and its own last real query."""
+
+    def __init__(self, lengths: Tensor, T: int, counts: Tensor | None, heads: int, room: int) -> None:
+        self.lengths, self.T, self.counts = lengths, T, counts
+        B, device = lengths.shape[0], lengths.device
+        positions = lengths[:, None] + torch.arange(T, device=device)  # [B, T]
+        self.end = int(positions[:, -1].max()) + 1
+        self.mask = torch.arange(self.end, device=device) <= positions[:, None, :, None]
+        rows = torch.arange(B, device=device)[:, None] * heads + torch.arange(heads, device=device)[None, :]  # [B, H]
+        self.flat = (rows[:, :, None] * room + positions[:, None, :]).reshape(-1)
+        self.spans: list[tuple[int, int, int, int]] | None = None  # (first, stop, queries, end); None: one call, all
+        if counts is not None and B > 1:
+            n = counts.cpu().numpy()
+            ends = np.where(n > 0, lengths.cpu().numpy() + n, 0)
+            runs = attention_spans(ends, SPAN_COST)
+            if len(runs) > 1 or runs[0][2] < self.end or int(n.max()) < T:
+                self.spans = [(a, b, int(n[a:b].max()), e) for a, b, e in runs]
 
 
 class BranchCache(KVCache):
@@ -261,6 +302,7 @@ class Packed:
     def __init__(self, real: Tensor) -> None:
         self.shape = tuple(real.shape)  # (B, T)
         self.index = torch.nonzero(real.reshape(-1)).squeeze(1)
+        self.counts = real.sum(1)  # real tokens of each row (a row's real tokens come first)
 
     def pack(self, x: Tensor) -> Tensor:
         return x.reshape(-1, *x.shape[2:])[self.index]
@@ -302,14 +344,22 @@ class CausalSelfAttention(nn.Module):
         elif isinstance(cache, BranchCache):
             y = cache.attend(q, k, v, layer)
         elif cache.lengths is not None:  # rows at their own positions: write each row's keys there, mask per row
-            flat, mask, end = cache.row_pass(T)
+            rp = cache.row_pass(T, None if packed is None else packed.counts)
             # One index_copy_ of (row, head, token) rows, no scatter per element: a per-row cache is the first rows of a
             # store made for it (play's, the speculative sampler's), so each layer's rows are one contiguous block.
             D = k.shape[-1]
-            cache.k[layer].view(-1, D).index_copy_(0, flat, k.reshape(-1, D))
-            cache.v[layer].view(-1, D).index_copy_(0, flat, v.reshape(-1, D))
-            k, v = cache.k[layer, :, :, :end], cache.v[layer, :, :, :end]
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+            cache.k[layer].view(-1, D).index_copy_(0, rp.flat, k.reshape(-1, D))
+            cache.v[layer].view(-1, D).index_copy_(0, rp.flat, v.reshape(-1, D))
+            if rp.spans is None:
+                k, v = cache.k[layer, :, :, : rp.end], cache.v[layer, :, :, : rp.end]
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=rp.mask, dropout_p=dropout_p)
+            else:  # each run of rows up to its own last key and real query; the padding's outputs stay 0
+                y = torch.zeros_like(q)
+                for a, b, t, e in rp.spans:
+                    if t:
+                        y[a:b, :, :t] = F.scaled_dot_product_attention(
+                            q[a:b, :, :t], cache.k[layer, a:b, :, :e], cache.v[layer, a:b, :, :e], attn_mask=rp.mask[a:b, :, :t, :e]
+                        )
         else:
             start, end = cache.pos, cache.pos + T
             cache.k[layer, :, :, start:end] = k

@@ -32,7 +32,7 @@ from gamegrammar.core.gamespec import Automaton, RuleDraft
 from gamegrammar.core.tokenizer import GameTokenizer
 from gamegrammar.model.decoding import SamplingConfig, SamplingStats, filter_logits, keyed_tokens, keyed_uniforms, next_tokens
 from gamegrammar.model.gpt import GameGPT, KVCache
-from gamegrammar.model.speculative import DraftStore, IdDraft, drafted_batch
+from gamegrammar.model.speculative import DraftStore, IdDraft, drafted_pool
 
 __all__ = ["GrammarMask", "SamplingConfig", "SamplingProgress", "SamplingStats", "filter_logits", "generate", "next_tokens"]
 
@@ -165,48 +165,15 @@ def generate(
     drafted = draft is not None and not config.constrained
     store = DraftStore(model, rows, context) if drafted else model.new_cache(rows, context)
 
-    def new_draft() -> IdDraft:
-        assert draft is not None
-        return IdDraft(draft[1](), draft[0])
-
+    if isinstance(store, DraftStore) and draft is not None:
+        _generate_drafted(model, prompts, out, eos_id, config, store, stats, draft, progress, after_batch)
+        return out
     for first in range(len(out), len(prompts), config.batch_size):
         start = time.perf_counter()
         batch = prompts[first : first + config.batch_size]
         numbers = list(range(first, first + len(batch)))  # each row's sequence: the key of its draws
-        if isinstance(store, DraftStore) and draft is not None:
-            done = [list(p) for p in batch]
-            short = [r for r, p in enumerate(batch) if len(p) <= context]
-            drafted, filled = drafted_batch(
-                model,
-                [batch[r] for r in short],
-                [numbers[r] for r in short],
-                eos_id,
-                draft[0].pad_id,
-                config,
-                store,
-                stats,
-                new_draft,
-                progress,
-            )
-            for r, seq in zip(short, drafted):
-                done[r] = seq
-            # On with the plain loop's sliding window: rows whose context filled slide to its last half now, as the plain
-            # loop does at that point; prompts longer than the context start as the plain loop starts them.
-            for rows, window in (
-                ([short[i] for i in filled], max(1, context // 2)),
-                ([r for r, p in enumerate(batch) if len(p) > context], None),
-            ):
-                if rows:
-                    cache = KVCache(store.k[:, : len(rows), :, :context], store.v[:, : len(rows), :, :context])
-                    more = _generate_batch(
-                        model, [done[r] for r in rows], [numbers[r] for r in rows], eos_id, config, cache, stats, None, progress, window
-                    )
-                    for r, seq in zip(rows, more):
-                        done[r] = seq
-            out += done
-        else:
-            cache = KVCache(store.k[:, : len(batch)], store.v[:, : len(batch)])
-            out += _generate_batch(model, batch, numbers, eos_id, config, cache, stats, mask, progress)
+        cache = KVCache(store.k[:, : len(batch)], store.v[:, : len(batch)])
+        out += _generate_batch(model, batch, numbers, eos_id, config, cache, stats, mask, progress)
         if device.type == "cuda":
             torch.cuda.synchronize()
         stats.seconds += time.perf_counter() - start
@@ -214,6 +181,95 @@ def generate(
         if after_batch is not None:
             after_batch(SamplingProgress(out))
     return out
+
+
+def _generate_drafted(
+    model: GameGPT,
+    prompts: list[list[int]],
+    out: list[list[int]],
+    eos_id: int,
+    config: SamplingConfig,
+    store: DraftStore,
+    stats: SamplingStats,
+    draft: tuple[GameTokenizer, Callable[[], RuleDraft]],
+    progress: Callable[[int], None] | None,
+    after_batch: Callable[[SamplingProgress], None] | None,
+) -> None:
+    """`generate`'s speculative way: `out` (the finished first sequences) extended to every prompt.
+
+    The prompts go through one pool (`speculative.drafted_pool`) and finish in any order; `out` grows by the finished
+    first ones, and `after_batch` hears of it each time it has grown by a batch. A sequence whose context filled, and a
+    prompt longer than the context, are finished after the pool by the plain loop's sliding window, as the plain loop
+    would go on at that point."""
+    tokenizer, make = draft
+    context = store.positions
+    device = store.k.device
+    mark = time.perf_counter()
+
+    def clock() -> None:  # the seconds since the last mark, counted
+        nonlocal mark
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        now = time.perf_counter()
+        stats.seconds += now - mark
+        mark = now
+
+    pool = [n for n in range(len(out), len(prompts)) if len(prompts[n]) <= context]
+    later = {n for n in range(len(out), len(prompts)) if len(prompts[n]) > context}  # the plain loop's, after the pool
+    done: dict[int, list[int]] = {}
+    filled: set[int] = set()
+    reported = len(out)
+
+    def advance() -> None:  # the finished first sequences into `out`, and on record each batch of them
+        nonlocal reported
+        while len(out) in done:
+            out.append(done.pop(len(out)))
+            stats.sequences += 1
+        if after_batch is not None and (len(out) - reported >= config.batch_size or len(out) == len(prompts)):
+            clock()
+            after_batch(SamplingProgress(out))
+            reported = len(out)
+
+    def finished(index: int, seq: list[int], full: bool) -> None:
+        number = pool[index]
+        if full:
+            filled.add(number)
+            later.add(number)
+            prompts_later[number] = seq
+            return
+        if progress:
+            progress(1)
+        if number not in later:
+            done[number] = seq
+            if number == len(out):
+                advance()
+
+    prompts_later = {n: prompts[n] for n in later}
+    drafted_pool(
+        model,
+        [prompts[n] for n in pool],
+        pool,
+        eos_id,
+        tokenizer.pad_id,
+        config,
+        store,
+        stats,
+        lambda: IdDraft(make(), tokenizer),
+        finished,
+    )
+    rest = sorted(later)
+    for first in range(0, len(rest), config.batch_size):
+        numbers = rest[first : first + config.batch_size]
+        # a row whose context filled slides to its last half now, as the plain loop does at that point; a prompt longer
+        # than the context starts as the plain loop starts it
+        for rows, window in (([n for n in numbers if n in filled], max(1, context // 2)), ([n for n in numbers if n not in filled], None)):
+            if rows:
+                cache = KVCache(store.k[:, : len(rows), :, :context], store.v[:, : len(rows), :, :context])
+                more = _generate_batch(model, [prompts_later[n] for n in rows], rows, eos_id, config, cache, stats, None, progress, window)
+                done.update(zip(rows, more))
+        later.difference_update(numbers)
+        advance()
+    clock()
 
 
 def _generate_batch(

@@ -86,14 +86,40 @@ class DraftStore:
         return KVCache(self.k[:, :rows], self.v[:, :rows], lengths=lengths)
 
     def move_rows(self, keep: list[int], filled: list[int]) -> None:
-        """Rows `keep` (increasing) become rows 0.. in place, each its first `filled` positions."""
-        for i, (r, n) in enumerate(zip(keep, filled)):
-            if r != i:
-                self.k[:, i, :, :n].copy_(self.k[:, r, :, :n])
-                self.v[:, i, :, :n].copy_(self.v[:, r, :, :n])
+        """Rows `keep` (distinct, in any order) become rows 0.. in place, each its first `filled` positions.
+
+        Each row is copied once: a row whose place is free takes its row first, which frees that one's place, and so on
+        down the chain; what is left are cycles, each broken by one row set aside."""
+        source = {i: r for i, r in enumerate(keep) if r != i}
+        needed = set(source.values())  # rows whose contents some place still waits for
+        size = dict(zip(keep, filled))  # the positions of each kept row to copy
+
+        def copy(to: int, row: int) -> None:
+            n = size[row]
+            self.k[:, to, :, :n].copy_(self.k[:, row, :, :n])
+            self.v[:, to, :, :n].copy_(self.v[:, row, :, :n])
+
+        for place in list(source):
+            while place in source and place not in needed:  # its contents are no one's: it may be written
+                row = source.pop(place)
+                copy(place, row)
+                needed.discard(row)
+                place = row
+        while source:  # cycles
+            start = next(iter(source))
+            n = size[start]
+            aside = (self.k[:, start, :, :n].clone(), self.v[:, start, :, :n].clone())
+            place = start
+            while source[place] != start:
+                row = source.pop(place)
+                copy(place, row)
+                place = row
+            del source[place]
+            self.k[:, place, :, :n].copy_(aside[0])
+            self.v[:, place, :, :n].copy_(aside[1])
 
 
-def drafted_batch(
+def drafted_pool(
     model: GameGPT,
     prompts: list[list[int]],
     numbers: list[int],
@@ -103,116 +129,129 @@ def drafted_batch(
     store: DraftStore,
     stats: SamplingStats,
     new_draft: Callable[[], TokenDraft],
-    progress: Callable[[int], None] | None = None,
-) -> tuple[list[list[int]], list[int]]:
-    """One batch: every sequence continued to EOS or `config.max_length`, and the rows whose context filled first.
+    finished: Callable[[int, list[int], bool], None],
+) -> None:
+    """Every prompt continued to EOS or `config.max_length`, through a pool of the store's rows.
 
     `numbers` are the sequences' numbers in the call, the keys of their draws; no prompt may be longer than the store's
-    positions. The rows whose context filled (returned by index, their sequences as far as written) are for the caller
-    to continue with a sliding window; `progress` hears of the others as they finish.
+    positions. `finished(index, sequence, filled)` hears of each prompt as it ends, in any order, with `filled` true
+    where its context filled first (the sequence as far as written, for the caller to continue with a sliding window).
+
+    A batch run to its end would spend its last hundreds of passes on its few longest games; here the finished rows'
+    places go to the next prompts when a quarter of the pool has finished (the rows that go on move down first,
+    keeping the oldest first), so every pass is nearly full until the prompts run out. Rows then sit at very
+    different lengths, and attention reads each run of rows only up to its own longest (`gpt.attention_spans`).
+    A new row feeds its prompt at most `MAX_PROPOSAL + 1` tokens a pass, then draws.
     """
     device = store.k.device
-    cap, room = config.max_length, store.positions
-    seqs = [list(p) for p in prompts]
-    drafts = [new_draft() for _ in prompts]
-    for draft, prompt in zip(drafts, prompts):
-        for token in prompt:
-            draft.feed(token)
+    cap, room, piece = config.max_length, store.positions, MAX_PROPOSAL + 1
     if any(len(p) > room for p in prompts):
         raise ValueError("a prompt longer than the context is the plain loop's to sample")
-    overflow: list[int] = []
-    done_now = sum(len(p) >= cap for p in prompts)
-    if progress and done_now:
-        progress(done_now)
-    order = [r for r, p in enumerate(prompts) if len(p) < cap]  # rows in the cache, in cache order
-    cached = [0] * len(order)  # tokens of each row in its cache row; the row's last token is not yet fed
-    ticks = torch.zeros(len(order), dtype=torch.long, device=device)
-    if order and max(len(prompts[r]) for r in order) > 1:  # prefill every row's prompt but its last token, one pass
-        width = max(len(prompts[r]) for r in order) - 1
-        x = torch.full((len(order), width), pad_id, dtype=torch.long)
-        for i, r in enumerate(order):
-            x[i, : len(prompts[r]) - 1] = torch.tensor(prompts[r][:-1])
-        real = torch.arange(width)[None, :] < torch.tensor([len(prompts[r]) - 1 for r in order])[:, None]
-        cache = store.view(len(order), torch.zeros(len(order), dtype=torch.long, device=device), width)
-        cache.ticks = ticks
-        model(x.to(device), cache=cache, real=real.to(device))
-        ticks = cache.ticks  # the padding is no tick and no BOS: the clock after each prompt's last real token
-        cached = [len(prompts[r]) - 1 for r in order]
-    alive = [True] * len(order)
+    waiting = iter(range(len(prompts)))
+    slots = store.k.shape[1]
+    order: list[int] = []  # the prompt in each cache row, in cache order
+    seqs: list[list[int]] = []  # ... its sequence so far
+    drafts: list[TokenDraft] = []
+    cached: list[int] = []  # tokens of each row's sequence in its cache row (the rest are fed next)
+    alive: list[bool] = []
+    ticks = torch.zeros(0, dtype=torch.long, device=device)
+
+    def take(rows: int) -> None:
+        """Fill up to `rows` places at the end of the pool with waiting prompts."""
+        nonlocal ticks
+        new = 0
+        while new < rows:
+            r = next(waiting, None)
+            if r is None:
+                break
+            if len(prompts[r]) >= cap:  # nothing to write
+                finished(r, list(prompts[r]), False)
+                continue
+            draft = new_draft()
+            for token in prompts[r]:
+                draft.feed(token)
+            order.append(r), seqs.append(list(prompts[r])), drafts.append(draft), cached.append(0), alive.append(True)
+            new += 1
+        ticks = torch.cat([ticks, torch.zeros(new, dtype=torch.long, device=device)])
+
+    take(slots)
     while order:
         n = len(order)
-        proposals: list[list[int]] = []
-        for i, r in enumerate(order):
+        fed: list[list[int]] = []  # each row's tokens this pass: the rest of its sequence (a piece of a prompt), then its proposal
+        drawing: list[int] = []  # how many of them are its own (not proposed): draws start at the last of these; 0: no draws
+        for i in range(n):
             if not alive[i]:
-                proposals.append([])
+                fed.append([]), drawing.append(0)
                 continue
-            limit = min(MAX_PROPOSAL, cap - len(seqs[r]) - 1, room - 1 - cached[i])
-            proposals.append(drafts[r].proposal(limit) if limit > 0 else [])
-        counts = [1 + len(p) if alive[i] else 0 for i, p in enumerate(proposals)]
+            own = seqs[i][cached[i] : cached[i] + piece]
+            if cached[i] + len(own) < len(seqs[i]):  # more prompt to come: no draws yet
+                fed.append(own), drawing.append(0)
+                continue
+            limit = min(piece - len(own), cap - len(seqs[i]) - 1, room - cached[i] - len(own))  # at most `piece` fed in all
+            fed.append(own + (drafts[i].proposal(limit) if limit > 0 else [])), drawing.append(len(own))
+        counts = [len(f) for f in fed]
         width = max(counts)
         x = torch.full((n, width), pad_id, dtype=torch.long)
-        for i, r in enumerate(order):
-            if alive[i]:
-                x[i, : counts[i]] = torch.tensor([seqs[r][-1], *proposals[i]])
-        count_t = torch.tensor(counts)
-        real = torch.arange(width)[None, :] < count_t[:, None]
-        lengths = torch.tensor(cached)
+        for i, f in enumerate(fed):
+            if f:
+                x[i, : len(f)] = torch.tensor(f)
+        real = torch.arange(width)[None, :] < torch.tensor(counts)[:, None]
+        # a finished row riding along until the next move reads nothing: it counts as empty
+        lengths = torch.tensor([c if a else 0 for c, a in zip(cached, alive)])
         cache = store.view(n, lengths.to(device), int((lengths + width).max()))
         cache.ticks = ticks
         x_dev = x.to(device)
         logits, _ = model(x_dev, cache=cache, real=real.to(device))
         stats.passes += 1
-        # Packed logits: row i's fed tokens are at offsets[i] .. offsets[i] + counts[i] - 1, and the one at offsets[i] + j
-        # is the distribution of the token at position len(seq) + j of the row's sequence, where proposed token j (0-based)
-        # stands if j < its number of proposals. Every position is drawn at once, as the plain loop would draw it.
-        offsets = torch.cumsum(count_t, 0) - count_t
-        rows_of = np.repeat(np.arange(n), counts)
-        places = np.concatenate([np.arange(c) for c in counts]) + np.repeat([len(seqs[r]) for r in order], counts)
-        u = keyed_uniforms(config.seed, np.asarray(numbers)[np.asarray(order)][rows_of], places, device) if config.temperature else None
-        drawn = keyed_tokens(logits, config, u)  # [N]: the token at each position, given the fed tokens before it
-        lens = torch.tensor([len(p) for p in proposals])
-        proposed = torch.arange(width - 1)[None, :] < lens[:, None]  # [n, width - 1]
-        at = (offsets[:, None] + torch.arange(width - 1)[None, :])[proposed].to(device)
-        agree = torch.zeros(n, width - 1, dtype=torch.long, device=device)
-        agree[proposed.to(device)] = (drawn[at] == x_dev[:, 1:][proposed.to(device)]).long()
-        kept = agree.cumprod(dim=1).sum(1)  # each row's proposed tokens drawn as proposed, before the first that is not
-        chosen = drawn[(offsets.to(device) + kept).clamp_(max=len(drawn) - 1)]  # the first draw that differs, or the one after
-        kept_list, chosen_list = kept.tolist(), chosen.tolist()
-        if model.config.tick_id is not None:  # the clock after each row's kept tokens, not after its refused ones
-            ticks = model.clock_from(x_dev, ticks).gather(1, kept[:, None]).squeeze(1)
-        stats.proposed += int(lens.sum())
-        for i, r in enumerate(order):
-            if not alive[i]:
-                continue
-            k = kept_list[i]
+        # Packed logits: row i's fed tokens are at offsets[i] .. offsets[i] + counts[i] - 1. The one at offsets[i] + o - 1 + j
+        # (o = drawing[i]) is the distribution of the token at position len(seq) + j, where proposed token j (0-based)
+        # stands if there is one. Each such position is drawn at once, as the plain loop would draw it.
+        offsets = np.cumsum(counts) - counts
+        rows = [i for i in range(n) if drawing[i]]
+        spans = [counts[i] - drawing[i] + 1 for i in rows]  # positions drawn for each drawing row
+        at = np.concatenate([offsets[i] + drawing[i] - 1 + np.arange(m) for i, m in zip(rows, spans)]) if rows else np.zeros(0, np.int64)
+        places = np.concatenate([len(seqs[i]) + np.arange(m) for i, m in zip(rows, spans)]) if rows else np.zeros(0, np.int64)
+        keys = np.repeat(np.asarray(numbers)[[order[i] for i in rows]], spans) if rows else np.zeros(0, np.int64)
+        u = keyed_uniforms(config.seed, keys, places, device) if config.temperature and len(at) else None
+        drawn = keyed_tokens(logits[torch.from_numpy(at).to(device)], config, u).tolist()
+        # the clock after each row's tokens that stay: its own and its kept proposals, not its refused ones
+        last = [drawing[i] - 1 if drawing[i] else max(counts[i] - 1, 0) for i in range(n)]
+        first = 0
+        for i, m in zip(rows, spans):
+            d, proposal = drawn[first : first + m], fed[i][drawing[i] :]
+            first += m
+            k = 0
+            while k < len(proposal) and d[k] == proposal[k]:
+                k += 1
+            stats.proposed += len(proposal)
             stats.accepted += k
-            new = proposals[i][:k]
+            new = proposal[:k]
             ended = eos_id in new
             if ended:
                 new = new[: new.index(eos_id) + 1]
             else:
-                new.append(chosen_list[i])
-                ended = chosen_list[i] == eos_id
-            seqs[r] += new
-            stats.generated_tokens += len(new)
+                new.append(d[k])
+                ended = d[k] == eos_id
+            seqs[i] += new
             for token in new:
-                drafts[r].feed(token)
-            cached[i] += 1 + k
-            if ended or len(seqs[r]) >= cap:
+                drafts[i].feed(token)
+            cached[i] += drawing[i] + k
+            last[i] += k
+            if ended or len(seqs[i]) >= cap or cached[i] >= room:  # done, or no room for its next token
                 alive[i] = False
-                if progress:
-                    progress(1)
-            elif cached[i] >= room:  # no room for its next token: the caller slides its window
-                alive[i] = False
-                overflow.append(r)
+                stats.generated_tokens += len(seqs[i]) - len(prompts[order[i]])
+                finished(order[i], seqs[i], not ended and len(seqs[i]) < cap)
+        for i in range(n):
+            if fed[i] and not drawing[i]:
+                cached[i] += counts[i]
+        if model.config.tick_id is not None:
+            ticks = model.clock_from(x_dev, ticks).gather(1, torch.tensor(last, device=device)[:, None]).squeeze(1)
         dead = n - sum(alive)
-        if dead == n:
-            break
-        if dead * 4 >= n:  # finished rows leave the cache in bulk, as in the plain loop
-            keep = [i for i in range(n) if alive[i]]
+        if dead * 8 >= n or (dead and dead == n):  # finished rows leave in bulk (a move copies cache rows), new ones come in
+            # the rows that go on, longest first: runs of rows of like lengths are what attention saves on
+            keep = sorted((i for i in range(n) if alive[i]), key=lambda i: -cached[i])
             store.move_rows(keep, [cached[i] for i in keep])
-            order = [order[i] for i in keep]
-            cached = [cached[i] for i in keep]
+            order, seqs, drafts, cached = ([xs[i] for i in keep] for xs in (order, seqs, drafts, cached))
             alive = [True] * len(keep)
-            ticks = ticks[torch.tensor(keep, device=device)]
-    return seqs, sorted(overflow)
+            ticks = ticks[torch.tensor(keep, dtype=torch.long, device=device)]
+            take(slots - len(keep))

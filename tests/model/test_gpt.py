@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 import pytest
 import torch
 
 from gamegrammar.core.errors import GameGrammarError
+from gamegrammar.model import gpt
 from gamegrammar.model.gpt import IGNORE_INDEX, PRESETS, GameGPT, GPTConfig, KVCache, preset
 
 
@@ -202,10 +206,13 @@ def test_cpu_free_memory_is_read_from_the_kernel():
     assert available_memory(torch.device("meta")) is None  # a device that cannot tell: nothing is refused
 
 
+@pytest.mark.parametrize("span_cost", [gpt.SPAN_COST, 0], ids=["one call", "a call per run"])
 @pytest.mark.parametrize("rope", [True, False])
-def test_rows_at_their_own_positions_match_each_rows_own_pass(rope):
+def test_rows_at_their_own_positions_match_each_rows_own_pass(rope, span_cost, monkeypatch):
     """A cache with per-row lengths: rows fed different numbers of tokens (padded on the right) in shared passes,
-    only the real ones computed, give each row's logits of a pass over that row alone."""
+    only the real ones computed, give each row's logits of a pass over that row alone; also where attention reads
+    each run of rows only up to its own last key and query (`attention_spans`)."""
+    monkeypatch.setattr(gpt, "SPAN_COST", span_cost)
     torch.manual_seed(0)
     model = GameGPT(GPTConfig(vocab_size=30, block_size=24, n_layer=2, n_head=2, n_embd=16, rope=rope, tick_table=8, tick_id=4)).eval()
     rows = [torch.randint(5, 30, (n,)) for n in (20, 9, 23)]
@@ -233,3 +240,27 @@ def test_rows_at_their_own_positions_match_each_rows_own_pass(rope):
         cache.lengths = lengths + real.sum(1)  # each row's real length: its next feed overwrites its padding
     with pytest.raises(GameGrammarError, match="computes no loss"):
         model(idx, idx, real=real)
+
+
+def test_attention_spans_read_the_fewest_keys():
+    """The runs `attention_spans` picks cost what the best split into runs costs, found by trying every split."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n, cost = int(rng.integers(1, 8)), int(rng.choice([0, 5, 40]))
+        ends = rng.integers(0, 30, n) * rng.integers(0, 2, n)  # rows with end 0 need nothing
+
+        def price(spans):
+            return sum((b - a) * e + cost for a, b, e in spans)
+
+        spans = gpt.attention_spans(ends, cost)
+        assert [a for a, _, _ in spans] == [0, *[b for _, b, _ in spans[:-1]]] and spans[-1][1] == n
+        assert all(e == ends[a:b].max() for a, b, e in spans)
+        best = min(
+            price([(a, b, int(ends[a:b].max())) for a, b in itertools.pairwise([0, *cuts, n])])
+            for k in range(n)
+            for cuts in itertools.combinations(range(1, n), k)
+        )
+        if len(spans) > 1:  # one call whenever splitting cannot save a call's cost
+            assert price(spans) == best
+        else:
+            assert price(spans) <= best + cost

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import torch
 
@@ -94,3 +96,45 @@ def test_samples_do_not_depend_on_the_batch_size(tokenizer):
     runs = [generate(model, prompts, EOS, SamplingConfig(max_length=30, batch_size=b, seed=3)) for b in (1, 3, 7)]
     runs.append(generate(model, prompts, EOS, SamplingConfig(max_length=30, batch_size=2, seed=3), draft=(tokenizer, PatternDraft)))
     assert all(run == runs[0] for run in runs)
+
+
+@pytest.mark.parametrize("block_size", [64, 24], ids=["fits", "slides"])
+def test_prompts_of_any_length_join_the_pool_as_others_finish(tokenizer, block_size):
+    """More prompts than rows: each finished row's place goes to a waiting prompt, fed a piece a pass when it is long,
+    beside rows far along theirs; a prompt longer than the context is the plain loop's. The plain loop's samples."""
+    model = tiny_model(block_size)
+    prompts = [[2, *[5 + i % 11 for i in range(n)]] for n in (0, 30, 0, 19, 2, 0, 45, 0, 17, 0)]
+    config = SamplingConfig(max_length=70, batch_size=3, seed=5)
+    plain = generate(model, prompts, EOS, config)
+    stats = SamplingStats()
+    drafted = generate(model, prompts, EOS, config, stats, draft=(tokenizer, PatternDraft))
+    assert drafted == plain and stats.sequences == len(prompts)
+    assert stats.generated_tokens == sum(map(len, plain)) - sum(map(len, prompts))
+
+
+def test_a_drafted_run_records_its_finished_first_sequences_and_resumes_from_them(tokenizer):
+    from gamegrammar.model.sampling import SamplingProgress
+
+    model, prompts = tiny_model(), [[2]] * 9
+    config = SamplingConfig(max_length=40, batch_size=2, seed=4)
+    whole = generate(model, prompts, EOS, config, draft=(tokenizer, PatternDraft))
+    seen: list[SamplingProgress] = []
+    generate(model, prompts, EOS, config, draft=(tokenizer, PatternDraft), after_batch=lambda p: seen.append(SamplingProgress(list(p.sequences))))
+    counts = [len(p.sequences) for p in seen]
+    assert counts == sorted(counts) and counts[-1] == 9 and all(b - a >= 2 for a, b in itertools.pairwise(counts[:-1]))
+    assert all(p.sequences == whole[: len(p.sequences)] for p in seen)
+    assert generate(model, prompts, EOS, config, resume=seen[0], draft=(tokenizer, PatternDraft)) == whole
+
+
+def test_the_store_moves_rows_in_any_order_in_place():
+    from gamegrammar.model.speculative import DraftStore
+
+    store = DraftStore(tiny_model(), 6, 10)
+    store.k.copy_(torch.randn_like(store.k))
+    store.v.copy_(torch.randn_like(store.v))
+    before_k, before_v = store.k.clone(), store.v.clone()
+    keep, filled = [3, 0, 5, 1, 2], [4, 7, 2, 9, 1]  # chains into rows no one keeps, and a cycle (0 -> 1 -> 3 -> 0)
+    store.move_rows(keep, filled)
+    for place, (row, n) in enumerate(zip(keep, filled)):
+        assert torch.equal(store.k[:, place, :, :n], before_k[:, row, :, :n])
+        assert torch.equal(store.v[:, place, :, :n], before_v[:, row, :, :n])

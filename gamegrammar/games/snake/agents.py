@@ -36,6 +36,14 @@ class SnakeAgent(Agent):
             self._fixed_draw = None
         return probs
 
+    def candidates(self, state: SnakeState) -> list[Direction]:
+        """The inputs the agent picks among on `state`, each as likely as the others (a careless agent's when it does not
+        slip). Why: a guess of its next input (Snake's rules draft) that knows no draw."""
+        raise NotImplementedError
+
+    def act(self, state: SnakeState) -> Direction:
+        return self._pick(state, self.candidates(state))
+
     def _pick(self, state: SnakeState, candidates: list[Direction]) -> Direction:
         """Uniform among candidates, drawn from (seed, episode, tick, AGENT)."""
         return candidates[self._draw(state) % len(candidates)]
@@ -52,8 +60,8 @@ class RandomAgent(SnakeAgent):
 
     name = "random"
 
-    def act(self, state: SnakeState) -> Direction:
-        return self._pick(state, legal_directions(state.direction))
+    def candidates(self, state: SnakeState) -> list[Direction]:
+        return legal_directions(state.direction)
 
 
 class GreedyAgent(SnakeAgent):
@@ -61,10 +69,10 @@ class GreedyAgent(SnakeAgent):
 
     name = "greedy"
 
-    def act(self, state: SnakeState) -> Direction:
+    def candidates(self, state: SnakeState) -> list[Direction]:
         candidates = self._safe(state)
         if state.food is None:
-            return self._pick(state, candidates)
+            return candidates
         fx, fy = state.food
         hx, hy = state.head
 
@@ -73,7 +81,7 @@ class GreedyAgent(SnakeAgent):
             return abs(hx + dx - fx) + abs(hy + dy - fy)
 
         best = min(distance(d) for d in candidates)
-        return self._pick(state, [d for d in candidates if distance(d) == best])
+        return [d for d in candidates if distance(d) == best]
 
 
 SLIP_EVERY, SLIP_SHIFT = 10, 32
@@ -106,7 +114,7 @@ class WallFollowerAgent(SnakeAgent):
 
     name = "wall_follower"
 
-    def act(self, state: SnakeState) -> Direction:
+    def candidates(self, state: SnakeState) -> list[Direction]:
         candidates = self._safe(state)
         hx, hy = state.head
 
@@ -115,7 +123,7 @@ class WallFollowerAgent(SnakeAgent):
             return self.config.next_to_wall((hx + dx, hy + dy)), d == state.direction
 
         best = max(preference(d) for d in candidates)
-        return self._pick(state, [d for d in candidates if preference(d) == best])
+        return [d for d in candidates if preference(d) == best]
 
 
 AGENTS: dict[str, type[SnakeAgent]] = {cls.name: cls for cls in (RandomAgent, GreedyAgent, WallFollowerAgent, CarelessAgent)}

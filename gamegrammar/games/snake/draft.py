@@ -5,9 +5,11 @@ food lands. Everything else (the start's cell, length and score, the SENSE word,
 score, keyframes, the next TICK, TIMEOUT, EOS) follows from what came before. `SnakeDraft` follows one sequence token
 by token with the rules (`rules.resolve`, `rules.advance`) and the encoder (`grammar.EpisodeEncoder`), so that it
 writes exactly what the generator and the evaluator hold to be right, and says which tokens come next before the
-next free one (`certain`). Past a tick's end it also guesses (`proposal`): the input that keeps the snake's
-direction, which the shipped model writes at about two ticks in three, and the tokens the rules write for it, for one
-tick; a refused guess costs only the rest of that pass. Where the sequence leaves the rules (a token the rules would
+next free one (`certain`). Past a tick's end it also guesses (`proposal`) the next input and the tokens the rules write
+for it, for one tick; a refused guess costs only the rest of that pass. The guess (`InputGuess`) is the input of
+whichever scripted agent's candidates have held this sequence's inputs most often so far (a sequence is written as one
+agent plays), the one among them that keeps the direction where it can: 82.9% of the inputs of 2,000 held-out
+episodes of corpus60k-careless-sense, against 65.3% for the input that keeps the direction. Where the sequence leaves the rules (a token the rules would
 not write, a spawn on the body), it stops proposing until the next TICK, and goes on from the state the rules reached.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from gamegrammar.core.events import Salience
 from gamegrammar.core.gamespec import CodecConfig
+from gamegrammar.games.snake.agents import GreedyAgent, RandomAgent, SnakeAgent, WallFollowerAgent
 from gamegrammar.games.snake.grammar import EpisodeEncoder, chance_tokens
 from gamegrammar.games.snake.rules import (
     Direction,
@@ -28,7 +31,7 @@ from gamegrammar.games.snake.rules import (
 )
 
 _FREE = None  # a slot the rules leave to chance or to the player
-GUESSED_TICKS = 1  # ticks guessed past the rules' own tokens: with 2, more were proposed and fewer kept (2,606 tokens/s against 2,820; models/snake, 256 samples, bf16)
+GUESSED_TICKS = 2  # ticks guessed past the rules' own tokens: with the agents' guess, 512 samples of models/snake in 82.4 s against 86.0 s with 1 (3: 81.6 s, the proposal limit binds)
 PROPOSAL_LIMIT = 16
 _DIRECTIONS = {f"DIR_{d.name}": d for d in Direction}
 _INPUTS = {f"INPUT_{d.name}": d for d in Direction}
@@ -37,6 +40,32 @@ _INPUTS = {f"INPUT_{d.name}": d for d in Direction}
 def _value(token: str, prefix: str) -> int | None:
     digits = token[len(prefix) :]
     return int(digits) if token.startswith(prefix) and digits.isascii() and digits.isdigit() else None
+
+
+class InputGuess:
+    """The next input of one sequence: each scripted agent's choice where it keeps the direction if it can, from the
+    agent whose candidates (`SnakeAgent.candidates`) held this sequence's inputs most often so far; the wall follower's
+    (safe, and straight where it can) until one has done better. The careless agent picks as greedy when it does not
+    slip, and random's pick is the direction kept."""
+
+    def __init__(self, config: SnakeConfig) -> None:
+        # the wall follower first: ties go to the first
+        self.agents: list[SnakeAgent] = [WallFollowerAgent(config), GreedyAgent(config), RandomAgent(config)]
+        self.held = [0] * len(self.agents)  # inputs of this sequence each agent's candidates held
+
+    def __call__(self, state: SnakeState) -> Direction:
+        best = max(range(len(self.agents)), key=lambda i: (self.held[i], -i))
+        return self._choice(self.agents[best], state)
+
+    def written(self, state: SnakeState, action: Direction) -> None:
+        """The sequence wrote `action` on `state`."""
+        for i, agent in enumerate(self.agents):
+            self.held[i] += action in agent.candidates(state)
+
+    @staticmethod
+    def _choice(agent: SnakeAgent, state: SnakeState) -> Direction:
+        candidates = agent.candidates(state)
+        return state.direction if state.direction in candidates else candidates[0]
 
 
 class SnakeDraft:
@@ -71,6 +100,7 @@ class SnakeDraft:
         self.spawn: list[int] = []  # the spawn's X (and Y) written so far in this tick; the opening's food too
         self.spawn_at: tuple[int, int] = (-1, -1)  # indices of the spawn's X and Y in `ahead` (-1: no spawn)
         self.action = Direction.U  # the input of the tick being written
+        self.guess = InputGuess(config)
         self.left = False
 
     @property
@@ -172,6 +202,7 @@ class SnakeDraft:
         if action is None or self.state is None:
             self._leave()
             return
+        self.guess.written(self.state, action)
         self.action, self.spawn = action, []
         self._write_tick(food=None)
         self.segment = "outcome"
@@ -210,13 +241,13 @@ class SnakeDraft:
         self.ahead, self.after, self.done = ahead, after, done
 
     def _guessed_ticks(self, state: SnakeState, out: list[str], limit: int) -> None:
-        """After a proposed TICK: the input that keeps the snake's direction (the model's choice at about two ticks in
-        three) and what the rules write for it, for up to GUESSED_TICKS ticks, each ended by its TICK, stopping at a
-        spawn's cell (chance) or the episode's end. A guess is not a rule: a refused one costs that pass's later tokens."""
+        """After a proposed TICK: the guessed input (`InputGuess`) and what the rules write for it, for up to
+        GUESSED_TICKS ticks, each ended by its TICK, stopping at a spawn's cell (chance) or the episode's end. A guess is
+        not a rule: a refused one costs that pass's later tokens."""
         for _ in range(GUESSED_TICKS):
             if len(out) >= limit:
                 return
-            after, ahead, done, _ = tick_tokens(state, state.direction, None, self.config, self.codec, self.spawn_offsets)
+            after, ahead, done, _ = tick_tokens(state, self.guess(state), None, self.config, self.codec, self.spawn_offsets)
             for token in ahead[1:]:  # ahead[0] is the TICK already proposed
                 if token is None:
                     return

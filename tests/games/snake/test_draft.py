@@ -6,10 +6,11 @@ import pytest
 
 from gamegrammar.core.events import Salience
 from gamegrammar.games.snake import GAME
-from gamegrammar.games.snake.draft import SnakeDraft
+from gamegrammar.games.snake.agents import GreedyAgent
+from gamegrammar.games.snake.draft import GUESSED_TICKS, InputGuess, SnakeDraft
 from gamegrammar.games.snake.fidelity import rule_determined_positions
 from gamegrammar.games.snake.grammar import SnakeCodec
-from gamegrammar.games.snake.rules import SnakeConfig
+from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState
 
 DESIGNS = {
     "v1": SnakeCodec(),
@@ -52,19 +53,32 @@ def test_the_draft_proposes_every_token_the_rules_fix(design, config):
             assert all(p <= opening or (tokens[p] == "TICK" and tokens[p - 2] == "SCORE") for p in proposed - fixed)
 
 
-def test_past_a_tick_it_guesses_the_input_that_keeps_the_direction_and_what_the_rules_write_for_it():
+def test_past_a_tick_it_guesses_an_input_and_what_the_rules_write_for_it():
     codec, config = SnakeCodec(sense=True), SnakeConfig()
     tokens = GAME.play_episode(config, codec, "wall_follower", 1, 3).tokens
     draft = SnakeDraft(config, codec)
     for token in tokens[: tokens.index("TICK") + 1]:  # the opening and the first TICK: the first input is next
         draft.feed(token)
     guessed = draft.proposal()
-    assert draft.certain() == [] and guessed[0] == "INPUT_" + tokens[5].removeprefix("DIR_")  # the start's direction
+    # before any input, the wall follower's choice: at the centre, the start's direction
+    assert draft.certain() == [] and guessed[0] == "INPUT_" + tokens[5].removeprefix("DIR_")
     ticks = guessed.count("TICK")
-    assert guessed[1:5] == ["SENSE_NONE", "MOVE", guessed[3], guessed[4]] and ticks == 1 and guessed[-1] == "TICK"
+    assert guessed[1:5] == ["SENSE_NONE", "MOVE", guessed[3], guessed[4]] and ticks == GUESSED_TICKS and guessed[-1] == "TICK"
     for token in guessed:  # what the guess says is a game the rules write: a draft fed it never leaves them
         draft.feed(token)
     assert not draft.off and draft.proposal()[0].startswith("INPUT_")
+
+
+def test_the_guess_follows_the_agent_whose_candidates_held_the_inputs_written():
+    config = SnakeConfig()
+    state = SnakeState(((5, 5), (5, 6)), Direction.U, (2, 5))  # food to the left: greedy turns, the wall follower goes on
+    guess, greedy = InputGuess(config), GreedyAgent(config).candidates(state)
+    assert guess(state) is Direction.U and greedy == [Direction.L]
+    guess.written(state, Direction.L)
+    assert guess(state) is Direction.L
+    for _ in range(3):  # inputs that only random's candidates hold: its choice is the direction kept
+        guess.written(state, Direction.R)
+    assert guess(state) is Direction.U
 
 
 def test_a_slip_inside_a_tick_is_followed_again_from_the_next_tick():
