@@ -15,6 +15,10 @@ slide, since allocating hundreds of MB costs more than many decode steps; finish
 leave by moving the rows after them down in place, only the filled positions; the grammar
 mask is two table lookups per step for the whole batch (`GrammarMask`); and no per-row
 Python in the loop. The samples are the same as the simple loop's, token for token.
+
+With a rules draft (`draft=`) the prompts go instead through the speculative sampler's pool
+(`gamegrammar.model.speculative.drafted_pool`): several tokens a pass, sequences finishing in any order, the same
+samples.
 """
 
 from __future__ import annotations

@@ -13,8 +13,11 @@ the plain loop writes for the seed, up to the rounding of logits computed severa
 proposing (the row left the rules) costs nothing: that row feeds one token a pass.
 
 Rows sit at their own positions in one cache (`KVCache.lengths`); only the fed tokens are computed
-(`GameGPT.forward(real=...)`). A row whose context is full is handed back to the caller, which finishes it with the
-plain loop's sliding window.
+(`GameGPT.forward(real=...)`). The prompts go through one pool of rows (`drafted_pool`): the places of finished rows go
+to waiting prompts, so passes stay full until the prompts run out, instead of each batch's last hundreds of passes
+serving its few longest games; the rows are kept longest first, and attention reads each run of rows only up to its
+own longest (`gpt.attention_spans`). A row whose context is full is handed back to the caller, which finishes it with
+the plain loop's sliding window.
 """
 
 from __future__ import annotations

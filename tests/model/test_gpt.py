@@ -249,7 +249,7 @@ def test_attention_spans_read_the_fewest_keys():
         n, cost = int(rng.integers(1, 8)), int(rng.choice([0, 5, 40]))
         ends = rng.integers(0, 30, n) * rng.integers(0, 2, n)  # rows with end 0 need nothing
 
-        def price(spans):
+        def price(spans, cost=cost):
             return sum((b - a) * e + cost for a, b, e in spans)
 
         spans = gpt.attention_spans(ends, cost)

@@ -119,7 +119,9 @@ def test_a_drafted_run_records_its_finished_first_sequences_and_resumes_from_the
     config = SamplingConfig(max_length=40, batch_size=2, seed=4)
     whole = generate(model, prompts, EOS, config, draft=(tokenizer, PatternDraft))
     seen: list[SamplingProgress] = []
-    generate(model, prompts, EOS, config, draft=(tokenizer, PatternDraft), after_batch=lambda p: seen.append(SamplingProgress(list(p.sequences))))
+    generate(
+        model, prompts, EOS, config, draft=(tokenizer, PatternDraft), after_batch=lambda p: seen.append(SamplingProgress(list(p.sequences)))
+    )
     counts = [len(p.sequences) for p in seen]
     assert counts == sorted(counts) and counts[-1] == 9 and all(b - a >= 2 for a, b in itertools.pairwise(counts[:-1]))
     assert all(p.sequences == whole[: len(p.sequences)] for p in seen)
