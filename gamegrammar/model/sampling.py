@@ -243,10 +243,9 @@ def _generate_drafted(
             return
         if progress:
             progress(1)
-        if number not in later:
-            done[number] = seq
-            if number == len(out):
-                advance()
+        done[number] = seq
+        if number == len(out):
+            advance()
 
     prompts_later = {n: prompts[n] for n in later}
     drafted_pool(

@@ -141,9 +141,9 @@ def drafted_pool(
     where its context filled first (the sequence as far as written, for the caller to continue with a sliding window).
 
     A batch run to its end would spend its last hundreds of passes on its few longest games; here the finished rows'
-    places go to the next prompts when a quarter of the pool has finished (the rows that go on move down first,
-    keeping the oldest first), so every pass is nearly full until the prompts run out. Rows then sit at very
-    different lengths, and attention reads each run of rows only up to its own longest (`gpt.attention_spans`).
+    places go to the next prompts when an eighth of the pool has finished (the rows that go on move down first, the
+    longest first), so every pass is nearly full until the prompts run out. Rows then sit at very different lengths,
+    and attention reads each run of rows only up to its own longest (`gpt.attention_spans`).
     A new row feeds its prompt at most `MAX_PROPOSAL + 1` tokens a pass, then draws.
     """
     device = store.k.device
@@ -250,7 +250,7 @@ def drafted_pool(
         if model.config.tick_id is not None:
             ticks = model.clock_from(x_dev, ticks).gather(1, torch.tensor(last, device=device)[:, None]).squeeze(1)
         dead = n - sum(alive)
-        if dead * 8 >= n or (dead and dead == n):  # finished rows leave in bulk (a move copies cache rows), new ones come in
+        if dead * 8 >= n:  # finished rows leave in bulk (a move copies cache rows), new ones come in
             # the rows that go on, longest first: runs of rows of like lengths are what attention saves on
             keep = sorted((i for i in range(n) if alive[i]), key=lambda i: -cached[i])
             store.move_rows(keep, [cached[i] for i in keep])
