@@ -181,27 +181,33 @@ class KVCache:
 
 
 SPAN_COST = 2048  # an attention call's fixed cost, in the cost of reading one more key for that many rows
+SPAN_BLOCKS = 256  # rows where a run may start, at most (evaluate's default batch: every row)
 
 
 def attention_spans(ends: np.ndarray, call_cost: int = SPAN_COST) -> list[tuple[int, int, int]]:
     """Runs (first, stop, end) of consecutive rows such that attending each run up to its own last key (`end`, the most
     of its rows' `ends`) reads the fewest keys, counting each run's call as `call_cost` keys. Rows with end 0 need
     nothing. Rows of one pass sit at very different lengths when sequences start as others finish: one call up to the
-    longest row would read every short row's masked keys too."""
+    longest row would read every short row's masked keys too. Past SPAN_BLOCKS rows, runs start only at every g-th row
+    (g rows a block), so that a pass of a thousand rows on a GPU does not wait on this."""
     n = len(ends)
     if n == 0 or int(ends.max()) * n - int(ends.sum()) <= call_cost:
         return [(0, n, int(ends.max()) if n else 0)]
-    best = np.zeros(n + 1)
-    start = np.zeros(n + 1, dtype=np.int64)
-    for j in range(1, n + 1):  # best[j]: the cheapest split of rows 0..j-1; its last run starts at start[j]
+    g = -(-n // SPAN_BLOCKS)
+    bounds = np.arange(0, n + g, g).clip(max=n)  # block k is rows bounds[k] .. bounds[k + 1] - 1
+    tops = np.maximum.reduceat(ends, bounds[:-1])
+    blocks = len(tops)
+    best = np.zeros(blocks + 1)
+    start = np.zeros(blocks + 1, dtype=np.int64)
+    for j in range(1, blocks + 1):  # best[j]: the cheapest split of blocks 0..j-1; its last run starts at block start[j]
         firsts = np.arange(j - 1, -1, -1)
-        cost = best[firsts] + (j - firsts) * np.maximum.accumulate(ends[j - 1 :: -1]) + call_cost
+        cost = best[firsts] + (bounds[j] - bounds[firsts]) * np.maximum.accumulate(tops[j - 1 :: -1]) + call_cost
         t = int(cost.argmin())
         best[j], start[j] = cost[t], firsts[t]
-    spans, j = [], n
+    spans, j = [], blocks
     while j > 0:
         i = int(start[j])
-        spans.append((i, j, int(ends[i:j].max())))
+        spans.append((int(bounds[i]), int(bounds[j]), int(tops[i:j].max())))
         j = i
     return spans[::-1]
 

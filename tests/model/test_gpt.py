@@ -264,3 +264,13 @@ def test_attention_spans_read_the_fewest_keys():
             assert price(spans) == best
         else:
             assert price(spans) <= best + cost
+
+
+def test_a_pass_of_many_rows_splits_them_at_blocks_and_reads_no_more_than_one_call():
+    ends = np.random.default_rng(1).integers(0, 1500, 1000)
+    ends[:500] = np.sort(ends[:500])[::-1]  # half sorted longest first, as the pool keeps its rows; half not
+    spans = gpt.attention_spans(ends)
+    assert spans[0][0] == 0 and spans[-1][1] == 1000 and all(b == c for (_, b, _), (c, _, _) in itertools.pairwise(spans))
+    assert all(e == ends[a:b].max() for a, b, e in spans) and len(spans) <= gpt.SPAN_BLOCKS
+    assert all(a % 4 == 0 for a, _, _ in spans)  # 1000 rows: runs start at every 4th row
+    assert sum((b - a) * e + gpt.SPAN_COST for a, b, e in spans) < 1000 * ends.max() + gpt.SPAN_COST
