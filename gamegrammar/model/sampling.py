@@ -219,7 +219,8 @@ def _generate_drafted(
         mark = now
 
     pool = [n for n in range(len(out), len(prompts)) if len(prompts[n]) <= context]
-    later = {n for n in range(len(out), len(prompts)) if len(prompts[n]) > context}  # the plain loop's, after the pool
+    # the plain loop's, after the pool: each with what it goes on from (its prompt, or its sequence where its context filled)
+    later = {n: prompts[n] for n in range(len(out), len(prompts)) if len(prompts[n]) > context}
     done: dict[int, list[int]] = {}
     filled: set[int] = set()
     reported = len(out)
@@ -238,8 +239,7 @@ def _generate_drafted(
         number = pool[index]
         if full:
             filled.add(number)
-            later.add(number)
-            prompts_later[number] = seq
+            later[number] = seq
             return
         if progress:
             progress(1)
@@ -247,7 +247,6 @@ def _generate_drafted(
         if number == len(out):
             advance()
 
-    prompts_later = {n: prompts[n] for n in later}
     drafted_pool(
         model,
         [prompts[n] for n in pool],
@@ -268,9 +267,8 @@ def _generate_drafted(
         for rows, window in (([n for n in numbers if n in filled], max(1, context // 2)), ([n for n in numbers if n not in filled], None)):
             if rows:
                 cache = KVCache(store.k[:, : len(rows), :, :context], store.v[:, : len(rows), :, :context])
-                more = _generate_batch(model, [prompts_later[n] for n in rows], rows, eos_id, config, cache, stats, None, progress, window)
+                more = _generate_batch(model, [later[n] for n in rows], rows, eos_id, config, cache, stats, None, progress, window)
                 done.update(zip(rows, more))
-        later.difference_update(numbers)
         advance()
     clock()
 
