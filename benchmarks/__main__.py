@@ -21,6 +21,7 @@ BENCHMARKS = [  # (module, its own arguments)
     ("bench_sampling", []),
     ("bench_draft", []),
     ("bench_training", []),
+    ("bench_denormals", []),
     ("bench_envs", []),
     ("bench_play", []),
     ("bench_probes", []),
