@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -30,7 +31,7 @@ import torch
 import torch.nn.functional as F
 from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.data.corpus import Corpus, CorpusMix, open_corpus
@@ -58,6 +59,10 @@ class EpisodeWindows(Dataset):
     `chance_targets="exact"` also gives, for each token of the window that the game's chance wrote, the distribution
     it was drawn from (`GameSpec.chance_targets`, read off each episode of the window that starts at its BOS, after
     the symmetry): an item is then (ids, (positions, candidate ids, probabilities)).
+
+    An index past the rows, `epoch * len(self) + i` (what `WindowOrder` yields), is window i: its random draws (the
+    symmetry, a `random` or `keyframe` window's start) are keyed by (`seed`, index), so each epoch draws anew and a
+    resumed run draws what the uninterrupted one would have, in any data-loading process.
     """
 
     def __init__(
@@ -68,8 +73,9 @@ class EpisodeWindows(Dataset):
         windows: Windows = "episode",
         augment: bool = False,
         chance_targets: ChanceTargets = "drawn",
+        seed: int = 0,
     ) -> None:
-        self.corpus, self.rows, self.block_size, self.windows = corpus, rows, block_size, windows
+        self.corpus, self.rows, self.block_size, self.windows, self.seed = corpus, rows, block_size, windows, seed
         self.keyframe_id = keyframe_id(corpus) if windows == "keyframe" else None
         self.symmetry = corpus.game_spec.symmetries(corpus.tokenizer, corpus.game) if augment else None
         self.exact = chance_targets == "exact"
@@ -77,11 +83,12 @@ class EpisodeWindows(Dataset):
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __getitem__(self, i: int) -> np.ndarray | tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        window = self._window(i)
+    def __getitem__(self, index: int) -> np.ndarray | tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        rng = np.random.default_rng((self.seed, index))
+        window = self._window(index % len(self.rows), rng)
         if self.symmetry is not None:
             names = self.symmetry.names
-            window = self.symmetry.apply(window, names[int(torch.randint(0, len(names), ()))])
+            window = self.symmetry.apply(window, names[int(rng.integers(len(names)))])
         return (window, self._chance_targets(window)) if self.exact else window
 
     def _chance_targets(self, window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -100,7 +107,7 @@ class EpisodeWindows(Dataset):
             probs[row, : len(dist)] = list(dist.values())
         return positions, ids, probs
 
-    def _window(self, i: int) -> np.ndarray:
+    def _window(self, i: int, rng: np.random.Generator) -> np.ndarray:
         n = self.block_size + 1
         if self.windows == "packed":
             parts, have, row = [], 0, i
@@ -113,11 +120,11 @@ class EpisodeWindows(Dataset):
         start = 0
         if len(ids) > n and self.windows != "episode":
             if self.windows == "random":
-                start = int(torch.randint(0, len(ids) - n + 1, ()))
+                start = int(rng.integers(len(ids) - n + 1))
             else:  # BOS or any keyframe after the first (the first keyframe follows BOS)
                 starts = np.concatenate([[0], np.flatnonzero(ids[2:] == self.keyframe_id) + 2])
                 starts = starts[starts <= len(ids) - 2]  # at least one target
-                start = int(starts[int(torch.randint(0, len(starts), ()))])
+                start = int(starts[int(rng.integers(len(starts)))])
         return np.asarray(ids[start : start + n], dtype=np.int64)
 
 
@@ -171,6 +178,58 @@ def targets_after(x: torch.Tensor, words: torch.Tensor, offsets: tuple[int, ...]
     return mask
 
 
+class WindowOrder(DistributedSampler):
+    """The training windows' order: epoch e's is a permutation drawn from (seed, e), dealt to the processes as
+    DistributedSampler deals it, each window yielded as e * n + i (so that EpisodeWindows keys its draws by the epoch too).
+
+    Why not a shuffled DataLoader: Lightning's checkpoint keeps how far an epoch got, not a plain loader's place in it,
+    so a run resumed mid-epoch (`--ckpt_path last` after a crash or max_time) would start the epoch's windows over and
+    train on them twice. This order starts `skip` windows into `epoch` instead: where the checkpoint was written. It is
+    a DistributedSampler so that Lightning keeps it under DDP rather than wrapping it.
+    """
+
+    def __init__(self, n: int, seed: int, num_replicas: int = 1, rank: int = 0, epoch: int = 0, skip: int = 0) -> None:
+        super().__init__(range(n), num_replicas=num_replicas, rank=rank, shuffle=True, seed=seed)
+        self.n, self.epoch, self.skip = n, epoch, skip
+        self.offset = 0  # the data's epoch less Lightning's
+        self.resumed: int | None = None  # the data's epoch a checkpoint left, until Lightning next names its own
+
+    def set_epoch(self, epoch: int) -> None:
+        """Lightning's epoch count: a run stopped mid-epoch (max_time, SIGTERM) counts that epoch as done, and resumed
+        it starts the next, while the data goes on with the rest of the stopped one and keeps that lag."""
+        if self.resumed is not None:
+            self.offset, self.resumed = self.resumed - epoch, None
+        self.epoch = epoch + self.offset
+
+    def __iter__(self) -> Iterator[int]:
+        order = np.resize(np.random.default_rng((self.seed, self.epoch)).permutation(self.n), self.total_size)
+        mine = order[self.rank :: self.num_replicas]
+        skip, self.skip = self.skip, 0  # only the resumed epoch starts late
+        return iter((self.epoch * self.n + mine[skip:]).tolist())
+
+
+class ResumableLoader(DataLoader):
+    """A DataLoader in a WindowOrder that a checkpoint keeps the place of (Lightning's stateful-loader hooks): the order's
+    seed, its epoch, and the windows of it trained on so far, counted by `progress` (the batches whose step is taken,
+    which the loader cannot count itself: Lightning fetches a batch ahead)."""
+
+    progress: Callable[[], int] | None = None
+
+    def state_dict(self) -> dict[str, int]:
+        order = self.sampler
+        assert isinstance(order, WindowOrder)
+        done = self.progress() if self.progress is not None else 0
+        return {"seed": order.seed, "epoch": order.epoch, "windows": done * int(self.batch_size or 1)}
+
+    def load_state_dict(self, state_dict: dict[str, int]) -> None:
+        order = self.sampler
+        assert isinstance(order, WindowOrder)
+        order.seed, order.epoch, order.skip = state_dict["seed"], state_dict["epoch"], state_dict["windows"]
+        if order.skip >= order.num_samples:  # written at the epoch's last step: the next epoch starts from its beginning
+            order.epoch, order.skip = order.epoch + 1, 0
+        order.resumed = order.epoch
+
+
 def window_loader(
     corpus: Corpus | CorpusMix,
     rows: np.ndarray,
@@ -181,13 +240,17 @@ def window_loader(
     shuffle: bool = True,
     num_workers: int = 0,
     chance_targets: ChanceTargets = "drawn",
+    order: WindowOrder | None = None,
+    seed: int = 0,
 ) -> DataLoader:
     """(inputs, targets) batches of these corpus rows' windows, as training and the benchmarks read them (with
-    `chance_targets="exact"`: (inputs, targets, SoftTargets))."""
-    return DataLoader(
-        EpisodeWindows(corpus, rows, block_size, windows, augment, chance_targets),
+    `chance_targets="exact"`: (inputs, targets, SoftTargets)); in `order` if given (training's), else shuffled or not.
+    `seed` keys the windows' random draws (EpisodeWindows)."""
+    return (DataLoader if order is None else ResumableLoader)(
+        EpisodeWindows(corpus, rows, block_size, windows, augment, chance_targets, seed),
         batch_size=batch_size,
-        shuffle=shuffle,
+        shuffle=shuffle if order is None else None,
+        sampler=order,
         drop_last=False,
         num_workers=num_workers,
         persistent_workers=num_workers > 0,
@@ -250,6 +313,9 @@ class CorpusDataModule(L.LightningDataModule):
         self.path = path if isinstance(path, str) else ", ".join(map(str, path))
         self.batch_size, self.block_size, self.windows, self.num_workers = batch_size, block_size, windows, num_workers
         self.augment, self.chance_targets = augment, chance_targets
+        # The windows' order and draws are keyed by this (seed_everything's seed, which LightningCLI sets before building
+        # this module); a checkpoint keeps it with where the epoch stood (ResumableLoader), and a resumed run takes both.
+        self.seed = torch.initial_seed() % 2**63
         self.weights = None if weights is None else _check_weights(weights, len(path) if isinstance(path, list) else 1)
         self.tokenizer = self.corpus.tokenizer
         if not len(self.corpus.split("train")):
@@ -324,22 +390,38 @@ class CorpusDataModule(L.LightningDataModule):
             parts.append(np.resize(rng.permutation(own), count) if count else own[:0])
         return np.concatenate(parts)
 
-    def _loader(self, split: str, shuffle: bool) -> DataLoader:
+    def _loader(self, split: str, order: WindowOrder | None = None) -> DataLoader:
         train = split == "train"
         rows = self.train_rows() if train else self.corpus.split(split)
         chance = self.chance_targets if train else "drawn"
         return window_loader(
-            self.corpus, rows, self.block_size, self.windows, self.batch_size, self.augment and train, shuffle, self.num_workers, chance
+            self.corpus,
+            rows,
+            self.block_size,
+            self.windows,
+            self.batch_size,
+            self.augment and train,
+            False,
+            self.num_workers,
+            chance,
+            order,
+            self.seed,
         )
 
     def train_dataloader(self) -> DataLoader:
-        return self._loader("train", shuffle=True)
+        trainer = self.trainer
+        replicas, rank = (trainer.world_size, trainer.global_rank) if trainer is not None else (1, 0)
+        loader = self._loader("train", WindowOrder(len(self.train_rows()), self.seed, replicas, rank))
+        if trainer is not None:
+            assert isinstance(loader, ResumableLoader)
+            loader.progress = lambda: trainer.fit_loop.epoch_loop.batch_progress.current.processed
+        return loader
 
     def val_dataloader(self) -> DataLoader:
         if not len(self.corpus.split("val")):
             rank_zero_warn(f"corpus {self.path} has no validation episodes; val/loss is not logged")
             return []  # type: ignore[return-value]
-        return self._loader("val", shuffle=False)
+        return self._loader("val")
 
 
 def check_before_fit(module: L.LightningModule, datamodule: L.LightningDataModule | None, resume: dict[str, Any] | None) -> None:

@@ -23,7 +23,15 @@ from gamegrammar.games.snake.grammar import CodecConfig
 from gamegrammar.games.snake.rules import SnakeConfig
 from gamegrammar.model import IGNORE_INDEX
 from gamegrammar.training.checkpoint import load_checkpoint
-from gamegrammar.training.lightning import CorpusDataModule, EpisodeWindows, GameGPTModule, collate_windows, lr_factor, targets_after
+from gamegrammar.training.lightning import (
+    CorpusDataModule,
+    EpisodeWindows,
+    GameGPTModule,
+    WindowOrder,
+    collate_windows,
+    lr_factor,
+    targets_after,
+)
 
 # training configs (ouroboros*.yaml are the self-improvement loop's)
 CONFIGS = sorted(p for p in (Path(__file__).parents[2] / "configs").glob("*.yaml") if not p.name.startswith("ouroboros"))
@@ -321,6 +329,42 @@ def test_last_ckpt_is_the_final_state_whatever_stops_training(tmp_path, tiny_cor
     trainer.fit(module, data)
     assert trainer.global_step == 5
     assert torch.load(tmp_path / "last.ckpt", weights_only=True)["global_step"] == 5  # not 4, the last periodic save
+
+
+def fit_tiny(corpus: Path, root: Path, max_steps: int, stop: int | None = None, resume: bool = False) -> dict[str, torch.Tensor]:
+    """The final weights of a tiny run (random windows, symmetries, 4 batches an epoch), stopped at `stop` or resumed."""
+    L.seed_everything(5)
+    data = CorpusDataModule(str(corpus), batch_size=32, windows="random", augment=True)
+    module = GameGPTModule("gg31k", vocab_size=data.vocab_size, tick_id=data.tick_id, warmup_steps=1)
+    saves = ModelCheckpoint(dirpath=root, save_last=True, save_top_k=0, every_n_train_steps=100)
+    trainer = L.Trainer(
+        max_steps=max_steps,
+        callbacks=[saves, *([StopAt(stop)] if stop else [])],
+        logger=False,
+        limit_val_batches=0,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+    trainer.fit(module, data, ckpt_path=str(root / "last.ckpt") if resume else None)
+    return {k: v.clone() for k, v in module.model.state_dict().items()}
+
+
+def test_a_run_resumed_mid_epoch_ends_as_the_uninterrupted_one(tmp_path, tiny_corpus):
+    """The checkpoint keeps the data's place (the order's seed, epoch and windows done): a run stopped in its second
+    epoch and resumed trains on the very windows and symmetries the uninterrupted run does, to the same weights (a
+    plain shuffled loader would start that epoch over)."""
+    whole = fit_tiny(tiny_corpus, tmp_path / "whole", 10)
+    fit_tiny(tiny_corpus, tmp_path / "cut", 10, stop=6)
+    assert torch.load(tmp_path / "cut" / "last.ckpt", weights_only=True)["global_step"] == 6
+    resumed = fit_tiny(tiny_corpus, tmp_path / "cut", 10, resume=True)
+    assert all(torch.equal(whole[k], resumed[k]) for k in whole)
+
+
+def test_the_window_order_is_each_epochs_permutation_dealt_to_the_processes():
+    ranks = [list(WindowOrder(10, seed=3, num_replicas=3, rank=r, epoch=2)) for r in range(3)]
+    assert sorted(set(i for r in ranks for i in r)) == list(range(20, 30)) and [len(r) for r in ranks] == [4, 4, 4]
+    assert list(WindowOrder(10, seed=3, epoch=2, skip=7)) == list(WindowOrder(10, seed=3, epoch=2))[7:]
+    assert list(WindowOrder(10, seed=3, epoch=1)) != [i + 10 for i in WindowOrder(10, seed=3, epoch=2)]
 
 
 def test_a_run_ending_at_its_first_validation_leaves_one_last_checkpoint(tmp_path, tiny_corpus):
