@@ -12,8 +12,9 @@ episodes at the cost of windows that begin without a state description.
 next episodes instead of padding: the same tokens per step for half the compute
 when episodes are shorter than the context.
 
-Lightning owns the sampler: the train loader is a plain shuffled DataLoader, so
-under DDP Lightning swaps in its DistributedSampler and each rank sees its share.
+The train loader's order is the run's own (`WindowOrder`: each epoch a permutation of the seed, dealt to the
+ranks under DDP as Lightning's DistributedSampler deals), so that a checkpoint can keep its place
+(`ResumableLoader`) and a resumed run goes on with the very windows the uninterrupted one would have.
 """
 
 from __future__ import annotations
