@@ -9,9 +9,9 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 
 from gamegrammar.core.errors import GameGrammarError
-from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.envs import battlesnake_v0
 from gamegrammar.games.battlesnake import GAME
+from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec
 from gamegrammar.games.battlesnake.planes import feature_planes
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, Move
 
@@ -39,12 +39,15 @@ def test_pettingzoo_aec_api_test_passes():
     api_test(battlesnake_v0.env(num_snakes=2, width=7, height=7, max_ticks=40), num_cycles=200)
 
 
-@pytest.mark.parametrize(("kwargs", "lineup"), [(CONFIGS[0], "safe,greedy,space,random"), (CONFIGS[1], "space,greedy")])
-def test_engine_episodes_replay_to_their_tokens(kwargs, lineup):
-    """Episodes of the game's reference engine, their inputs played through the env: the same tokens, end and agents."""
+@pytest.mark.parametrize(
+    ("kwargs", "lineup", "smell"), [(CONFIGS[0], "safe,greedy,space,random", False), (CONFIGS[1], "space,greedy", True)]
+)
+def test_engine_episodes_replay_to_their_tokens(kwargs, lineup, smell):
+    """Episodes of the game's reference engine, their inputs played through the env: the same tokens, end and agents
+    (in the smell design too: the env writes the codec it is given)."""
     config = BattlesnakeConfig(**{"max_ticks": 300, **kwargs})
-    codec = CodecConfig(keyframe_interval=4)
-    env = battlesnake_v0.parallel_env(**config.to_dict(), keyframe_interval=4)
+    codec = BattlesnakeCodec(keyframe_interval=4, smell=smell)
+    env = battlesnake_v0.parallel_env(**config.to_dict(), keyframe_interval=4, smell=smell)
     for episode in range(3):
         record = GAME.play_episode(config, codec, lineup, 17, episode)
         inputs: dict[int, dict[int, int]] = {}
@@ -58,6 +61,7 @@ def test_engine_episodes_replay_to_their_tokens(kwargs, lineup):
             *_, infos = env.step({f"snake_{k}": a for k, a in inputs[tick].items()})
             tokens += next(iter(infos.values()))["tokens"]
         assert tokens == record.tokens == env.tokens
+        assert any(t.startswith("SMELL_") for t in tokens) == smell
         assert env.agents == [] and env.game.end_reason == record.end
 
 

@@ -4,7 +4,7 @@ Modules, lowest layer first:
   rules          the rules: one reference implementation (scalar simulator, start placement, food)
   api            the board in the API's JSON shape both ways, and `step_board` (one turn on an API board)
   agents         random, safe, greedy, space: one agent per snake; `lineup` mixes them per snake
-  grammar        the token grammar: vocabulary, encoder, parser, automaton (two designs: tails or not)
+  grammar        the token grammar: vocabulary, encoder, parser, automaton (two options: tails, smell)
   batch          the rules on NumPy arrays, many games at once (byte-identical to the scalar engine)
   batch_agents   the agents on a batch; rollout: whole episodes as token ids (`play_batch`)
   validity       the strict evaluator; fast: the same verdicts for many sequences at once (batch replay)
@@ -90,7 +90,10 @@ class BattlesnakeSpec(GameSpec):
     # -- grammar
 
     def vocabulary(self, config: BattlesnakeConfig) -> list[str]:
-        return _grammar.vocabulary(config)
+        return _grammar.vocabulary(config)  # every design's: the plain vocabulary, then the SMELL words
+
+    def codec_vocabulary(self, config: BattlesnakeConfig, codec: CodecConfig) -> list[str]:
+        return _grammar.codec_vocabulary(config, codec)  # the SMELL words only where the codec writes them
 
     def input_tokens(self, config: BattlesnakeConfig) -> list[str]:
         return _grammar.input_tokens()
@@ -106,7 +109,7 @@ class BattlesnakeSpec(GameSpec):
         return chance_distributions(tokens, config)
 
     def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
-        return _grammar.GrammarAutomaton(config, _declared_tails(codec))  # no codec: one automaton reads both designs
+        return _grammar.GrammarAutomaton(config, _declared_tails(codec), _declared_smell(codec))  # no codec: every design
 
     def new_encoder(self, codec: CodecConfig, config: BattlesnakeConfig) -> _grammar.EpisodeEncoder:
         return _grammar.EpisodeEncoder(codec)  # the board is in every keyframe
@@ -201,7 +204,7 @@ class BattlesnakeSpec(GameSpec):
         """A codec declares the design and the keyframe interval the sequence is held to; None reads both off it."""
         if codec is None:
             return _validity.validate(tokens, config)
-        return _validity.validate(tokens, config, tails=_declared_tails(codec), keyframe_interval=codec.keyframe_interval)
+        return _validity.validate(tokens, config, keyframe_interval=codec.keyframe_interval, **_declared(codec))
 
     def validate_many(self, sequences: Sequence[Any], config: BattlesnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
         """All sequences replayed at once (`fast.validate_fast`), the verdicts `validate` gives."""
@@ -209,13 +212,12 @@ class BattlesnakeSpec(GameSpec):
 
         if codec is None:
             return validate_fast(sequences, config)
-        return validate_fast(sequences, config, tails=_declared_tails(codec), keyframe_interval=codec.keyframe_interval)
+        return validate_fast(sequences, config, keyframe_interval=codec.keyframe_interval, **_declared(codec))
 
     def rules_for(self, codec: CodecConfig | None) -> dict[str, tuple[str, ...]]:
-        """Without the tails design declared, `tail_freed` is no rule of it."""
-        if _declared_tails(codec) is not False:
-            return self.rules
-        return {tier: tuple(r for r in names if r != "tail_freed") for tier, names in self.rules.items()}
+        """Without the tails design declared, `tail_freed` is no rule of it; without the smell option, `food_smelled`."""
+        off = {"tail_freed": _declared_tails(codec) is False, "food_smelled": _declared_smell(codec) is False}
+        return {tier: tuple(r for r in names if not off.get(r)) for tier, names in self.rules.items()}
 
     def opening_perturbations(self, tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[str, list[str]]]:
         """Named variants of a valid episode whose opening keyframe alone is changed into one no start can be."""
@@ -265,7 +267,7 @@ class BattlesnakeSpec(GameSpec):
     def read_tick(self, state: BattlesnakeState, tokens: Sequence[str], config: BattlesnakeConfig, codec: CodecConfig) -> Any:
         from gamegrammar.games.battlesnake.dream import read_tick
 
-        return read_tick(state, tokens, config, bool(getattr(codec, "tails", False)))
+        return read_tick(state, tokens, config, bool(getattr(codec, "tails", False)), _grammar.smell_of(codec))
 
     # -- planning (gamegrammar.act.planner)
 
@@ -336,6 +338,16 @@ class BattlesnakeSpec(GameSpec):
 def _declared_tails(codec: CodecConfig | None) -> bool | None:
     """The design a codec declares (a plain `CodecConfig` writes no FREE: the plain design); None: not declared."""
     return None if codec is None else bool(getattr(codec, "tails", False))
+
+
+def _declared_smell(codec: CodecConfig | None) -> bool | None:
+    """Whether a codec writes SMELL words (a plain `CodecConfig` does not); None: not declared."""
+    return None if codec is None else _grammar.smell_of(codec)
+
+
+def _declared(codec: CodecConfig) -> dict[str, bool | None]:
+    """The design a codec declares, as `validate` and `validate_fast` take it."""
+    return {"tails": _declared_tails(codec), "smell": _declared_smell(codec)}
 
 
 GAME = BattlesnakeSpec()

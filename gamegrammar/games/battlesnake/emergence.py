@@ -58,9 +58,13 @@ from gamegrammar.emergence.rule_emergence import plot as plot_emergence
 from gamegrammar.games.battlesnake.grammar import (
     DIE_TOKEN,
     INPUT_TOKEN,
+    SMELL_OF,
+    SMELL_TOKENS,
+    BattlesnakeCodec,
     EpisodeEncoder,
     Keyframe,
     Tick,
+    food_beside,
     keyframe_tokens,
     parse,
 )
@@ -284,6 +288,10 @@ def _tails(tokens: Sequence[str]) -> bool:
     return "FREE" in tokens
 
 
+def _smell(tokens: Sequence[str]) -> bool:
+    return any(t in SMELL_OF for t in tokens)
+
+
 def food_ahead_probes(tokens: Sequence[str], config: BattlesnakeConfig, episode: int, rng: np.random.Generator) -> list[Probe]:
     """One probe per episode: a keyframe (a later one when there is one) with a food added where the first snake's
     next input takes its head."""
@@ -311,6 +319,9 @@ def food_ahead_probes(tokens: Sequence[str], config: BattlesnakeConfig, episode:
         shown = keyframe_tokens(edited_state)
         head_end = first.positions["head"] + 2
         edited = [*tokens[: kf.start], *shown, *tokens[kf.end : head_end]]
+        if "smell" in first.positions:  # the smell design: the edited board's word, the food now beside the head
+            at = first.positions["smell"] - kf.end + kf.start + len(shown)
+            edited[at] = SMELL_TOKENS[food_beside(edited_state, first.snake)]
         control = list(tokens[:head_end])
         return [Probe("food_ahead", edited, ["EAT"], control, tokens[head_end], episode, number + 1)]
     return []
@@ -332,8 +343,7 @@ def wall_ahead_probes(
                 if move == m.input or config.in_bounds(step(head, move)):
                     continue
                 p = m.positions
-                free = list(tokens[p["free"] - 1 : p["free"] + 2]) if "free" in p else []
-                edited = [*tokens[: p["input"]], INPUT_TOKEN[move], *free]
+                edited = [*tokens[: p["input"]], INPUT_TOKEN[move], *tokens[p["input"] + 1 : p["head"]]]  # SMELL, FREE
                 control = list(tokens[: p["head"]])
                 found.append(Probe("wall_ahead", edited, ["OUT"], control, tokens[p["head"]], episode, item.number))
     if not found:
@@ -348,7 +358,7 @@ def head_to_head_probes(
     """Real ticks where two heads are two cells apart, their inputs replaced by moves onto one cell between them."""
     found = []
     states = trace(tokens, config)
-    tails = _tails(tokens)
+    codec = BattlesnakeCodec(tails=_tails(tokens), smell=_smell(tokens))
     for item in parse(tokens):
         if not isinstance(item, Tick) or item.number >= len(states) or item.end_event is not None:
             continue
@@ -364,7 +374,7 @@ def head_to_head_probes(
                 deaths = list(turn.eliminated.items())
                 if not deaths or deaths[0][1] != HEAD_COLLISION or deaths[0][0] not in (k, j):
                     continue
-                encoder = EpisodeEncoder(tails=tails)  # no keyframes: the tick's tokens only
+                encoder = EpisodeEncoder(codec)  # no keyframes: the tick's tokens only
                 encoder.state = before
                 events = tick_events(edited_inputs, moved, turn, (), None, config)
                 encoder.tick([e for e in events if e.type in ("TICK", "INPUT", "MOVE", "OUT", "EAT")], moved, False)

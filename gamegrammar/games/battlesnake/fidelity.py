@@ -8,7 +8,7 @@ from gamegrammar.core.gamespec import EpisodeSummary
 from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, parse
 from gamegrammar.games.battlesnake.rules import CAUSES
 
-CATEGORIES = ("move", "free", "eat", "grow", "health", "death", "end", "flow", "keyframe")
+CATEGORIES = ("move", "smell", "free", "eat", "grow", "health", "death", "end", "flow", "keyframe")
 SURVIVED, UNFINISHED = "survived", "unfinished"
 OUTCOMES = (*CAUSES, SURVIVED, UNFINISHED)  # each snake's fate: its elimination cause, or standing at the end (or not ended)
 
@@ -59,12 +59,12 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
     Not determined: the agents' inputs, the first keyframe (a random start), and whatever the food
     spawn's chance decides: SPAWN and its cell, and whether a spawn comes at all (so the token after
     a tick's last move or death, when it is not an end word, is not scored). Determined: each mover's
-    Sk (the grammar's order), FREE and its cell (tails design), the head cell or OUT, EAT where a
+    Sk (the grammar's order), the SMELL word (smell design), FREE and its cell (tails design), the head cell or OUT, EAT where a
     snake eats and its LEN and H (where none eats, the next element's own Sk is scored instead),
     every death (Sk and cause), the end word and the EOS after it, and every later keyframe but its
     SNAP. The end word is scored although a spawn could have come first: which end it is, is determined.
     `kind` is the snake's outcome this tick (DIE_<cause>, EAT or MOVE) at the first token after its
-    input, "" elsewhere.
+    input and SMELL word, "" elsewhere.
     """
     out: set[tuple[int, str, str]] = set()
     n = len(tokens)
@@ -77,9 +77,10 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
             p = m.positions
             out.add((p["snake"], "flow", ""))
             kind = died.get(m.snake) or ("EAT" if m.eat else "MOVE")
-            first = p["input"] + 1
+            if "smell" in p:
+                out.add((p["smell"], "smell", ""))
             if "free" in p:
-                out |= {(first, "free", kind), (p["free"], "free", ""), (p["free"] + 1, "free", "")}
+                out |= {(p["free"] - 1, "free", kind), (p["free"], "free", ""), (p["free"] + 1, "free", "")}
                 out.add((p["head"], "move", ""))
             else:
                 out.add((p["head"], "move", kind))

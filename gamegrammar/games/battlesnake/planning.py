@@ -4,7 +4,7 @@ A planner dreaming inside the model needs later inputs for its rollouts, its own
 own policy imitates a mix of agents that die often, and a uniform one walks into bodies; the safe agent (a sure move
 where there is one) was the best rollout policy on the rules (docs/battlesnake.md), but it reads the true state, which
 a dream does not have. `WrittenBoard` reads the state the tokens have written instead, forward from the keyframe: a
-move's new head (the first cell after its input that is not a FREE one), the length its EAT writes, health counted
+move's new head (the first cell after its input that is not a FREE one; a SMELL word changes nothing), the length its EAT writes, health counted
 down a move at a time and reset by EAT, food from keyframes and SPAWN less what an EAT takes, and DIE_* words. The
 safe agent's candidates are then computed on that board (`agents.safest_moves`). Where the tokens are wrong, so is the
 reading: a rollout plays on the dream's own terms, which is the point.
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gamegrammar.games.battlesnake.agents import safest_moves
-from gamegrammar.games.battlesnake.grammar import INPUT_OF, INPUT_TOKEN, GrammarError, read_keyframe, token_value
+from gamegrammar.games.battlesnake.grammar import INPUT_OF, INPUT_TOKEN, SMELL_OF, GrammarError, read_keyframe, token_value
 from gamegrammar.games.battlesnake.rules import MAX_HEALTH, BattlesnakeConfig, BattlesnakeState, Cell, Snake, snake_id, sorted_food
 
 _DEATHS = frozenset(("DIE_HEALTH", "DIE_WALL", "DIE_SELF", "DIE_BODY", "DIE_HEAD"))
@@ -86,6 +86,8 @@ class WrittenBoard:
             self.snake = k
         elif word in INPUT_OF and self.snake is not None:
             self.mover, self.expect = self.snake, "head"
+        elif word in SMELL_OF:  # the smell design's word after an input: the head still comes
+            self.expect = expect
         elif word == "FREE" and expect == "head":
             self.expect = "free"
         elif word == "EAT" and self.mover is not None and self.bodies.get(self.mover):

@@ -3,11 +3,11 @@
 `play_batch` steps every game of a batch with the batch rules (`batch`), asks a policy for
 each tick's moves (the starter agents of `batch_agents`, or any callable), and writes the
 grammar of `grammar.py` as token ids, byte for byte what the scalar `EpisodeEncoder` +
-`GameTokenizer` write, for every codec option (keyframe_interval, min_salience, tails);
+`GameTokenizer` write, for every codec option (keyframe_interval, min_salience, tails, smell);
 tests/games/battlesnake/test_batch.py checks it. `keyframe_token_ids` is the batch keyframe
 encoder.
 
-A tick is written as one row of fixed columns per game (TICK; per snake Sk d [FREE Xx Yy]
+A tick is written as one row of fixed columns per game (TICK; per snake Sk d [SMELL_s] [FREE Xx Yy]
 Xx Yy|OUT [EAT LENn H100]; per snake Sk DIE_<cause>; per spawn SPAWN Xx Yy; the end word; EOS)
 and a mask of the columns that game writes; the masked ids of every row, row-major, are its tokens.
 """
@@ -32,7 +32,7 @@ from gamegrammar.games.battlesnake.batch import (
     end_codes,
     final_lengths,
 )
-from gamegrammar.games.battlesnake.grammar import DIE_TOKEN, END_EVENTS, INPUT_TOKEN, STEP_TOKEN, vocabulary
+from gamegrammar.games.battlesnake.grammar import DIE_TOKEN, END_EVENTS, INPUT_TOKEN, SMELL_TOKENS, STEP_TOKEN, smell_of, vocabulary
 from gamegrammar.games.battlesnake.rules import CAUSES, EVENTS, MAX_HEALTH, BattlesnakeConfig, Draw, Move, purpose, snake_id
 
 
@@ -46,6 +46,7 @@ class TokenTable:
         self.word = {w: ids[w] for w in ("BOS", "EOS", "TICK", "SNAP", "FOOD", "EAT", "OUT", "SPAWN", "FREE", *END_EVENTS)}
         self.snake = np.array([ids[snake_id(k)] for k in range(config.num_snakes)], dt)
         self.input = np.array([ids[INPUT_TOKEN[m]] for m in Move], dt)
+        self.smell = np.array([ids[word] for word in SMELL_TOKENS], dt)  # by mask of directions
         self.die = np.array([ids["UNK"], *(ids[DIE_TOKEN[c]] for c in CAUSES)], dt)  # by cause code
         self.end = np.array([ids[e] for e in END_EVENTS], dt)
         # a step between segments by its padded-cell difference: index diff + pw (0 = B_S)
@@ -105,6 +106,16 @@ def keyframe_token_ids(t: TokenTable, batch: BattlesnakeBatch, rows: np.ndarray,
     return ids, mask
 
 
+def food_beside(batch: BattlesnakeBatch) -> np.ndarray:
+    """(n, N) the smell word's mask of every snake (`grammar.food_beside`): bit m where the neighbour of its head in
+    direction Move(m) holds food. Read before a tick's move, as the word describes the board the move starts from."""
+    n, num = batch.length.shape
+    beside = batch.heads[:, :, None] + batch.board.delta  # (n, N, 4) padded cells; a live head is never on the padding
+    beside = np.clip(beside, 0, batch.food.shape[1] - 1).reshape(n, -1)
+    hit = np.take_along_axis(batch.food, beside, axis=1).reshape(n, num, 4)
+    return hit.astype(np.int64) @ (1 << np.arange(4))
+
+
 def _tick_token_ids(
     t: TokenTable,
     batch: BattlesnakeBatch,
@@ -113,8 +124,10 @@ def _tick_token_ids(
     end: np.ndarray,
     codec: CodecConfig,
     tails: bool,
+    smelled: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One tick of every game as (ids, mask), like `EpisodeEncoder.tick` (salience floors included).
+    """One tick of every game as (ids, mask), like `EpisodeEncoder.tick` (salience floors included). `smelled` is
+    `food_beside` of the batch before the tick: the smell words, written where the codec has the option.
 
     Every section is written in place into one (m, columns) pair of arrays, through views (a concatenation of
     2,000-row sections cost more than the rest)."""
@@ -127,35 +140,40 @@ def _tick_token_ids(
     moves = np.where(movers, turn.moves, 0)
     free = np.maximum(turn.freed, 0) if tails else np.zeros((m, num), np.int64)
     width = spawned.shape[1]
-    columns = 1 + 10 * num + 2 * num + 3 * width + 2
+    columns = 1 + 11 * num + 2 * num + 3 * width + 2
     ids = np.empty((m, columns), t.dtype)
     mask = np.empty((m, columns), bool)
     ids[:, 0] = t.word["TICK"]
     mask[:, 0] = keep["TICK"]
-    # per snake: Sk d [FREE Xx Yy] Xx Yy|OUT [EAT LENn H100]
-    snakes, snake_mask = _section(ids, 1, num, 10), _section(mask, 1, num, 10)
+    # per snake: Sk d [SMELL_s] [FREE Xx Yy] Xx Yy|OUT [EAT LENn H100]
+    snakes, snake_mask = _section(ids, 1, num, 11), _section(mask, 1, num, 11)
     snakes[:, :, 0] = t.snake
     snake_mask[:, :, 0] = movers & (keep["INPUT"] | keep["MOVE"] | (keep["EAT"] & ate))
     snakes[:, :, 1] = t.input[moves]
     snake_mask[:, :, 1] = movers & keep["INPUT"]
-    snakes[:, :, 2] = t.word["FREE"]
-    snakes[:, :, 3] = t.x[free]
-    snakes[:, :, 4] = t.y[free]
+    smell = smell_of(codec)
+    if smell and smelled is None:
+        raise ValueError("the smell option's words need the food beside each head before the tick (`food_beside`)")
+    snakes[:, :, 2] = t.smell[smelled if smell else 0]
+    snake_mask[:, :, 2] = movers & keep["INPUT"] & smell
+    snakes[:, :, 3] = t.word["FREE"]
+    snakes[:, :, 4] = t.x[free]
+    snakes[:, :, 5] = t.y[free]
     has_free = movers & keep["MOVE"] & (turn.freed >= 0) if tails else np.zeros((m, num), bool)
-    for c in (2, 3, 4):
+    for c in (3, 4, 5):
         snake_mask[:, :, c] = has_free
-    snakes[:, :, 5] = np.where(on, t.x[heads], t.word["OUT"])
-    snakes[:, :, 6] = t.y[heads]
-    snake_mask[:, :, 5] = movers & keep["MOVE"]
-    snake_mask[:, :, 6] = movers & keep["MOVE"] & on
-    snakes[:, :, 7] = t.word["EAT"]
-    snakes[:, :, 8] = t.len[np.where(ate, batch.length, 0)]
-    snakes[:, :, 9] = t.health[MAX_HEALTH]
+    snakes[:, :, 6] = np.where(on, t.x[heads], t.word["OUT"])
+    snakes[:, :, 7] = t.y[heads]
+    snake_mask[:, :, 6] = movers & keep["MOVE"]
+    snake_mask[:, :, 7] = movers & keep["MOVE"] & on
+    snakes[:, :, 8] = t.word["EAT"]
+    snakes[:, :, 9] = t.len[np.where(ate, batch.length, 0)]
+    snakes[:, :, 10] = t.health[MAX_HEALTH]
     eats = ate & keep["EAT"]
-    for c in (7, 8, 9):
+    for c in (8, 9, 10):
         snake_mask[:, :, c] = eats
     # per snake: Sk DIE_<cause>
-    at = 1 + 10 * num
+    at = 1 + 11 * num
     deaths, death_mask = _section(ids, at, num, 2), _section(mask, at, num, 2)
     deaths[:, :, 0] = t.snake
     deaths[:, :, 1] = t.die[turn.eliminated]
@@ -218,6 +236,7 @@ def play_batch(
     n = len(episodes)
     table = TokenTable(config)
     tails = bool(getattr(codec, "tails", False))
+    smell = smell_of(codec)
     log = TokenLog(n) if log is None else log  # a caller's log lets a model read each game's tokens as they are written
     ticks, scores, ends = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     keys = episode_keys(seed, episodes)
@@ -229,6 +248,7 @@ def play_batch(
         if not len(batch):
             break
         moves = policy(batch, games, agent_draws(tick_key, config.num_snakes))
+        smelled = food_beside(batch) if smell else None
         turn = advance(batch, moves)
         tick_key = tick_keys(keys[games], t)  # serves this tick's food and the next tick's agents
         spawned = draw_spawns(batch, tick_key)
@@ -236,7 +256,7 @@ def play_batch(
         done = end != GOES_ON
         if observer is not None:
             observer(batch, games, turn)
-        log.write(games, *_tick_token_ids(table, batch, turn, spawned, end, codec, tails))
+        log.write(games, *_tick_token_ids(table, batch, turn, spawned, end, codec, tails, smelled))
         if done.any():
             d = np.flatnonzero(done)
             g = games[d]

@@ -28,6 +28,8 @@ rules
   start_position          the first keyframe is a start: every snake, three stacked segments, health 100, start
                           cells of the placement rules, the start food they place
   eat_iff_food            EAT exactly when the written head is on food
+  food_smelled            in the smell design (declared, or read off a sequence with any SMELL word), every input is
+                          followed by the SMELL word of the food beside that snake's head before the move
   grow_after_eat          EAT's LEN is the length before the tick + 1
   health_reset            EAT's health is 100
   spawn_allowed           each SPAWN is on a cell open to food (not a live snake, not food, not next to a live head)
@@ -43,10 +45,10 @@ rules
   end_is_final            nothing but EOS after an end event (no keyframe, no tick)
 
 The design and the keyframe interval K are declared by the codec (`BattlesnakeSpec.validate(tokens, config,
-codec)`: `tails=codec.tails`, `keyframe_interval=codec.keyframe_interval`; a plain `CodecConfig` declares the
-plain design). Undeclared (None: a bare token file), both are read off the sequence: the tails design when it
-has any FREE; K is the number of the first tick followed by a keyframe (none at all: K = 0, which nothing can
-contradict), and every later tick is held to that K (the ticks before it had none, as K demands).
+codec)`: `tails=codec.tails`, `smell=codec.smell`, `keyframe_interval=codec.keyframe_interval`; a plain
+`CodecConfig` declares the plain design). Undeclared (None: a bare token file), they are read off the sequence:
+the tails design when it has any FREE, the smell option when it has any SMELL word; K is the number of the
+first tick followed by a keyframe (none at all: K = 0, which nothing can contradict), and every later tick is held to that K (the ticks before it had none, as K demands).
 
 A tier passes when none of its rules is broken; `full` is all three. A verdict lists every broken
 rule with the token index where it is first broken; a missing element is reported where it should
@@ -55,8 +57,8 @@ have been (not at all when the sequence is cut off right there).
 After a divergence (a head, an eat, a death or a spawn the rules do not produce) the world the
 sequence describes is no longer the rules' world, so the state becomes unknown until the next
 keyframe, a complete state, re-establishes it; rules that need no state (in_bounds, an OUT without a
-wall or health death, the end rules) are always checked. Wrong LEN or H values after EAT and wrong
-FREE cells do not change the replayed state (the rules decide them), so one wrong belief is reported
+wall or health death, the end rules) are always checked. Wrong LEN or H values after EAT, wrong
+FREE cells and wrong SMELL words do not change the replayed state (the rules decide them), so one wrong belief is reported
 where it is written. A keyframe that disagrees with the replay but is itself possible is followed
 from then on. Nothing after an end event is checked but the grammar.
 
@@ -74,7 +76,7 @@ from collections.abc import Sequence
 
 from gamegrammar.core.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
 from gamegrammar.core.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
-from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, cell_tokens, parse
+from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, cell_tokens, food_beside, parse
 from gamegrammar.games.battlesnake.rules import (
     BODY_COLLISION,
     HEAD_COLLISION,
@@ -111,6 +113,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "rules": (
         "start_position",
         "eat_iff_food",
+        "food_smelled",
         "grow_after_eat",
         "health_reset",
         "spawn_allowed",
@@ -279,9 +282,11 @@ def _check_written_world(tick: Tick, config: BattlesnakeConfig, found: Findings)
             found.note("in_bounds", at)
 
 
-def _check_turn(state: BattlesnakeState, tick: Tick, config: BattlesnakeConfig, found: Findings, tails: bool) -> BattlesnakeState | None:
-    """Replay the tick's inputs from `state`; check heads, FREE cells, eats, deaths and spawns. The state after,
-    or None when the tick departs from the rules."""
+def _check_turn(
+    state: BattlesnakeState, tick: Tick, config: BattlesnakeConfig, found: Findings, tails: bool, smell: bool = False
+) -> BattlesnakeState | None:
+    """Replay the tick's inputs from `state`; check heads, SMELL words, FREE cells, eats, deaths and spawns. The
+    state after, or None when the tick departs from the rules."""
     inputs: list[Move | None] = [None] * len(state.snakes)
     for m in tick.moves:
         inputs[m.snake] = m.input
@@ -290,6 +295,11 @@ def _check_turn(state: BattlesnakeState, tick: Tick, config: BattlesnakeConfig, 
     for j, m in enumerate(tick.moves):
         p = m.positions
         before = state.snakes[m.snake]
+        if (smell or m.smell is not None) and m.smell != food_beside(state, m.snake):  # a SMELL written: either design
+            if m.smell is not None:
+                found.note("food_smelled", p["smell"])
+            else:
+                _note_missing(found, "food_smelled", p["input"] + 1)
         if (tails or m.free is not None) and m.free != turn.freed[j]:  # a FREE written is checked in either design
             found.note("tail_freed", p["free"] if m.free is not None else p["head"])
         head = turn.heads[j]
@@ -367,13 +377,13 @@ def _check_end(tick: Tick, config: BattlesnakeConfig, found: Findings) -> None:
 
 
 def check_tick(
-    state: BattlesnakeState | None, tick: Tick, config: BattlesnakeConfig, found: Findings, tails: bool = False
+    state: BattlesnakeState | None, tick: Tick, config: BattlesnakeConfig, found: Findings, tails: bool = False, smell: bool = False
 ) -> BattlesnakeState | None:
     """Check one tick from the state before it (None = unknown); return the state after it (None = unknown)."""
     if state is not None and list(state.alive) != tick.movers:
         state = None  # cannot happen after a replayed tick or keyframe; kept for safety
     _check_written_world(tick, config, found)
-    after = _check_turn(state, tick, config, found, tails) if state is not None else None
+    after = _check_turn(state, tick, config, found, tails, smell) if state is not None else None
     _check_end(tick, config, found)
     if tick.keyframe is not None:
         if tick.end_event is not None:
@@ -387,26 +397,33 @@ def check_tick(
 
 
 def validate(
-    tokens: Sequence[str] | str, config: BattlesnakeConfig, *, tails: bool | None = None, keyframe_interval: int | None = None
+    tokens: Sequence[str] | str,
+    config: BattlesnakeConfig,
+    *,
+    tails: bool | None = None,
+    keyframe_interval: int | None = None,
+    smell: bool | None = None,
 ) -> Verdict:
     """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
 
     `tails` declares the design the sequence must follow (its codec's: a tails sequence that leaves its
     FREE cells out breaks `tail_freed`, a plain one that writes a FREE breaks `grammar` there);
-    `keyframe_interval` declares where keyframes go (`keyframe_schedule`). None reads either off the sequence.
+    `smell` declares the smell option (its words missing break `food_smelled`, written where it is off `grammar`);
+    `keyframe_interval` declares where keyframes go (`keyframe_schedule`). None reads each off the sequence.
     """
     if isinstance(tokens, str):
         tokens = tokens.split()
     n = len(tokens)
     found = Findings(n)
-    declared = tails
+    declared, declared_smell = tails, smell
     tails = "FREE" in tokens if tails is None else tails
+    smell = any(t.startswith("SMELL_") for t in tokens) if smell is None else smell
     schedule = KeyframeSchedule(keyframe_interval, "SNAP")
     items: list[Keyframe | Tick] = []
     stop = 0  # where the parse stopped: the EOS, or n
     ended = False
     try:
-        parsed = parse(tokens, to_eos=True, tails=declared)
+        parsed = parse(tokens, to_eos=True, tails=declared, smell=declared_smell)
         first = next(parsed)
         assert isinstance(first, Keyframe)
         items.append(first)
@@ -419,7 +436,7 @@ def validate(
             if ended:
                 found.note("end_is_final", tick.start)  # only the first such tick counts
                 continue
-            state = check_tick(state, tick, config, found, tails)
+            state = check_tick(state, tick, config, found, tails, smell)
             schedule.check(found.note, tokens, tick)
             ended = tick.end_event is not None
     except GrammarError as err:

@@ -54,8 +54,16 @@ def test_batch_plays_every_episode_like_the_scalar_engine(config):
 
 @pytest.mark.parametrize(
     "codec",
-    [BattlesnakeCodec(0, 1), BattlesnakeCodec(3, 2, tails=True), BattlesnakeCodec(1, 3), BattlesnakeCodec(2, 4, tails=True)],
-    ids=lambda c: f"K{c.keyframe_interval}-S{c.min_salience}-T{int(c.tails)}",
+    [
+        BattlesnakeCodec(0, 1),
+        BattlesnakeCodec(3, 2, tails=True),
+        BattlesnakeCodec(1, 3),
+        BattlesnakeCodec(2, 4, tails=True),
+        BattlesnakeCodec(0, 0, smell=True),
+        BattlesnakeCodec(5, 0, tails=True, smell=True),
+        BattlesnakeCodec(2, 2, smell=True),
+    ],
+    ids=lambda c: f"K{c.keyframe_interval}-S{c.min_salience}-T{int(c.tails)}-F{int(c.smell)}",
 )
 def test_every_codec_option_writes_the_scalar_bytes(codec):
     config = BattlesnakeConfig(7, 7, 4, max_ticks=50)

@@ -18,11 +18,13 @@ from gamegrammar.games.conformance import MUTATIONS, mutate
 SMALL = BattlesnakeConfig(7, 7, 2, max_ticks=60)
 CROWD = BattlesnakeConfig(11, 11, 4, max_ticks=40)
 FEAST = BattlesnakeConfig(7, 7, 3, minimum_food=3, food_spawn_chance=100, max_ticks=40)  # several spawns a tick
-DESIGNS = {  # name: (config, codec): both designs, with and without keyframes after the opening
+DESIGNS = {  # name: (config, codec): every design, with and without keyframes after the opening
     "plain": (SMALL, BattlesnakeCodec()),
     "tails, keyframes 5": (SMALL, BattlesnakeCodec(keyframe_interval=5, tails=True)),
     "plain, 4 snakes, keyframes 7": (CROWD, BattlesnakeCodec(keyframe_interval=7)),
     "tails, feast": (FEAST, BattlesnakeCodec(tails=True)),
+    "smell, feast": (FEAST, BattlesnakeCodec(smell=True)),
+    "smell and tails, keyframes 6": (SMALL, BattlesnakeCodec(keyframe_interval=6, tails=True, smell=True)),
 }
 
 
@@ -44,7 +46,7 @@ def as_ids(seq: list[str], config: BattlesnakeConfig) -> np.ndarray:
 
 def assert_same(seqs: list[list[str]], config: BattlesnakeConfig, codec: BattlesnakeCodec | None = None) -> list:
     """Fast and reference verdicts agree exactly, on tokens and on ids, declared (by `codec`) or not."""
-    design = {} if codec is None else {"tails": codec.tails, "keyframe_interval": codec.keyframe_interval}
+    design = {} if codec is None else {"tails": codec.tails, "smell": codec.smell, "keyframe_interval": codec.keyframe_interval}
     want = [validate(s, config, **design) for s in seqs]
     for form in (seqs, [as_ids(s, config) for s in seqs]):
         got = validate_fast(form, config, min_batch=1, **design)
@@ -59,7 +61,7 @@ def test_corpus_episodes_take_the_fast_path_and_are_valid(name):
     config, codec = DESIGNS[name]
     seqs = episodes(name)
     assert (fast_status(seqs, config) == VALID).all()
-    assert (fast_status(seqs, config, codec.tails, codec.keyframe_interval) == VALID).all()
+    assert (fast_status(seqs, config, codec.tails, codec.keyframe_interval, codec.smell) == VALID).all()
     assert all(v.valid for v in assert_same(seqs, config, codec))
     assert GAME.validate_many([as_ids(s, config) for s in seqs], config, codec) == [validate(s, config) for s in seqs]
 
@@ -101,19 +103,21 @@ def test_every_kind_of_mutation(kind):
 
 def test_values_swapped_for_others_of_their_kind():
     """Cells, lengths, health and inputs replaced by another of the same kind: the grammar holds, only the replay tells."""
-    config, codec = DESIGNS["tails, keyframes 5"]
-    vocab = vocabulary(config)
+    vocab = vocabulary(SMALL)
     kinds = [[t for t in vocab if t[:1] == p and t[1:].isdigit()] for p in ("X", "Y", "H")]
     kinds += [[t for t in vocab if t.startswith("LEN")], ["UP", "DOWN", "LEFT", "RIGHT"], [t for t in vocab if t.startswith("DIE_")]]
+    kinds.append([t for t in vocab if t.startswith("SMELL_")])
     kind_of = {t: k for k in kinds for t in k}
     rng = np.random.default_rng(5)
-    mutated = []
-    for seq in episodes("tails, keyframes 5")[:20]:
-        places = [i for i, t in enumerate(seq) if t in kind_of]
-        for i in rng.choice(places, 6, replace=False).tolist():
-            mutated.append([*seq[:i], str(rng.choice(kind_of[seq[i]])), *seq[i + 1 :]])
-    want = assert_same(mutated, config, codec)
-    assert sum(not v.valid for v in want) > len(mutated) // 2
+    for name in ("tails, keyframes 5", "smell and tails, keyframes 6"):
+        config, codec = DESIGNS[name]
+        mutated = []
+        for seq in episodes(name)[:20]:
+            places = [i for i, t in enumerate(seq) if t in kind_of]
+            for i in rng.choice(places, 6, replace=False).tolist():
+                mutated.append([*seq[:i], str(rng.choice(kind_of[seq[i]])), *seq[i + 1 :]])
+        want = assert_same(mutated, config, codec)
+        assert sum(not v.valid for v in want) > len(mutated) // 2
 
 
 def test_spawns_the_map_cannot_make_go_to_the_reference():

@@ -74,6 +74,11 @@ def test_rule_determined_positions_in_keyframes_and_the_tails_design():
     free = tails.index("FREE")
     assert found[free] == ("free", "MOVE") and found[free + 1][0] == found[free + 2][0] == "free"
     assert found[free + 3] == ("move", "")
+    smell = GAME.play_episode(SMALL, BattlesnakeCodec(smell=True, tails=True), "greedy", 0, 25).tokens
+    found = {p: (c, k) for p, c, k in rule_determined_positions(smell)}
+    words = [i for i, t in enumerate(smell) if t.startswith("SMELL_")]
+    assert words and all(found[i] == ("smell", "") for i in words)  # determined by the board: scored, every one
+    assert found[words[0] + 1][0] in ("free", "move") and found[words[0] + 1][1] == "MOVE"  # the outcome keeps the kind
 
 
 def test_trace_follows_the_engine_and_stops_at_a_departure():

@@ -8,6 +8,8 @@ from gamegrammar.core.events import Salience
 from gamegrammar.core.gamespec import SPECIAL_TOKENS, CodecConfig
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.grammar import (
+    SMELL_OF,
+    SMELL_TOKENS,
     BattlesnakeCodec,
     GrammarAutomaton,
     GrammarError,
@@ -40,7 +42,11 @@ def test_the_vocabulary_is_exact_and_starts_with_the_special_tokens():
     assert {"S0", "S3", "X10", "Y10", "LEN3", "LEN123", "H1", "H100"} <= set(vocab)
     assert not {"S4", "X11", "Y11", "LEN2", "LEN124", "H0", "H101"} & set(vocab)
     assert set(GAME.end_events) | {"UP", "DOWN", "LEFT", "RIGHT", "FREE", "B_S"} <= set(vocab)
-    assert len(vocab) == 4 + 7 + 4 + 4 + 5 + 5 + 4 + 11 + 11 + 121 + 100
+    assert len(vocab) == 4 + 7 + 4 + 4 + 5 + 5 + 4 + 11 + 11 + 121 + 100 + 16
+    # the smell words come last: a corpus without them keeps the plain vocabulary, ids and all
+    plain = GAME.codec_vocabulary(BattlesnakeConfig(11, 11, 4), BattlesnakeCodec())
+    assert plain == vocab[:-16] and vocab[-16:] == SMELL_TOKENS and vocab[-16] == "SMELL_NONE" and "SMELL_UDLR" in vocab
+    assert GAME.codec_vocabulary(BattlesnakeConfig(11, 11, 4), BattlesnakeCodec(smell=True)) == vocab
 
 
 def test_the_example_is_what_the_engine_plays():
@@ -99,6 +105,38 @@ def test_the_tails_design_writes_the_cell_each_tail_leaves():
     assert "TICK S0 DOWN X6 Y3 S1 DOWN X3 Y2 TICK S0 LEFT FREE X5 Y3 X5 Y3" in text  # following its own tail
     assert tail_left([(1, 1), (1, 2), (1, 2)]) is None and tail_left([(1, 1), (1, 2)]) == (1, 2)
     assert BattlesnakeCodec(tails=True).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 1}
+
+
+def test_the_smell_option_writes_the_food_beside_each_head():
+    """After each input, the directions whose neighbour of the head holds food on the board before the move: an EAT
+    is the input's direction being among them. Nothing else changes; the parser and the automaton hold a declared
+    design to its words."""
+    plain = GAME.play_episode(SMALL, CodecConfig(), "greedy", 0, 25)
+    smell = GAME.play_episode(SMALL, BattlesnakeCodec(smell=True), "greedy", 0, 25)
+    assert smell.events == plain.events and [t for t in smell.tokens if t not in SMELL_OF] == plain.tokens
+    text = " ".join(smell.tokens)
+    assert text.startswith(EXAMPLE_START) and "FOOD X0 Y2 X3 Y3 X6 Y4 TICK S0 UP SMELL_NONE X5 Y4 S1 RIGHT SMELL_NONE X2 Y3" in text
+    assert "TICK S0 RIGHT SMELL_R X6 Y4 EAT LEN4 H100 S1 RIGHT SMELL_R X3 Y3 EAT LEN4 H100" in text
+    moves = [m for item in parse(smell.tokens) if not isinstance(item, Keyframe) for m in item.moves]
+    assert all(m.eat == bool(m.smell >> m.input & 1) for m in moves if m.head is not None)
+    assert sum(m.eat for m in moves) >= 3
+    assert BattlesnakeCodec(smell=True).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 0, "smell": 1}
+    assert "smell" not in BattlesnakeCodec().to_dict()  # manifests written before the option read the same
+    with pytest.raises(GrammarError) as err:
+        list(parse(smell.tokens, smell=False))
+    assert err.value.index == smell.tokens.index("SMELL_NONE") and "smell design" in err.value.message
+    assert list(parse(plain.tokens, smell=True)) == list(parse(plain.tokens))  # missing words: the evaluator's rule
+    required, forbidden, either = (GAME.automaton(SMALL, BattlesnakeCodec(smell=s)) for s in (True, False, None))
+    assert _accepts(required, smell.tokens) and not _accepts(required, plain.tokens)
+    assert _accepts(forbidden, plain.tokens) and not _accepts(forbidden, smell.tokens)
+    assert _accepts(GAME.automaton(SMALL), smell.tokens) and _accepts(GAME.automaton(SMALL), plain.tokens)
+    assert either.smell is False  # a codec always declares: smell=None is "off"
+    tails = GAME.play_episode(SMALL, BattlesnakeCodec(tails=True, smell=True), "greedy", 0, 25).tokens
+    assert "TICK S0 LEFT SMELL_NONE FREE X5 Y3 X5 Y3" in " ".join(tails)
+    assert _accepts(GAME.automaton(SMALL, BattlesnakeCodec(tails=True, smell=True)), tails)
+
+
+EXAMPLE_START = "BOS SNAP S0 X5 Y3 LEN3 H100 B_S B_S S1 X1 Y3 LEN3 H100 B_S B_S"
 
 
 def _in_free(tokens, i):
@@ -191,7 +229,7 @@ def test_the_automaton_knows_who_moves_and_how_long_a_body_is():
     assert seen[7] == {"B_U", "B_D", "B_L", "B_R", "B_S"} and seen[9] == {"S1", "FOOD"}  # after LEN3 H100: two steps
     tick = tokens.index("TICK")
     assert seen[tick + 1] == {"S0"} and seen[tick + 2] == {"UP", "DOWN", "LEFT", "RIGHT"}
-    assert seen[tick + 3] == {f"X{x}" for x in range(7)} | {"OUT", "FREE"}
+    assert seen[tick + 3] == {f"X{x}" for x in range(7)} | {"OUT", "FREE", *SMELL_TOKENS}  # undeclared: every option
     assert seen[tick + 5] == {"EAT", "S1"}
     after_moves = seen[tick + 9]  # after the last mover: deaths of movers, spawns, the end, the next tick or a keyframe
     assert after_moves == {"EAT", "S0", "S1", "SPAWN", "TICK", "SNAP", *GAME.end_events}

@@ -24,7 +24,9 @@ def record():
     return GAME.play_episode(CFG, BattlesnakeCodec(5), LINEUP, 1, 3)
 
 
-@pytest.mark.parametrize("codec", [BattlesnakeCodec(), BattlesnakeCodec(4, tails=True)], ids=["plain", "tails"])
+@pytest.mark.parametrize(
+    "codec", [BattlesnakeCodec(), BattlesnakeCodec(4, tails=True), BattlesnakeCodec(smell=True)], ids=["plain", "tails", "smell"]
+)
 def test_frames_are_the_engines_states(codec):
     for episode in range(3):
         rec = GAME.play_episode(CFG, codec, LINEUP, 2, episode)
