@@ -1,7 +1,8 @@
 """Tier 2: does the model know each of Battlesnake's rules, and where does that knowledge hold or fail?
 
 Every rule event of held-out episodes (a head moved by its input, an eat when a head reaches
-food, starvation at 0 health, a shorter snake's head meeting a longer one, ...) is scored under
+food, starvation at 0 health, a shorter snake's head meeting a longer one, in the smell design each
+SMELL word and apart those that name food beside the head, ...) is scored under
 teacher forcing: the probability the model gives to the continuation the rules mandate (the
 product over its tokens) and whether its argmax writes all of it. Events are split by context:
 the snake's length, how many snakes are alive, the ticks since the last keyframe (the state the
@@ -91,6 +92,8 @@ from gamegrammar.model.hidden import branch_logprobs, edited_logprobs, iter_outp
 RULES = [
     "move_follows_input",
     "tail_freed",
+    "food_smelled",
+    "food_smelled_beside",
     "eat_when_head_on_food",
     "grow_after_eat",
     "health_reset",
@@ -166,6 +169,10 @@ def rule_events(tokens: Sequence[str], config: BattlesnakeConfig) -> list[RuleEv
             add("move_follows_input", [p["head"]] if m.head is None else [p["head"], p["head"] + 1], length)
             if "free" in p:
                 add("tail_freed", [p["free"] - 1, p["free"], p["free"] + 1], length)
+            if "smell" in p:  # the smell design: every word, and apart the ones that name food beside the head
+                add("food_smelled", [p["smell"]], length)
+                if m.smell:
+                    add("food_smelled_beside", [p["smell"]], length)
             if m.eat:
                 add("eat_when_head_on_food", [p["after"]], length)
                 add("grow_after_eat", [p["length"]], length)

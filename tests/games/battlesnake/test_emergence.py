@@ -11,7 +11,7 @@ from gamegrammar.data.corpus import Corpus
 from gamegrammar.emergence.rule_emergence import bucket_label
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake import emergence as em
-from gamegrammar.games.battlesnake.grammar import CAUSE_OF
+from gamegrammar.games.battlesnake.grammar import CAUSE_OF, BattlesnakeCodec
 from gamegrammar.games.battlesnake.validity import validate
 from gamegrammar.model import GameGPT, preset
 from gamegrammar.model.hidden import next_logprobs
@@ -45,6 +45,19 @@ def test_rule_events_match_the_written_episode(corpus):
     events = [e for row in range(len(corpus)) for e in em.rule_events(corpus.episode_tokens(row), cfg)]
     meetings = [e for e in events if e.rule == "head_to_head_death"]
     assert meetings and all(e.gap is not None and e.gap >= 0 for e in meetings)
+
+
+def test_the_smell_designs_words_are_rule_events():
+    """Every SMELL word is a food_smelled event at its own position, and those that name food are food_smelled_beside."""
+    config = GAME.test_configs()[0]
+    tokens = GAME.play_episode(config, BattlesnakeCodec(smell=True), "greedy", 0, 25).tokens
+    events = em.rule_events(tokens, config)
+    words = [i for i, t in enumerate(tokens) if t.startswith("SMELL_")]
+    assert sorted(e.positions[0] for e in events if e.rule == "food_smelled") == words
+    beside = [i for i in words if tokens[i] != "SMELL_NONE"]
+    assert beside and sorted(e.positions[0] for e in events if e.rule == "food_smelled_beside") == beside
+    plain = GAME.play_episode(config, BattlesnakeCodec(), "greedy", 0, 25).tokens
+    assert not {"food_smelled", "food_smelled_beside"} & {e.rule for e in em.rule_events(plain, config)}
 
 
 def test_emergence_splits_add_up(corpus):
