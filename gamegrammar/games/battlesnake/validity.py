@@ -48,7 +48,8 @@ The design and the keyframe interval K are declared by the codec (`BattlesnakeSp
 codec)`: `tails=codec.tails`, `smell=codec.smell`, `keyframe_interval=codec.keyframe_interval`; a plain
 `CodecConfig` declares the plain design). Undeclared (None: a bare token file), they are read off the sequence:
 the tails design when it has any FREE, the smell option when it has any SMELL word; K is the number of the
-first tick followed by a keyframe (none at all: K = 0, which nothing can contradict), and every later tick is held to that K (the ticks before it had none, as K demands).
+first tick followed by a keyframe (none at all: K = 0, which nothing can contradict), and every later tick is
+held to that K (the ticks before it had none, as K demands).
 
 A tier passes when none of its rules is broken; `full` is all three. A verdict lists every broken
 rule with the token index where it is first broken; a missing element is reported where it should
@@ -58,8 +59,8 @@ After a divergence (a head, an eat, a death or a spawn the rules do not produce)
 sequence describes is no longer the rules' world, so the state becomes unknown until the next
 keyframe, a complete state, re-establishes it; rules that need no state (in_bounds, an OUT without a
 wall or health death, the end rules) are always checked. Wrong LEN or H values after EAT, wrong
-FREE cells and wrong SMELL words do not change the replayed state (the rules decide them), so one wrong belief is reported
-where it is written. A keyframe that disagrees with the replay but is itself possible is followed
+FREE cells and wrong SMELL words do not change the replayed state (the rules decide them), so one wrong
+belief is reported where it is written. A keyframe that disagrees with the replay but is itself possible is followed
 from then on. Nothing after an end event is checked but the grammar.
 
 Lenient tiers (kept beside the strict ones, in the spirit of Snake's original checker): structural
