@@ -31,9 +31,8 @@ def child(ckpt: str, corpus: str, steps: int, denormals: str, untrained: bool) -
     """Runs in the measuring process: seconds per step (median) of `ckpt`'s model, or an untrained one of its shape."""
     import torch
 
-    import gamegrammar.model  # noqa: F401  (flushes denormals)
     from gamegrammar.data.corpus import Corpus
-    from gamegrammar.model import GameGPT
+    from gamegrammar.model import GameGPT  # importing the package flushes denormals; the line below sets this row's mode
     from gamegrammar.training.checkpoint import load_checkpoint
     from gamegrammar.training.lightning import window_loader
 

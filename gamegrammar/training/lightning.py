@@ -191,7 +191,7 @@ class WindowOrder(DistributedSampler):
 
     def __init__(self, n: int, seed: int, num_replicas: int = 1, rank: int = 0, epoch: int = 0, skip: int = 0) -> None:
         super().__init__(range(n), num_replicas=num_replicas, rank=rank, shuffle=True, seed=seed)
-        self.n, self.epoch, self.skip = n, epoch, skip
+        self.epoch, self.skip = epoch, skip
         self.offset = 0  # the data's epoch less Lightning's
         self.resumed: int | None = None  # the data's epoch a checkpoint left, until Lightning next names its own
 
@@ -203,10 +203,11 @@ class WindowOrder(DistributedSampler):
         self.epoch = epoch + self.offset
 
     def __iter__(self) -> Iterator[int]:
-        order = np.resize(np.random.default_rng((self.seed, self.epoch)).permutation(self.n), self.total_size)
+        n = len(self.dataset)  # type: ignore[arg-type]
+        order = np.resize(np.random.default_rng((self.seed, self.epoch)).permutation(n), self.total_size)
         mine = order[self.rank :: self.num_replicas]
         skip, self.skip = self.skip, 0  # only the resumed epoch starts late
-        return iter((self.epoch * self.n + mine[skip:]).tolist())
+        return iter((self.epoch * n + mine[skip:]).tolist())
 
 
 class ResumableLoader(DataLoader):

@@ -77,7 +77,7 @@ from collections.abc import Sequence
 
 from gamegrammar.core.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
 from gamegrammar.core.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
-from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, cell_tokens, food_beside, parse
+from gamegrammar.games.battlesnake.grammar import SMELL_OF, GrammarError, Keyframe, Tick, cell_tokens, food_beside, parse
 from gamegrammar.games.battlesnake.rules import (
     BODY_COLLISION,
     HEAD_COLLISION,
@@ -418,7 +418,7 @@ def validate(
     found = Findings(n)
     declared, declared_smell = tails, smell
     tails = "FREE" in tokens if tails is None else tails
-    smell = any(t.startswith("SMELL_") for t in tokens) if smell is None else smell
+    smell = any(t in SMELL_OF for t in tokens) if smell is None else smell
     schedule = KeyframeSchedule(keyframe_interval, "SNAP")
     items: list[Keyframe | Tick] = []
     stop = 0  # where the parse stopped: the EOS, or n

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 import torch
 
@@ -11,7 +12,7 @@ from gamegrammar.data.corpus import Corpus
 from gamegrammar.emergence.rule_emergence import bucket_label
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake import emergence as em
-from gamegrammar.games.battlesnake.grammar import CAUSE_OF, BattlesnakeCodec
+from gamegrammar.games.battlesnake.grammar import CAUSE_OF, INPUT_OF, SMELL_OF, BattlesnakeCodec
 from gamegrammar.games.battlesnake.validity import validate
 from gamegrammar.model import GameGPT, preset
 from gamegrammar.model.hidden import next_logprobs
@@ -58,6 +59,16 @@ def test_the_smell_designs_words_are_rule_events():
     assert beside and sorted(e.positions[0] for e in events if e.rule == "food_smelled_beside") == beside
     plain = GAME.play_episode(config, BattlesnakeCodec(), "greedy", 0, 25).tokens
     assert not {"food_smelled", "food_smelled_beside"} & {e.rule for e in em.rule_events(plain, config)}
+    # food_ahead in the smell design: the edited prefix's last word names the food the edit put where the input goes
+    rng = np.random.default_rng(0)
+    episodes = (GAME.play_episode(config, BattlesnakeCodec(smell=True), "greedy", 0, e).tokens for e in range(20))
+    probes = [p for e, tokens in enumerate(episodes) for p in em.food_ahead_probes(tokens, config, e, rng)]
+    assert probes
+    for probe in probes:
+        edited, real = ([t for t in seq if t in SMELL_OF][-1] for seq in (probe.tokens, probe.control))
+        at = max(i for i, t in enumerate(probe.tokens) if t in SMELL_OF)
+        direction = int(INPUT_OF[probe.tokens[at - 1]])
+        assert SMELL_OF[edited] >> direction & 1 and not SMELL_OF[real] >> direction & 1
 
 
 def test_emergence_splits_add_up(corpus):

@@ -126,11 +126,10 @@ def test_the_smell_option_writes_the_food_beside_each_head():
         list(parse(smell.tokens, smell=False))
     assert err.value.index == smell.tokens.index("SMELL_NONE") and "smell design" in err.value.message
     assert list(parse(plain.tokens, smell=True)) == list(parse(plain.tokens))  # missing words: the evaluator's rule
-    required, forbidden, either = (GAME.automaton(SMALL, BattlesnakeCodec(smell=s)) for s in (True, False, None))
+    required, forbidden = (GAME.automaton(SMALL, BattlesnakeCodec(smell=s)) for s in (True, False))
     assert _accepts(required, smell.tokens) and not _accepts(required, plain.tokens)
     assert _accepts(forbidden, plain.tokens) and not _accepts(forbidden, smell.tokens)
     assert _accepts(GAME.automaton(SMALL), smell.tokens) and _accepts(GAME.automaton(SMALL), plain.tokens)
-    assert either.smell is False  # a codec always declares: smell=None is "off"
     tails = GAME.play_episode(SMALL, BattlesnakeCodec(tails=True, smell=True), "greedy", 0, 25).tokens
     assert "TICK S0 LEFT SMELL_NONE FREE X5 Y3 X5 Y3" in " ".join(tails)
     assert _accepts(GAME.automaton(SMALL, BattlesnakeCodec(tails=True, smell=True)), tails)
