@@ -77,12 +77,13 @@ class BattlesnakeParallelEnv(ParallelEnv):
         min_salience: int = 0,
         tails: bool = False,
         smell: bool = False,
+        cells: bool = False,
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.config = BattlesnakeConfig(width, height, num_snakes, minimum_food, food_spawn_chance, max_ticks, exact_spawn_chance)
-        self.codec = BattlesnakeCodec(keyframe_interval, min_salience, tails, smell)
+        self.codec = BattlesnakeCodec(keyframe_interval, min_salience, tails, smell, cells)
         self.survival_reward, self.win_reward, self.elimination_reward = (
             float(survival_reward),
             float(win_reward),

@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.envs import battlesnake_v0
 from gamegrammar.games.battlesnake import GAME
-from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec
+from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec, cell_of_word
 from gamegrammar.games.battlesnake.planes import feature_planes
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, Move
 
@@ -40,14 +40,19 @@ def test_pettingzoo_aec_api_test_passes():
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "lineup", "smell"), [(CONFIGS[0], "safe,greedy,space,random", False), (CONFIGS[1], "space,greedy", True)]
+    ("kwargs", "lineup", "smell", "cells"),
+    [
+        (CONFIGS[0], "safe,greedy,space,random", False, False),
+        (CONFIGS[1], "space,greedy", True, False),
+        (CONFIGS[1], "safe,space", False, True),
+    ],
 )
-def test_engine_episodes_replay_to_their_tokens(kwargs, lineup, smell):
+def test_engine_episodes_replay_to_their_tokens(kwargs, lineup, smell, cells):
     """Episodes of the game's reference engine, their inputs played through the env: the same tokens, end and agents
     (in the smell design too: the env writes the codec it is given)."""
     config = BattlesnakeConfig(**{"max_ticks": 300, **kwargs})
-    codec = BattlesnakeCodec(keyframe_interval=4, smell=smell)
-    env = battlesnake_v0.parallel_env(**config.to_dict(), keyframe_interval=4, smell=smell)
+    codec = BattlesnakeCodec(keyframe_interval=4, smell=smell, cells=cells)
+    env = battlesnake_v0.parallel_env(**config.to_dict(), keyframe_interval=4, smell=smell, cells=cells)
     for episode in range(3):
         record = GAME.play_episode(config, codec, lineup, 17, episode)
         inputs: dict[int, dict[int, int]] = {}
@@ -61,7 +66,7 @@ def test_engine_episodes_replay_to_their_tokens(kwargs, lineup, smell):
             *_, infos = env.step({f"snake_{k}": a for k, a in inputs[tick].items()})
             tokens += next(iter(infos.values()))["tokens"]
         assert tokens == record.tokens == env.tokens
-        assert any(t.startswith("SMELL_") for t in tokens) == smell
+        assert any(t.startswith("SMELL_") for t in tokens) == smell and any(cell_of_word(t) for t in tokens) == cells
         assert env.agents == [] and env.game.end_reason == record.end
 
 

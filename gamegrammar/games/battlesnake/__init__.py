@@ -4,7 +4,7 @@ Modules, lowest layer first:
   rules          the rules: one reference implementation (scalar simulator, start placement, food)
   api            the board in the API's JSON shape both ways, and `step_board` (one turn on an API board)
   agents         random, safe, greedy, space: one agent per snake; `lineup` mixes them per snake
-  grammar        the token grammar: vocabulary, encoder, parser, automaton (two options: tails, smell)
+  grammar        the token grammar: vocabulary, encoder, parser, automaton (three options: tails, smell, cells)
   batch          the rules on NumPy arrays, many games at once (byte-identical to the scalar engine)
   batch_agents   the agents on a batch; rollout: whole episodes as token ids (`play_batch`)
   validity       the strict evaluator; fast: the same verdicts for many sequences at once (batch replay)
@@ -20,6 +20,7 @@ Modules, lowest layer first:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,6 +35,7 @@ from gamegrammar.core.gamespec import (
     PlayerResult,
     ProbeTargets,
 )
+from gamegrammar.core.verdict import Verdict, is_ids, token_strings
 from gamegrammar.games.battlesnake import fidelity as _fidelity
 from gamegrammar.games.battlesnake import grammar as _grammar
 from gamegrammar.games.battlesnake import validity as _validity
@@ -101,24 +103,28 @@ class BattlesnakeSpec(GameSpec):
     def chance_tokens(self, config: BattlesnakeConfig, codec: CodecConfig) -> list[tuple[str, tuple[int, ...]]]:
         from gamegrammar.games.battlesnake.chance import start_offsets
 
-        return [("BOS", start_offsets(config)), ("SPAWN", (1, 2))]  # the start's cells, then each spawned food's X and Y
+        cells = _grammar.cells_of(codec)
+        return [("BOS", start_offsets(config, cells)), ("SPAWN", (1,) if cells else (1, 2))]  # the start's cells, each spawn's
 
     def chance_targets(self, tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[int, dict[str, float]]]:
         from gamegrammar.games.battlesnake.chance import chance_distributions
 
         return chance_distributions(tokens, config)
 
-    def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> _grammar.GrammarAutomaton:
-        return _grammar.GrammarAutomaton(config, _declared_tails(codec), _declared_smell(codec))  # no codec: every design
+    def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> Any:
+        pairs = _grammar.GrammarAutomaton(config, _declared_tails(codec), _declared_smell(codec))  # no codec: every pair design
+        return _grammar.CellsAutomaton(pairs, config) if _grammar.cells_of(codec) else pairs
 
     def new_encoder(self, codec: CodecConfig, config: BattlesnakeConfig) -> _grammar.EpisodeEncoder:
         return _grammar.EpisodeEncoder(codec)  # the board is in every keyframe
 
     def decode_events(self, tokens: Sequence[str]) -> list[Any]:
-        return _grammar.decode(tokens).events
+        return _grammar.decode(_pairs(tokens)[0]).events
 
     def episode_prefix(self, tokens: Sequence[str], ticks: int) -> list[str]:
-        return _grammar.episode_prefix(tokens, ticks)
+        pairs, origin = _pairs(tokens)
+        prefix = _grammar.episode_prefix(pairs, ticks)
+        return list(tokens[: _origin_of(len(prefix), origin, len(tokens))])  # in the sequence's own spelling
 
     def test_configs(self) -> list[BattlesnakeConfig]:
         return [
@@ -202,17 +208,34 @@ class BattlesnakeSpec(GameSpec):
 
     def validate(self, tokens: Sequence[str], config: BattlesnakeConfig, codec: CodecConfig | None = None) -> Any:
         """A codec declares the design and the keyframe interval the sequence is held to; None reads both off it."""
+        if isinstance(tokens, str):
+            tokens = tokens.split()
+        pairs, origin = _pairs(tokens, _declared_cells(codec))
         if codec is None:
-            return _validity.validate(tokens, config)
-        return _validity.validate(tokens, config, keyframe_interval=codec.keyframe_interval, **_declared(codec))
+            return _mapped(_validity.validate(pairs, config), origin, len(tokens))
+        verdict = _validity.validate(pairs, config, keyframe_interval=codec.keyframe_interval, **_declared(codec))
+        return _mapped(verdict, origin, len(tokens))
 
     def validate_many(self, sequences: Sequence[Any], config: BattlesnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
-        """All sequences replayed at once (`fast.validate_fast`), the verdicts `validate` gives."""
+        """All sequences replayed at once (`fast.validate_fast`), the verdicts `validate` gives. The fast evaluator
+        reads the pair spelling: a cells sequence is respelled first and its verdict's positions mapped back."""
         from gamegrammar.games.battlesnake.fast import validate_fast
 
-        if codec is None:
-            return validate_fast(sequences, config)
-        return validate_fast(sequences, config, keyframe_interval=codec.keyframe_interval, **_declared(codec))
+        declared = {} if codec is None else {"keyframe_interval": codec.keyframe_interval, **_declared(codec)}
+        cells = _declared_cells(codec)
+        if cells is False:
+            return validate_fast(sequences, config, **declared)
+        words = _grammar.vocabulary(config)
+        first_cell = len(_grammar.vocabulary(config, cells=False))  # ids from here on are cell words
+        strings: list[Any] = []
+        for seq in sequences:
+            if isinstance(seq, str):
+                seq = seq.split()
+            plain_ids = cells is None and is_ids(seq) and (not len(seq) or int(np.max(seq)) < first_cell)
+            strings.append(seq if plain_ids else token_strings(seq, words))  # ids of no cell word stay ids: the quickest
+        respelled = [_pairs(seq, cells) if not is_ids(seq) else (seq, None) for seq in strings]
+        verdicts = validate_fast([pairs for pairs, _ in respelled], config, **declared)
+        return [_mapped(v, origin, len(seq)) for v, seq, (_, origin) in zip(verdicts, strings, respelled)]
 
     def rules_for(self, codec: CodecConfig | None) -> dict[str, tuple[str, ...]]:
         """Without the tails design declared, `tail_freed` is no rule of it; without the smell option, `food_smelled`."""
@@ -221,20 +244,30 @@ class BattlesnakeSpec(GameSpec):
 
     def opening_perturbations(self, tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[str, list[str]]]:
         """Named variants of a valid episode whose opening keyframe alone is changed into one no start can be."""
-        return _validity.opening_perturbations(tokens, config)
+        pairs, origin = _pairs(tokens)
+        variants = _validity.opening_perturbations(pairs, config)
+        return variants if origin is None else [(name, _grammar.as_cells(v)) for name, v in variants]
 
     def summarize_episode(self, tokens: Sequence[str]) -> EpisodeSummary:
-        return _fidelity.summarize_episode(tokens)
+        return _fidelity.summarize_episode(_pairs(tokens)[0])
 
     def rule_determined_positions(self, tokens: Sequence[str]) -> list[tuple[int, str, str]]:
-        return _fidelity.rule_determined_positions(tokens)
+        """`fidelity.rule_determined_positions`; a cell word is scored once, with its X's category and kind."""
+        pairs, origin = _pairs(tokens)
+        found = _fidelity.rule_determined_positions(pairs)
+        if origin is None:
+            return found
+        kept: dict[int, tuple[int, str, str]] = {}
+        for i, category, kind in found:  # in order: a cell's X before its Y
+            kept.setdefault(origin[i], (origin[i], category, kind))
+        return sorted(kept.values())
 
     # -- states
 
     def trace(self, tokens: Sequence[str], config: BattlesnakeConfig) -> list[BattlesnakeState]:
         from gamegrammar.games.battlesnake.trace import trace
 
-        return trace(tokens, config)
+        return trace(_pairs(tokens)[0], config)
 
     def probe_targets(self, state: BattlesnakeState, config: BattlesnakeConfig) -> ProbeTargets:
         from gamegrammar.games.battlesnake.planes import probe_targets
@@ -267,7 +300,8 @@ class BattlesnakeSpec(GameSpec):
     def read_tick(self, state: BattlesnakeState, tokens: Sequence[str], config: BattlesnakeConfig, codec: CodecConfig) -> Any:
         from gamegrammar.games.battlesnake.dream import read_tick
 
-        return read_tick(state, tokens, config, bool(getattr(codec, "tails", False)), _grammar.smell_of(codec))
+        pairs = _pairs(tokens, _grammar.cells_of(codec))[0]  # the pair spelling: the evaluator's, which it checks with
+        return read_tick(state, pairs, config, bool(getattr(codec, "tails", False)), _grammar.smell_of(codec))
 
     # -- planning (gamegrammar.act.planner)
 
@@ -343,6 +377,40 @@ def _declared_tails(codec: CodecConfig | None) -> bool | None:
 def _declared_smell(codec: CodecConfig | None) -> bool | None:
     """Whether a codec writes SMELL words (a plain `CodecConfig` does not); None: not declared."""
     return None if codec is None else _grammar.smell_of(codec)
+
+
+def _declared_cells(codec: CodecConfig | None) -> bool | None:
+    """Whether a codec writes each cell as one word; None: not declared (either spelling is read)."""
+    return None if codec is None else _grammar.cells_of(codec)
+
+
+def _pairs(tokens: Sequence[str] | str, cells: bool | None = None) -> tuple[Sequence[str], list[int] | None]:
+    """The sequence in the pair spelling the parser and the evaluator read (`grammar.as_pairs`), and where each of its
+    tokens came from; the sequence itself and None where nothing is respelled (the pair design, the quickest)."""
+    if isinstance(tokens, str):
+        tokens = tokens.split()
+    if cells is False or (cells is None and not any(_grammar.cell_of_word(t) for t in tokens)):
+        return tokens, None
+    return _grammar.as_pairs(tokens, cells)
+
+
+def _origin_of(i: int, origin: list[int] | None, n: int) -> int:
+    """Where the pair spelling's token i was written (n past the end)."""
+    if origin is None:
+        return i
+    return origin[i] if i < len(origin) else n
+
+
+def _mapped(verdict: Verdict, origin: list[int] | None, n: int) -> Verdict:
+    """A verdict on the pair spelling, its positions moved to the sequence it was respelled from (n tokens)."""
+    if origin is None:
+        return verdict
+    first = verdict.first_violation
+    return replace(
+        verdict,
+        first_violation=None if first is None else _origin_of(first, origin, n),
+        positions={rule: _origin_of(i, origin, n) for rule, i in verdict.positions.items()},
+    )
 
 
 def _declared(codec: CodecConfig) -> dict[str, bool | None]:

@@ -12,6 +12,9 @@ not food, not a live snake, not beside a live head, nor a cell spawned on earlie
 in that order. So each SPAWN's X is drawn with probability (open cells in column x) / (open cells), and its Y,
 given the column written, uniformly among that column's open rows. Whether food spawns at all is chance too
 (`food_spawn_chance`); that choice is not a spawn's cell and keeps its drawn target.
+
+In the cells design (`BattlesnakeCodec(cells=True)`) a cell is one word, drawn from the joint distribution over
+cells: the same draws, not factored into a column and a row.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from collections.abc import Sequence
 
 from gamegrammar.core.gamespec import uniform_cell_targets
 from gamegrammar.emergence.rule_emergence import traced_ticks
-from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, parse
+from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, as_pairs, cell_of_word, cell_word, parse
 from gamegrammar.games.battlesnake.rules import (
     START_LENGTH,
     BattlesnakeConfig,
@@ -34,27 +37,40 @@ from gamegrammar.games.battlesnake.trace import trace
 
 
 def chance_distributions(tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[int, dict[str, float]]]:
-    """`GameSpec.chance_targets`: the start's chance tokens, then each spawn's."""
-    return [*start_distributions(tokens, config), *spawn_distributions(tokens, config)]
+    """`GameSpec.chance_targets`: the start's chance tokens, then each spawn's (a cell word's where they are written)."""
+    if not any(cell_of_word(t) for t in tokens):
+        return [*start_distributions(tokens, config), *spawn_distributions(tokens, config)]
+    pairs, origin = as_pairs(tokens)
+    found = [*start_distributions(pairs, config, joint=True), *spawn_distributions(pairs, config, joint=True)]
+    return [(origin[i], dist) for i, dist in found]
 
 
-def start_offsets(config: BattlesnakeConfig) -> tuple[int, ...]:
+def _cell_targets(cells: Sequence[Cell], x_at: int, column: int, joint: bool) -> list[tuple[int, dict[str, float]]]:
+    """One cell drawn uniformly from `cells`, written at x_at: `uniform_cell_targets`, or one cell word's target."""
+    if not joint:
+        return uniform_cell_targets(cells, x_at, column, x_at + 1)
+    return [(x_at, {cell_word(c): 1 / len(cells) for c in sorted(cells)})] if cells else []
+
+
+def start_offsets(config: BattlesnakeConfig, cells: bool = False) -> tuple[int, ...]:
     """Where an opening keyframe writes the start's chance, counted from BOS (`GameSpec.chance_tokens`): each snake's
     start cell in `BOS SNAP (Sk Xx Yy LEN3 H100 B_S B_S)+ FOOD (Xx Yy)*`, then on a fixed start each food's cell (one per
-    snake and the centre, or the centre alone: a fixed start's count of food is set by the board)."""
-    per_snake = 5 + START_LENGTH - 1  # Sk Xx Yy LENn Hh, then a step per segment after the head
-    heads = [2 + per_snake * k + o for k in range(config.num_snakes) for o in (1, 2)]
+    snake and the centre, or the centre alone: a fixed start's count of food is set by the board). `cells`: a cell is
+    one word."""
+    width = 1 if cells else 2  # the words of a cell
+    per_snake = 3 + width + START_LENGTH - 1  # Sk, the head, LENn Hh, then a step per segment after the head
+    heads = [2 + per_snake * k + 1 + o for k in range(config.num_snakes) for o in range(width)]
     if not config.fixed_start:
         return tuple(heads)
     food = 1 if centre_food_only(config) else config.num_snakes + 1
     first = 2 + per_snake * config.num_snakes + 1
-    return (*heads, *range(first, first + 2 * food))
+    return (*heads, *range(first, first + width * food))
 
 
-def start_distributions(tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[int, dict[str, float]]]:
+def start_distributions(tokens: Sequence[str], config: BattlesnakeConfig, joint: bool = False) -> list[tuple[int, dict[str, float]]]:
     """(index in `tokens`, {token: probability}) for each start cell's X and Y and, on a fixed start, each start
     food's, once the opening keyframe is written whole (`tokens` start at BOS; one cut off inside its opening, at a
-    training window's end, keeps its drawn targets there)."""
+    training window's end, keeps its drawn targets there). `joint`: each cell's one target over cell words, at its X."""
     try:
         opening = next(iter(parse(tokens)))
     except (GrammarError, StopIteration):  # cut off inside the opening keyframe
@@ -66,21 +82,30 @@ def start_distributions(tokens: Sequence[str], config: BattlesnakeConfig) -> lis
         return []  # not a start the rules write (a corpus episode always is)
     out: list[tuple[int, dict[str, float]]] = []
     for k, frame in enumerate(opening.snakes):
-        out += uniform_cell_targets(start_head_options(heads[:k], config), frame.at + 1, frame.head[0], frame.at + 2)
+        out += _cell_targets(start_head_options(heads[:k], config), frame.at + 1, frame.head[0], joint)
     if config.fixed_start:
-        out += written_set_targets(start_food_outcomes(heads, config), opening.food, opening.food_at + 1)
+        out += written_set_targets(start_food_outcomes(heads, config), opening.food, opening.food_at + 1, joint)
     return [(i, dist) for i, dist in out if i < len(tokens)]
 
 
-def written_set_targets(outcomes: dict[tuple[Cell, ...], float], written: Sequence[Cell], at: int) -> list[tuple[int, dict[str, float]]]:
+def written_set_targets(
+    outcomes: dict[tuple[Cell, ...], float], written: Sequence[Cell], at: int, joint: bool = False
+) -> list[tuple[int, dict[str, float]]]:
     """Targets of cells written `Xx Yy` from `at` on, one outcome of `outcomes` (cell tuples with probabilities): each
-    X over the outcomes that agree with the cells written before it, each Y over those that also share its column."""
+    X over the outcomes that agree with the cells written before it, each Y over those that also share its column.
+    `joint`: each cell's one target over cell words, at its X, over the outcomes that agree with the cells before it."""
     out: list[tuple[int, dict[str, float]]] = []
     for j, (x, _) in enumerate(written):
         agree = {o: p for o, p in outcomes.items() if len(o) > j and list(o[:j]) == list(written[:j])}
         total = sum(agree.values())
         if not total:
             break  # a food the start could not place: nothing after it is read
+        if joint:
+            words: dict[str, float] = {}
+            for o, p in agree.items():
+                words[cell_word(o[j])] = words.get(cell_word(o[j]), 0.0) + p / total
+            out.append((at + 2 * j, dict(sorted(words.items()))))
+            continue
         columns: dict[str, float] = {}
         for o, p in agree.items():
             columns[f"X{o[j][0]}"] = columns.get(f"X{o[j][0]}", 0.0) + p / total
@@ -95,16 +120,17 @@ def written_set_targets(outcomes: dict[tuple[Cell, ...], float], written: Sequen
     return out
 
 
-def spawn_distributions(tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[int, dict[str, float]]]:
+def spawn_distributions(tokens: Sequence[str], config: BattlesnakeConfig, joint: bool = False) -> list[tuple[int, dict[str, float]]]:
     """(index in `tokens`, {token: probability}) for each spawn's X and Y token, as far as the episode's ticks can be
-    followed: `tokens` start at BOS and may stop anywhere (a training window's last episode is cut off)."""
+    followed: `tokens` start at BOS and may stop anywhere (a training window's last episode is cut off). `joint`: each
+    spawn's one target over cell words, at its X."""
     states = trace(tokens, config)
     out: list[tuple[int, dict[str, float]]] = []
     try:
         for item, _ in traced_ticks(parse(tokens), len(states)):
             open_cells = [*spawn_cells(states[item.number], config), *item.spawns]  # before this tick's spawns
             for cell, at in zip(item.spawns, item.spawn_at):
-                out += [(i, dist) for i, dist in uniform_cell_targets(open_cells, at, cell[0], at + 1) if i < len(tokens)]
+                out += [(i, dist) for i, dist in _cell_targets(open_cells, at, cell[0], joint) if i < len(tokens)]
                 open_cells.remove(cell)
     except GrammarError:  # the cut-off tick at a window's end
         pass

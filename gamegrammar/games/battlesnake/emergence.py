@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.tokenizer import GameTokenizer
 from gamegrammar.emergence import rule_emergence
 from gamegrammar.emergence.markdown import context_tables, heading, probe_table, rule_table
@@ -65,6 +66,7 @@ from gamegrammar.games.battlesnake.grammar import (
     EpisodeEncoder,
     Keyframe,
     Tick,
+    cell_of_word,
     food_beside,
     keyframe_tokens,
     parse,
@@ -494,6 +496,11 @@ def tier2(
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """The whole tier-2 section: rule emergence (model, and an untrained model's totals) and counterfactuals."""
+    if any(cell_of_word(t) for seq in tokens[:1] for t in seq):
+        raise GameGrammarError(
+            "Battlesnake's tier 2 reads and edits the pair spelling (Xx Yy); a corpus of the cells design (--cells) is "
+            "not scored by it (analyze it with --tiers none --probes)"
+        )
     keys = ("mean_prob", "accuracy")
     return tier2_section(
         rule_emergence, counterfactuals, keys, model, episodes, tokens, tokenizer, config, seed=seed, baseline=baseline, progress=progress

@@ -14,7 +14,7 @@ move     := Sk d [SMELL_s] [FREE cell] (cell [EAT LENn H100] | OUT)
 death    := Sk DIE_HEALTH | DIE_WALL | DIE_SELF | DIE_BODY | DIE_HEAD     by index, each a snake that moved this tick
 spawn    := SPAWN cell                                in the order food spawned
 end      := WIN | DRAW | DEATH | TIMEOUT
-cell     := Xx Yy                                     d := UP | DOWN | LEFT | RIGHT
+cell     := Xx Yy | XxYy (the cells design)           d := UP | DOWN | LEFT | RIGHT
 s        := the directions U, D, L, R (in that order) whose neighbour of the head holds food, or NONE
 ```
 
@@ -48,6 +48,12 @@ Decisions, and why:
   on every move, as Snake's SENSE words ask for the body; an EAT is then the input's direction being
   in it. Its 16 words follow the plain vocabulary, so a plain corpus's token ids are unchanged; the
   strict evaluator's `food_smelled` holds a smell sequence to them.
+- The cells option (`BattlesnakeCodec(cells=True)`, `generate --cells`; with any other option) writes every cell as
+  one word, `X3Y5` for `X3 Y5`, as Go writes a point: whether a head meets food, a body or another head is then
+  whether two words are the same, one attention lookup, where the pair spelling asks the model to match two tokens
+  at once. It is a respelling and nothing more (`as_cells` and `as_pairs` turn one into the other), so the parser,
+  the evaluator and every reader of the pair spelling read a cells sequence through `as_pairs`, with positions
+  mapped back. Its words follow the plain and the SMELL words (a cells corpus's vocabulary has all three).
 - Salience (`EVENTS` in rules.py): inputs, heads and FREE are MOVEMENT, eliminations COLLISION, EAT
   and SPAWN RULE_EFFECT, ends PHASE. A codec's min_salience drops events; a snake token Sk is kept
   before the first kept element of its move. The strict evaluator needs full salience.
@@ -57,6 +63,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from gamegrammar.core.episode_grammar import GrammarError as GrammarError  # the error the game's parser raises
 from gamegrammar.core.episode_grammar import episode_prefix as prefix_of
@@ -108,9 +115,11 @@ class BattlesnakeCodec(CodecConfig):
     # Each help is its `generate` flag's (`--tails`), which adds the game it belongs to.
     tails: bool = field(default=False, metadata={"help": "write FREE and the cell a snake's tail leaves before its new head"})
     smell: bool = field(default=False, metadata={"help": "write after each input the directions in which the head's neighbour holds food"})
+    cells: bool = field(default=False, metadata={"help": "write every cell as one word (X3Y5) instead of two (X3 Y5)"})
 
     def to_dict(self) -> dict[str, int]:
-        return {**super().to_dict(), "tails": int(self.tails), **({"smell": 1} if self.smell else {})}
+        options = {**({"smell": 1} if self.smell else {}), **({"cells": 1} if self.cells else {})}
+        return {**super().to_dict(), "tails": int(self.tails), **options}
 
 
 def smell_of(codec: CodecConfig | None) -> bool:
@@ -118,9 +127,15 @@ def smell_of(codec: CodecConfig | None) -> bool:
     return bool(getattr(codec, "smell", False))
 
 
-def vocabulary(config: BattlesnakeConfig, *, smell: bool = True) -> list[str]:
-    """Every token of the grammar for this config; values are exact, never capped. The smell words come last
-    (`smell=False` leaves them out: the vocabulary of a corpus written without them, `codec_vocabulary`)."""
+def cells_of(codec: CodecConfig | None) -> bool:
+    """Does this codec write each cell as one word?"""
+    return bool(getattr(codec, "cells", False))
+
+
+def vocabulary(config: BattlesnakeConfig, *, smell: bool = True, cells: bool = True) -> list[str]:
+    """Every token of the grammar for this config; values are exact, never capped. The smell words come after the
+    plain ones and the cell words last (`smell=False` or `cells=False` leaves them out: the vocabulary of a corpus
+    written without them, `codec_vocabulary`)."""
     return [
         *SPECIAL_TOKENS,
         *_WORDS,
@@ -133,12 +148,15 @@ def vocabulary(config: BattlesnakeConfig, *, smell: bool = True) -> list[str]:
         *(f"LEN{n}" for n in range(START_LENGTH, config.max_length + 1)),
         *(f"H{h}" for h in range(1, MAX_HEALTH + 1)),
         *(SMELL_TOKENS if smell else []),
+        *(cell_words(config) if cells else []),
     ]
 
 
 def codec_vocabulary(config: BattlesnakeConfig, codec: CodecConfig) -> list[str]:
-    """The vocabulary of a corpus written with `codec`: the smell words only where it writes them."""
-    return vocabulary(config, smell=smell_of(codec))
+    """The vocabulary of a corpus written with `codec`: the smell words where it writes them or cell words (which
+    follow them, so that every word keeps the id it has in the whole vocabulary), the cell words where it writes them."""
+    cells = cells_of(codec)
+    return vocabulary(config, smell=smell_of(codec) or cells, cells=cells)
 
 
 def input_tokens() -> list[str]:
@@ -149,40 +167,103 @@ def input_tokens() -> list[str]:
 # ---------------------------------------------------------------- encoding
 
 
-def cell_tokens(cell: Cell) -> list[str]:
-    return [f"X{cell[0]}", f"Y{cell[1]}"]
+def cell_tokens(cell: Cell, cells: bool = False) -> list[str]:
+    """A cell as the grammar writes it: `Xx Yy`, or with the cells option the one word `XxYy`."""
+    return [cell_word(cell)] if cells else [f"X{cell[0]}", f"Y{cell[1]}"]
 
 
-def keyframe_tokens(state: BattlesnakeState) -> list[str]:
+def cell_word(cell: Cell) -> str:
+    return f"X{cell[0]}Y{cell[1]}"
+
+
+def cell_words(config: BattlesnakeConfig) -> list[str]:
+    """The cells option's words, column by column."""
+    return [cell_word((x, y)) for x in range(config.width) for y in range(config.height)]
+
+
+def keyframe_tokens(state: BattlesnakeState, cells: bool = False) -> list[str]:
     tokens = ["SNAP"]
     for k, s in enumerate(state.snakes):
         if not s.alive:
             continue
-        tokens += [snake_id(k), *cell_tokens(s.head), f"LEN{s.length}", f"H{s.health}"]
+        tokens += [snake_id(k), *cell_tokens(s.head, cells), f"LEN{s.length}", f"H{s.health}"]
         for a, b in zip(s.body, s.body[1:]):
             tokens.append(STEP_TOKEN[None if a == b else move_between(a, b)])
     tokens.append("FOOD")
     for cell in state.food:
-        tokens += cell_tokens(cell)
+        tokens += cell_tokens(cell, cells)
     return tokens
+
+
+@cache
+def cell_of_word(token: str) -> Cell | None:
+    """The cell a cells-option word `XxYy` names, or None for any other token."""
+    if not token.startswith("X"):
+        return None
+    x, sep, y = token[1:].partition("Y")
+    if not sep or not (x.isascii() and x.isdigit() and y.isascii() and y.isdigit()):
+        return None
+    return int(x), int(y)
+
+
+NOT_IN_DESIGN = "~"  # marks, in `as_pairs`'s output, a word the declared design does not have: no grammar reads it
+
+
+def as_cells(tokens: Sequence[str]) -> list[str]:
+    """The cells spelling of a sequence: every `Xx Yy` pair as the word `XxYy`."""
+    out: list[str] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        token = tokens[i]
+        if i + 1 < n and token_value(token, "X") is not None and token_value(tokens[i + 1], "Y") is not None:
+            out.append(token + tokens[i + 1])
+            i += 2
+        else:
+            out.append(token)
+            i += 1
+    return out
+
+
+def as_pairs(tokens: Sequence[str], cells: bool | None = None) -> tuple[list[str], list[int]]:
+    """The pair spelling of a sequence, which the parser and the evaluator read, and for each of its tokens the index
+    of the token it was written from (both halves of a cell word come from the word).
+
+    `cells` declares the design as `parse` takes options: True (the cells design) marks a bare `Xx` or `Yy` word as
+    not the design's (`NOT_IN_DESIGN`: the parser stops there, a grammar error at that word); False leaves cell words
+    as they are (the pair grammar stops at them); None reads both spellings."""
+    out: list[str] = []
+    origin: list[int] = []
+    for i, token in enumerate(tokens):
+        cell = cell_of_word(token)
+        if cell is not None and cells is not False:
+            out += [f"X{cell[0]}", f"Y{cell[1]}"]
+            origin += [i, i]
+            continue
+        if cells and (token_value(token, "X") is not None or token_value(token, "Y") is not None):
+            token = NOT_IN_DESIGN + token
+        out.append(token)
+        origin.append(i)
+    return out, origin
 
 
 class EpisodeEncoder:
     """Streams one episode into tokens: `start(state)`, then `tick(events, state_after, done)`.
 
     With `tails` (from a `BattlesnakeCodec`, or given) each move also writes the cell the tail left,
-    worked out from the state before and after the tick; with `smell`, the food beside the head before it.
+    worked out from the state before and after the tick; with `smell`, the food beside the head before it; with
+    `cells`, every cell as one word.
     """
 
     def __init__(self, codec: CodecConfig | None = None, *, tails: bool | None = None) -> None:
         self.codec = codec or CodecConfig()
         self.tails = bool(getattr(self.codec, "tails", False)) if tails is None else tails
         self.smell = smell_of(self.codec)
+        self.cells = cells_of(self.codec)
         self.tokens: list[str] = []
         self.state: BattlesnakeState | None = None
 
     def start(self, state: BattlesnakeState) -> None:
-        self.tokens = ["BOS", *keyframe_tokens(state)]
+        self.tokens = ["BOS", *keyframe_tokens(state, self.cells)]
         self.state = state
 
     def tick(self, events: Sequence[Event], state: BattlesnakeState, done: bool) -> None:
@@ -213,9 +294,9 @@ class EpisodeEncoder:
                 if self.tails and before is not None:
                     freed = tail_left(before.snakes[k].body)
                     if freed is not None:
-                        out += ["FREE", *cell_tokens(freed)]
+                        out += ["FREE", *cell_tokens(freed, self.cells)]
                 if kind == "MOVE":
-                    out += [f"X{p['x']}", f"Y{p['y']}"]
+                    out += cell_tokens((p["x"], p["y"]), self.cells)
                 else:
                     out.append("OUT")
                 continue
@@ -223,14 +304,14 @@ class EpisodeEncoder:
             if kind == "DIE":
                 out += [snake_id(p["snake"]), DIE_TOKEN[p["cause"]]]
             elif kind == "SPAWN":
-                out += ["SPAWN", f"X{p['x']}", f"Y{p['y']}"]
+                out += ["SPAWN", *cell_tokens((p["x"], p["y"]), self.cells)]
             else:  # TICK and the end events are one word each
                 out.append(kind)
         self.state = state
         if done:
             out.append("EOS")
         elif self.codec.keyframe_after(state.tick):
-            out += keyframe_tokens(state)
+            out += keyframe_tokens(state, self.cells)
 
 
 def food_beside(state: BattlesnakeState, k: int) -> int:
@@ -777,3 +858,39 @@ class GrammarAutomaton:
 
     def _tick(self, alive: int) -> tuple:
         return ("mv_sk", alive, alive)
+
+
+class CellsAutomaton:
+    """The grammar automaton of the cells design: the pair design's (`GrammarAutomaton`), a cell word taken as its X
+    and its Y at once. A bare X or Y word is not the design's and never allowed; states are the pair automaton's."""
+
+    def __init__(self, pairs: GrammarAutomaton, config: BattlesnakeConfig) -> None:
+        self.pairs = pairs
+        self.halves = {cell_word((x, y)): (f"X{x}", f"Y{y}") for x in range(config.width) for y in range(config.height)}
+        self.by_column: dict[str, list[tuple[str, str]]] = {}
+        for word, (x, y) in self.halves.items():
+            self.by_column.setdefault(x, []).append((y, word))
+        self._cache: dict[tuple, frozenset[str]] = {}
+
+    def start(self) -> tuple:
+        return self.pairs.start()
+
+    def allowed(self, state: tuple) -> frozenset[str]:
+        found = self._cache.get(state)
+        if found is None:
+            pairs = self.pairs
+            base = pairs.allowed(state)
+            out = set(base - pairs.xs - pairs.ys)
+            for x in base & pairs.xs:
+                rows = pairs.allowed(pairs.step(state, x))  # type: ignore[arg-type]
+                out.update(word for y, word in self.by_column[x] if y in rows)
+            found = self._cache[state] = frozenset(out)
+        return found
+
+    def step(self, state: tuple, token: str) -> tuple | None:
+        if token not in self.allowed(state):
+            return None
+        halves = self.halves.get(token)
+        if halves is None:
+            return self.pairs.step(state, token)
+        return self.pairs.step(self.pairs.step(state, halves[0]), halves[1])  # type: ignore[arg-type]

@@ -4,7 +4,7 @@ A planner dreaming inside the model needs later inputs for its rollouts, its own
 own policy imitates a mix of agents that die often, and a uniform one walks into bodies; the safe agent (a sure move
 where there is one) was the best rollout policy on the rules (docs/battlesnake.md), but it reads the true state, which
 a dream does not have. `WrittenBoard` reads the state the tokens have written instead, forward from the keyframe: a
-move's new head (the first cell after its input that is not a FREE one; a SMELL word changes nothing), the length its EAT writes, health counted
+move's new head (the first cell after its input that is not a FREE one, in either spelling; a SMELL word changes nothing), the length its EAT writes, health counted
 down a move at a time and reset by EAT, food from keyframes and SPAWN less what an EAT takes, and DIE_* words. The
 safe agent's candidates are then computed on that board (`agents.safest_moves`). Where the tokens are wrong, so is the
 reading: a rollout plays on the dream's own terms, which is the point.
@@ -19,7 +19,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gamegrammar.games.battlesnake.agents import safest_moves
-from gamegrammar.games.battlesnake.grammar import INPUT_OF, INPUT_TOKEN, SMELL_OF, GrammarError, read_keyframe, token_value
+from gamegrammar.games.battlesnake.grammar import (
+    INPUT_OF,
+    INPUT_TOKEN,
+    SMELL_OF,
+    GrammarError,
+    as_pairs,
+    cell_of_word,
+    read_keyframe,
+    token_value,
+)
 from gamegrammar.games.battlesnake.rules import MAX_HEALTH, BattlesnakeConfig, BattlesnakeState, Cell, Snake, snake_id, sorted_food
 
 _DEATHS = frozenset(("DIE_HEALTH", "DIE_WALL", "DIE_SELF", "DIE_BODY", "DIE_HEAD"))
@@ -69,6 +78,11 @@ class WrittenBoard:
             self._end_keyframe()
         if word == "SNAP":
             self.keyframe = [word]
+            return
+        cell = cell_of_word(word)  # the cells design's word: a whole cell
+        if cell is not None:
+            self.x = None
+            self._place(cell)
             return
         x, y = token_value(word, "X"), token_value(word, "Y")
         if x is not None:
@@ -121,7 +135,7 @@ class WrittenBoard:
         """A keyframe's whole board (the grammar's own reading of it); a dream's broken one changes nothing."""
         words, self.keyframe = self.keyframe or [], None
         try:
-            frame = read_keyframe(words, 0)
+            frame = read_keyframe(as_pairs(words)[0], 0)
         except GrammarError:
             return
         shown = {s.snake: s for s in frame.snakes}

@@ -3,13 +3,14 @@
 `play_batch` steps every game of a batch with the batch rules (`batch`), asks a policy for
 each tick's moves (the starter agents of `batch_agents`, or any callable), and writes the
 grammar of `grammar.py` as token ids, byte for byte what the scalar `EpisodeEncoder` +
-`GameTokenizer` write, for every codec option (keyframe_interval, min_salience, tails, smell);
+`GameTokenizer` write, for every codec option (keyframe_interval, min_salience, tails, smell, cells);
 tests/games/battlesnake/test_batch.py checks it. `keyframe_token_ids` is the batch keyframe
 encoder.
 
 A tick is written as one row of fixed columns per game (TICK; per snake Sk d [SMELL_s] [FREE Xx Yy]
 Xx Yy|OUT [EAT LENn H100]; per snake Sk DIE_<cause>; per spawn SPAWN Xx Yy; the end word; EOS)
-and a mask of the columns that game writes; the masked ids of every row, row-major, are its tokens.
+and a mask of the columns that game writes; the masked ids of every row, row-major, are its tokens. With the cells
+option a cell's X column holds its one word and its Y column is masked out.
 """
 
 from __future__ import annotations
@@ -32,7 +33,17 @@ from gamegrammar.games.battlesnake.batch import (
     end_codes,
     final_lengths,
 )
-from gamegrammar.games.battlesnake.grammar import DIE_TOKEN, END_EVENTS, INPUT_TOKEN, SMELL_TOKENS, STEP_TOKEN, smell_of, vocabulary
+from gamegrammar.games.battlesnake.grammar import (
+    DIE_TOKEN,
+    END_EVENTS,
+    INPUT_TOKEN,
+    SMELL_TOKENS,
+    STEP_TOKEN,
+    cell_word,
+    cells_of,
+    smell_of,
+    vocabulary,
+)
 from gamegrammar.games.battlesnake.rules import CAUSES, EVENTS, MAX_HEALTH, BattlesnakeConfig, Draw, Move, purpose, snake_id
 
 
@@ -59,33 +70,37 @@ class TokenTable:
         x, y = np.arange(cells) % pw - 1, np.arange(cells) // pw - 1
         self.x = np.array([ids.get(f"X{v}", 0) for v in x], dt)  # by padded cell (0 on the padding: never written)
         self.y = np.array([ids.get(f"Y{v}", 0) for v in y], dt)
+        self.cell = np.array([ids.get(cell_word((a, b)), 0) for a, b in zip(x, y)], dt)  # the cells option's words
         self.len = np.zeros(config.max_length + 2, dt)
         for n in range(3, config.max_length + 1):
             self.len[n] = ids[f"LEN{n}"]
         self.health = np.array([0, *(ids[f"H{h}"] for h in range(1, MAX_HEALTH + 1))], dt)
 
 
-def keyframe_token_ids(t: TokenTable, batch: BattlesnakeBatch, rows: np.ndarray, bos: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def keyframe_token_ids(
+    t: TokenTable, batch: BattlesnakeBatch, rows: np.ndarray, bos: bool = False, cells: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """The keyframes of the games at `rows` as (ids, mask): row i's tokens are ids[i][mask[i]].
 
     SNAP, per live snake by index Sk Xx Yy LENn Hh and a step per further segment, FOOD and every
-    food cell row-major (`grammar.keyframe_tokens`).
+    food cell row-major (`grammar.keyframe_tokens`); `cells`: each cell as one word.
     """
     m, num = len(rows), batch.config.num_snakes
     alive = batch.alive[rows]
     length = batch.length[rows]
     steps = max(int(np.where(alive, length, 1).max(initial=1)) - 1, 0)
-    cells = np.stack([batch.segment(i)[rows] for i in range(steps + 1)], axis=2)  # (m, N, steps + 1)
-    head = cells[:, :, 0]
+    segments = np.stack([batch.segment(i)[rows] for i in range(steps + 1)], axis=2)  # (m, N, steps + 1)
+    head = segments[:, :, 0]
     snakes = np.zeros((m, num, 5 + steps), t.dtype)
     snakes[:, :, 0] = t.snake
-    snakes[:, :, 1] = t.x[head]
+    snakes[:, :, 1] = (t.cell if cells else t.x)[head]
     snakes[:, :, 2] = t.y[head]
     snakes[:, :, 3] = t.len[np.where(alive, length, 0)]
     snakes[:, :, 4] = t.health[np.where(alive, batch.health[rows], 0)]
-    snakes[:, :, 5:] = t.step[np.clip(cells[:, :, 1:] - cells[:, :, :-1] + t.pw, 0, 2 * t.pw)]
+    snakes[:, :, 5:] = t.step[np.clip(segments[:, :, 1:] - segments[:, :, :-1] + t.pw, 0, 2 * t.pw)]
     snake_mask = np.ones(snakes.shape, bool)
     snake_mask[:, :, 5:] = np.arange(steps) < (length - 1)[:, :, None]
+    snake_mask[:, :, 2] = not cells
     snake_mask &= alive[:, :, None]
     food = batch.food[rows]
     count = food.sum(axis=1)
@@ -93,8 +108,8 @@ def keyframe_token_ids(t: TokenTable, batch: BattlesnakeBatch, rows: np.ndarray,
     r, cell = np.nonzero(food)
     rank = np.arange(len(r)) - np.repeat(np.cumsum(count) - count, count)
     food_ids = np.zeros((m, width, 2), t.dtype)
-    food_ids[r, rank, 0], food_ids[r, rank, 1] = t.x[cell], t.y[cell]
-    food_mask = np.broadcast_to((np.arange(width) < count[:, None])[:, :, None], food_ids.shape)
+    food_ids[r, rank, 0], food_ids[r, rank, 1] = (t.cell if cells else t.x)[cell], t.y[cell]
+    food_mask = np.broadcast_to((np.arange(width) < count[:, None])[:, :, None] & np.array([True, not cells]), food_ids.shape)
     lead = np.array([t.word["BOS"], t.word["SNAP"]] if bos else [t.word["SNAP"]], t.dtype)
     ids = np.concatenate(
         [np.broadcast_to(lead, (m, len(lead))), snakes.reshape(m, -1), np.full((m, 1), t.word["FOOD"], t.dtype), food_ids.reshape(m, -1)],
@@ -151,21 +166,23 @@ def _tick_token_ids(
     snake_mask[:, :, 0] = movers & (keep["INPUT"] | keep["MOVE"] | (keep["EAT"] & ate))
     snakes[:, :, 1] = t.input[moves]
     snake_mask[:, :, 1] = movers & keep["INPUT"]
-    smell = smell_of(codec)
+    smell, cells = smell_of(codec), cells_of(codec)
+    xs = t.cell if cells else t.x  # the cells option writes a cell's word in its X column and nothing in its Y column
     if smell and smelled is None:
         raise ValueError("the smell option's words need the food beside each head before the tick (`food_beside`)")
     snakes[:, :, 2] = t.smell[smelled if smell else 0]
     snake_mask[:, :, 2] = movers & keep["INPUT"] & smell
     snakes[:, :, 3] = t.word["FREE"]
-    snakes[:, :, 4] = t.x[free]
+    snakes[:, :, 4] = xs[free]
     snakes[:, :, 5] = t.y[free]
     has_free = movers & keep["MOVE"] & (turn.freed >= 0) if tails else np.zeros((m, num), bool)
     for c in (3, 4, 5):
         snake_mask[:, :, c] = has_free
-    snakes[:, :, 6] = np.where(on, t.x[heads], t.word["OUT"])
+    snake_mask[:, :, 5] &= not cells
+    snakes[:, :, 6] = np.where(on, xs[heads], t.word["OUT"])
     snakes[:, :, 7] = t.y[heads]
     snake_mask[:, :, 6] = movers & keep["MOVE"]
-    snake_mask[:, :, 7] = movers & keep["MOVE"] & on
+    snake_mask[:, :, 7] = movers & keep["MOVE"] & on & (not cells)
     snakes[:, :, 8] = t.word["EAT"]
     snakes[:, :, 9] = t.len[np.where(ate, batch.length, 0)]
     snakes[:, :, 10] = t.health[MAX_HEALTH]
@@ -185,11 +202,12 @@ def _tick_token_ids(
     spawns, spawn_mask = _section(ids, at, width, 3), _section(mask, at, width, 3)
     cell = np.maximum(spawned, 0)
     spawns[:, :, 0] = t.word["SPAWN"]
-    spawns[:, :, 1] = t.x[cell]
+    spawns[:, :, 1] = xs[cell]
     spawns[:, :, 2] = t.y[cell]
     placed = (spawned >= 0) & keep["SPAWN"]
     for c in range(3):
         spawn_mask[:, :, c] = placed
+    spawn_mask[:, :, 2] &= not cells
     done = end != GOES_ON
     ids[:, -2] = t.end[np.maximum(end, 0)]
     ids[:, -1] = t.word["EOS"]
@@ -236,13 +254,13 @@ def play_batch(
     n = len(episodes)
     table = TokenTable(config)
     tails = bool(getattr(codec, "tails", False))
-    smell = smell_of(codec)
+    smell, cells = smell_of(codec), cells_of(codec)
     log = TokenLog(n) if log is None else log  # a caller's log lets a model read each game's tokens as they are written
     ticks, scores, ends = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     keys = episode_keys(seed, episodes)
     batch = BattlesnakeBatch.initial(config, seed, episodes)
     games = np.arange(n)
-    log.write(games, *keyframe_token_ids(table, batch, games, bos=True))
+    log.write(games, *keyframe_token_ids(table, batch, games, bos=True, cells=cells))
     tick_key = tick_keys(keys, 0)
     for t in range(1, config.max_ticks + 1):
         if not len(batch):
@@ -266,7 +284,7 @@ def play_batch(
         if codec.keyframe_after(t):
             live = np.flatnonzero(~done)
             if live.size:
-                log.write(games[live], *keyframe_token_ids(table, batch, live))
+                log.write(games[live], *keyframe_token_ids(table, batch, live, cells=cells))
         if done.any():
             keep = np.flatnonzero(~done)
             batch = batch.take(keep)

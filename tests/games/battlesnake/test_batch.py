@@ -62,8 +62,11 @@ def test_batch_plays_every_episode_like_the_scalar_engine(config):
         BattlesnakeCodec(0, 0, smell=True),
         BattlesnakeCodec(5, 0, tails=True, smell=True),
         BattlesnakeCodec(2, 2, smell=True),
+        BattlesnakeCodec(0, 0, cells=True),
+        BattlesnakeCodec(4, 0, tails=True, smell=True, cells=True),
+        BattlesnakeCodec(3, 2, tails=True, cells=True),
     ],
-    ids=lambda c: f"K{c.keyframe_interval}-S{c.min_salience}-T{int(c.tails)}-F{int(c.smell)}",
+    ids=lambda c: f"K{c.keyframe_interval}-S{c.min_salience}-T{int(c.tails)}-F{int(c.smell)}-C{int(c.cells)}",
 )
 def test_every_codec_option_writes_the_scalar_bytes(codec):
     config = BattlesnakeConfig(7, 7, 4, max_ticks=50)

@@ -91,3 +91,35 @@ def test_written_set_targets_condition_on_the_cells_written_before():
         (13, {"Y3": 1.0}),
     ]
     assert written_set_targets(outcomes, [(3, 3), (0, 1)], 0) == [(0, {"X0": 0.75, "X1": 0.25})]  # impossible: stop
+
+
+@pytest.mark.parametrize("config", [BOARD, BattlesnakeConfig(11, 11, 2, max_ticks=60)], ids=["random start", "fixed start"])
+def test_the_cells_design_draws_each_cell_word_from_the_joint(config):
+    """One target per cell word, at the word: the same draw as the pair design's column then row (its column and
+    row margins are the pair targets), every start and spawn cell, on the word written."""
+    from gamegrammar.games.battlesnake.grammar import as_pairs, cell_of_word
+
+    codec = BattlesnakeCodec(cells=True, keyframe_interval=4)
+    marks = dict(GAME.chance_tokens(config, codec))
+    for episode in range(4):
+        record = GAME.play_episode(config, codec, "greedy", 5, episode)
+        tokens = record.tokens
+        pairs, origin = as_pairs(tokens)
+        want = dict(GAME.chance_targets(pairs, config))
+        found = GAME.chance_targets(tokens, config)
+        assert found and all(cell_of_word(tokens[i]) is not None for i, _ in found)
+        assert sorted(i for i, _ in found) == sorted(origin[i] for i in want if pairs[i].startswith("X"))
+        for i, dist in found:
+            assert math.isclose(sum(dist.values()), 1.0) and dist[tokens[i]] > 0
+            x_at = origin.index(i)
+            columns: Counter = Counter()
+            for word, p in dist.items():
+                columns[f"X{cell_of_word(word)[0]}"] += p  # type: ignore[index]
+            assert columns.keys() == want[x_at].keys() and all(math.isclose(columns[k], v) for k, v in want[x_at].items())
+            x = cell_of_word(tokens[i])[0]  # type: ignore[index]
+            rows = {f"Y{cell_of_word(w)[1]}": p / columns[f"X{x}"] for w, p in dist.items() if cell_of_word(w)[0] == x}  # type: ignore[index]
+            assert rows.keys() == want[x_at + 1].keys() and all(math.isclose(rows[k], v) for k, v in want[x_at + 1].items())
+        start = {i for i, _ in found if i < tokens.index("TICK")}
+        assert start == set(marks["BOS"])  # the offsets name exactly the opening's chance words
+        spawned = {i for i, _ in found if i > tokens.index("TICK")}
+        assert spawned == {i + 1 for i, t in enumerate(tokens) if t == "SPAWN"} and marks["SPAWN"] == (1,)

@@ -16,11 +16,17 @@ def ticks_of(tokens: list[str]) -> list[list[str]]:
     return [tokens[a:b] for a, b in zip(starts, [*starts[1:], len(tokens)])]
 
 
-CODECS = [GAME.codec_type(), GAME.codec_type(keyframe_interval=3), GAME.codec_type(tails=True), GAME.codec_type(smell=True)]
+CODECS = [
+    GAME.codec_type(),
+    GAME.codec_type(keyframe_interval=3),
+    GAME.codec_type(tails=True),
+    GAME.codec_type(smell=True),
+    GAME.codec_type(keyframe_interval=3, tails=True, cells=True),
+]
 
 
 @pytest.mark.parametrize("config", GAME.test_configs()[:2])
-@pytest.mark.parametrize("codec", CODECS, ids=["plain", "keyframes", "tails", "smell"])
+@pytest.mark.parametrize("codec", CODECS, ids=["plain", "keyframes", "tails", "smell", "cells"])
 def test_reading_tick_by_tick_is_the_trace_and_breaks_nothing(config, codec):
     for agent in ("random", "greedy", "space"):
         for episode in range(3):

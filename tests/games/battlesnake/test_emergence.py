@@ -140,3 +140,13 @@ def test_bucket_labels():
     edges = em.CONTEXTS["length"]
     assert bucket_label(3, edges) == "3" and bucket_label(5, edges) == "4-5" and bucket_label(30, edges) == "24+"
     assert bucket_label(0, em.CONTEXTS["length_gap"]) == "0"
+
+
+def test_tier2_refuses_the_cells_design_in_one_line():
+    """Tier 2 reads and edits the pair spelling: a cells corpus is refused before any model is read, not misread."""
+    from gamegrammar.core.errors import GameGrammarError
+
+    config = GAME.test_configs()[0]
+    tokens = GAME.play_episode(config, BattlesnakeCodec(cells=True), "greedy", 0, 1).tokens
+    with pytest.raises(GameGrammarError, match="cells design"):
+        em.tier2(None, [], [tokens], None, config)  # type: ignore[arg-type]

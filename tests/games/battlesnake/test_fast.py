@@ -10,7 +10,7 @@ import pytest
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.batch_agents import lineup_codes
 from gamegrammar.games.battlesnake.fast import CUT, SLOW, VALID, fast_status, validate_fast
-from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec, vocabulary
+from gamegrammar.games.battlesnake.grammar import BattlesnakeCodec, cell_of_word, vocabulary
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
 from gamegrammar.games.battlesnake.validity import validate
 from gamegrammar.games.conformance import MUTATIONS, mutate
@@ -30,8 +30,8 @@ DESIGNS = {  # name: (config, codec): every design, with and without keyframes a
 
 @cache
 def episodes(name: str, n: int = 40) -> list[list[str]]:
-    """n episodes of the default agent mix, written by the batch engine in the design `name`."""
-    config, codec = DESIGNS[name]
+    """n episodes of the default agent mix, written by the batch engine in the design `name` (of DESIGNS or CELLS)."""
+    config, codec = {**DESIGNS, **CELLS}[name]
     eps = np.arange(n)
     res = GAME.play_batch(config, codec, 3, eps, lineup_codes(dict(GAME.default_agents), 3, eps, config.num_snakes))
     vocab = vocabulary(config)
@@ -162,3 +162,63 @@ def test_tokens_outside_the_vocabulary_and_small_calls_go_to_the_reference():
     assert status.tolist() == [SLOW, SLOW, VALID, SLOW]
     got = validate_fast([foreign, ids, seqs[2]], config)  # fewer than MIN_BATCH: the reference alone
     assert not got[0].valid and not got[1].valid and got[2].valid
+
+
+CELLS = {  # the cells design (one word a cell): the spec respells it for the evaluators and maps positions back
+    "cells": (SMALL, BattlesnakeCodec(cells=True)),
+    "cells, tails and smell, keyframes 5, feast": (FEAST, BattlesnakeCodec(keyframe_interval=5, tails=True, smell=True, cells=True)),
+}
+
+
+def assert_spec_same(seqs: list[list[str]], config: BattlesnakeConfig, codec: BattlesnakeCodec | None) -> list:
+    """The spec's many-at-once verdicts are its one-at-a-time ones, on tokens and on ids."""
+    want = [GAME.validate(s, config, codec) for s in seqs]
+    for form in (seqs, [as_ids(s, config) for s in seqs]):
+        assert GAME.validate_many(form, config, codec) == want
+    return want
+
+
+@pytest.mark.parametrize("name", list(CELLS))
+def test_the_cells_design_is_judged_through_its_pair_spelling(name):
+    config, codec = CELLS[name]
+    seqs = episodes(name, 30)
+    assert all(v.valid for v in assert_spec_same(seqs, config, codec))
+    assert all(v.valid for v in assert_spec_same(seqs, config, None))  # read off the sequence
+    pair_codec = BattlesnakeCodec(codec.keyframe_interval, tails=codec.tails, smell=codec.smell)
+    assert not any(v.valid for v in assert_spec_same(seqs[:4], config, pair_codec))  # cell words are not the pair design's
+    seq = min(seqs, key=len)
+    assert_spec_same([seq[:k] for k in range(0, len(seq) + 1, 3)], config, codec)  # prefixes
+    # a cell word moved: the verdict points at that word of the cells sequence
+    at = next(i for i, t in enumerate(seq) if i > seq.index("TICK") and cell_of_word(t) is not None)  # a head
+    x, y = cell_of_word(seq[at])  # type: ignore[misc]
+    moved = [*seq[:at], f"X{(x + 2) % config.width}Y{y}", *seq[at + 1 :]]
+    bare = [*seq[:at], f"X{x}", f"Y{y}", *seq[at + 1 :]]
+    for bad in (moved, bare):
+        verdict = assert_spec_same([bad], config, codec)[0]
+        assert not verdict.valid and verdict.first_violation == at
+    assert assert_spec_same([bare], config, codec)[0].violations[0] == "grammar"
+
+
+@pytest.mark.parametrize("kind", MUTATIONS)
+def test_every_kind_of_mutation_of_the_cells_design(kind):
+    for name, (config, codec) in CELLS.items():
+        rng = np.random.default_rng([len(name), MUTATIONS.index(kind), 7])
+        vocab = vocabulary(config)
+        mutated = [mutate(seq, vocab, rng, kind) for seq in episodes(name, 30)[:10]]
+        want = assert_spec_same(mutated, config, codec)
+        assert_spec_same(mutated, config, None)
+        if kind != "truncate":
+            assert sum(not v.valid for v in want) > len(mutated) // 2
+
+
+def test_cell_words_swapped_for_others():
+    config, codec = CELLS["cells, tails and smell, keyframes 5, feast"]
+    words = [w for w in vocabulary(config) if cell_of_word(w) is not None]
+    rng = np.random.default_rng(11)
+    mutated = []
+    for seq in episodes("cells, tails and smell, keyframes 5, feast", 30)[:15]:
+        places = [i for i, t in enumerate(seq) if cell_of_word(t) is not None]
+        for i in rng.choice(places, 4, replace=False).tolist():
+            mutated.append([*seq[:i], str(rng.choice(words)), *seq[i + 1 :]])
+    want = assert_spec_same(mutated, config, codec)
+    assert sum(not v.valid for v in want) > len(mutated) // 2

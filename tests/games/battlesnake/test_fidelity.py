@@ -81,6 +81,20 @@ def test_rule_determined_positions_in_keyframes_and_the_tails_design():
     assert found[words[0] + 1][0] in ("free", "move") and found[words[0] + 1][1] == "MOVE"  # the outcome keeps the kind
 
 
+def test_rule_determined_positions_of_the_cells_design_are_its_words():
+    """A cell word is scored once, with the category and outcome its X has in the pair spelling."""
+    from gamegrammar.games.battlesnake.grammar import as_pairs
+
+    codec = BattlesnakeCodec(keyframe_interval=3, tails=True, cells=True)
+    cells = GAME.play_episode(SMALL, codec, "greedy", 0, 25).tokens
+    pairs, origin = as_pairs(cells)
+    found = GAME.rule_determined_positions(cells)
+    want = {origin[p]: (c, k) for p, c, k in reversed(rule_determined_positions(pairs))}  # the first of a word's two
+    assert len(found) == len({p for p, _, _ in found}) and {p: (c, k) for p, c, k in found} == want
+    tick = cells.index("TICK")
+    assert dict((p, (c, k)) for p, c, k in found)[tick + 3] == ("move", "MOVE")  # TICK S0 UP X5Y4: the head's word
+
+
 def test_trace_follows_the_engine_and_stops_at_a_departure():
     record = GAME.play_episode(SMALL, CodecConfig(keyframe_interval=2), "space", 3, 1)
     assert trace(record.tokens, SMALL) == record.states

@@ -14,6 +14,9 @@ from gamegrammar.games.battlesnake.grammar import (
     GrammarAutomaton,
     GrammarError,
     Keyframe,
+    as_cells,
+    as_pairs,
+    cell_of_word,
     decode,
     episode_prefix,
     parse,
@@ -42,11 +45,16 @@ def test_the_vocabulary_is_exact_and_starts_with_the_special_tokens():
     assert {"S0", "S3", "X10", "Y10", "LEN3", "LEN123", "H1", "H100"} <= set(vocab)
     assert not {"S4", "X11", "Y11", "LEN2", "LEN124", "H0", "H101"} & set(vocab)
     assert set(GAME.end_events) | {"UP", "DOWN", "LEFT", "RIGHT", "FREE", "B_S"} <= set(vocab)
-    assert len(vocab) == 4 + 7 + 4 + 4 + 5 + 5 + 4 + 11 + 11 + 121 + 100 + 16
-    # the smell words come last: a corpus without them keeps the plain vocabulary, ids and all
-    plain = GAME.codec_vocabulary(BattlesnakeConfig(11, 11, 4), BattlesnakeCodec())
-    assert plain == vocab[:-16] and vocab[-16:] == SMELL_TOKENS and vocab[-16] == "SMELL_NONE" and "SMELL_UDLR" in vocab
-    assert GAME.codec_vocabulary(BattlesnakeConfig(11, 11, 4), BattlesnakeCodec(smell=True)) == vocab
+    assert len(vocab) == 4 + 7 + 4 + 4 + 5 + 5 + 4 + 11 + 11 + 121 + 100 + 16 + 121
+    # the smell words, then the cell words, come last: a corpus without them keeps the plain vocabulary, ids and all
+    config = BattlesnakeConfig(11, 11, 4)
+    plain = GAME.codec_vocabulary(config, BattlesnakeCodec())
+    cells = vocab[-121:]
+    assert cells[:2] == ["X0Y0", "X0Y1"] and cells[-1] == "X10Y10" and all(cell_of_word(w) is not None for w in cells)
+    assert plain == vocab[: -16 - 121] and vocab[-137:-121] == SMELL_TOKENS and vocab[-137] == "SMELL_NONE" and "SMELL_UDLR" in vocab
+    assert GAME.codec_vocabulary(config, BattlesnakeCodec(smell=True)) == vocab[:-121]
+    for codec in (BattlesnakeCodec(cells=True), BattlesnakeCodec(smell=True, cells=True)):  # every word keeps its id
+        assert GAME.codec_vocabulary(config, codec) == vocab
 
 
 def test_the_example_is_what_the_engine_plays():
@@ -136,6 +144,38 @@ def test_the_smell_option_writes_the_food_beside_each_head():
 
 
 EXAMPLE_START = "BOS SNAP S0 X5 Y3 LEN3 H100 B_S B_S S1 X1 Y3 LEN3 H100 B_S B_S"
+
+
+@pytest.mark.parametrize("options", [{}, {"tails": True, "smell": True, "keyframe_interval": 3}], ids=["cells", "with tails and smell"])
+def test_the_cells_option_writes_each_cell_as_one_word(options):
+    """Every `Xx Yy` pair becomes the word `XxYy` and nothing else changes; `as_pairs` takes it back, each pair token
+    pointing at the word it came from; a declared design has only its own spelling, for the parser (through
+    `as_pairs`) and the automaton alike."""
+    pairs = GAME.play_episode(SMALL, BattlesnakeCodec(**options), "greedy", 0, 25)
+    cells = GAME.play_episode(SMALL, BattlesnakeCodec(cells=True, **options), "greedy", 0, 25)
+    assert cells.events == pairs.events and cells.tokens == as_cells(pairs.tokens) and len(cells.tokens) < len(pairs.tokens)
+    assert not any(t[:1] in "XY" and cell_of_word(t) is None for t in cells.tokens)  # no bare X or Y word
+    back, origin = as_pairs(cells.tokens)
+    assert back == pairs.tokens and len(origin) == len(back)
+    assert all(cells.tokens[o] == t or cell_of_word(cells.tokens[o]) is not None for t, o in zip(back, origin))
+    if not options:
+        assert " ".join(cells.tokens).startswith("BOS SNAP S0 X5Y3 LEN3 H100 B_S B_S S1 X1Y3 LEN3 H100 B_S B_S FOOD X0Y2 X3Y3 X6Y4")
+        assert "TICK S0 RIGHT X6Y4 EAT LEN4 H100 S1 RIGHT X3Y3 EAT LEN4 H100 SPAWN X5Y1 TICK" in " ".join(cells.tokens)
+    assert BattlesnakeCodec(cells=True).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 0, "cells": 1}
+    assert "cells" not in BattlesnakeCodec().to_dict()
+    assert GAME.decode_events(cells.tokens) == pairs.events
+    assert GAME.episode_prefix(cells.tokens, 2) == as_cells(GAME.episode_prefix(pairs.tokens, 2))  # in its own spelling
+    codec = BattlesnakeCodec(cells=True, **options)
+    declared = GAME.automaton(SMALL, codec)
+    assert _accepts(declared, cells.tokens) and not _accepts(declared, pairs.tokens)
+    assert not _accepts(GAME.automaton(SMALL, BattlesnakeCodec(**options)), cells.tokens)
+    state = declared.start()
+    for token in cells.tokens[:3]:  # BOS SNAP S0: a head cell comes, as one word
+        state = declared.step(state, token)
+    assert declared.allowed(state) == {f"X{x}Y{y}" for x in range(7) for y in range(7)}
+    marked, _ = as_pairs([*cells.tokens[:3], "X5", "Y3"], cells=True)  # a bare pair in a declared cells sequence
+    assert marked[3:] == ["~X5", "~Y3"] and as_pairs(cells.tokens, cells=False)[0] == cells.tokens
+    assert cell_of_word("X10Y3") == (10, 3) and cell_of_word("X10") is None and cell_of_word("XY3") is None
 
 
 def _in_free(tokens, i):

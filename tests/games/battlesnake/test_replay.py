@@ -25,7 +25,9 @@ def record():
 
 
 @pytest.mark.parametrize(
-    "codec", [BattlesnakeCodec(), BattlesnakeCodec(4, tails=True), BattlesnakeCodec(smell=True)], ids=["plain", "tails", "smell"]
+    "codec",
+    [BattlesnakeCodec(), BattlesnakeCodec(4, tails=True), BattlesnakeCodec(smell=True), BattlesnakeCodec(4, cells=True)],
+    ids=["plain", "tails", "smell", "cells"],
 )
 def test_frames_are_the_engines_states(codec):
     for episode in range(3):

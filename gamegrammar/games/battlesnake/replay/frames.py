@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from gamegrammar.games.battlesnake.grammar import DIE_TOKEN, GrammarError, Keyframe, Tick, parse, read_cell
+from gamegrammar.games.battlesnake.grammar import DIE_TOKEN, GrammarError, Keyframe, Tick, as_pairs, parse, read_cell
 from gamegrammar.games.battlesnake.rules import (
     MAX_HEALTH,
     BattlesnakeConfig,
@@ -172,8 +172,9 @@ def step(state: BattlesnakeState, tick: Tick, config: BattlesnakeConfig) -> tupl
 
 
 def replay(tokens: Sequence[str] | str, config: BattlesnakeConfig) -> Replay:
-    """Frames of a token sequence (valid or not) and the strict verdict; never raises on a bad sequence."""
-    tokens = tokens.split() if isinstance(tokens, str) else list(tokens)
+    """Frames of a token sequence (valid or not) and the strict verdict; never raises on a bad sequence. A cells
+    sequence is shown in the pair spelling (`grammar.as_pairs`), which the frames' token positions index."""
+    tokens = as_pairs(tokens.split() if isinstance(tokens, str) else tokens)[0]
     frames: list[Frame] = []
     error: GrammarError | None = None
     try:
