@@ -211,17 +211,14 @@ class BattlesnakeSpec(GameSpec):
         if isinstance(tokens, str):
             tokens = tokens.split()
         pairs, origin = _pairs(tokens, _declared_cells(codec))
-        if codec is None:
-            return _mapped(_validity.validate(pairs, config), origin, len(tokens))
-        verdict = _validity.validate(pairs, config, keyframe_interval=codec.keyframe_interval, **_declared(codec))
-        return _mapped(verdict, origin, len(tokens))
+        return _mapped(_validity.validate(pairs, config, **_declared(codec)), origin, len(tokens))
 
     def validate_many(self, sequences: Sequence[Any], config: BattlesnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
         """All sequences replayed at once (`fast.validate_fast`), the verdicts `validate` gives. The fast evaluator
         reads the pair spelling: a cells sequence is respelled first and its verdict's positions mapped back."""
         from gamegrammar.games.battlesnake.fast import validate_fast
 
-        declared = {} if codec is None else {"keyframe_interval": codec.keyframe_interval, **_declared(codec)}
+        declared = _declared(codec)
         cells = _declared_cells(codec)
         if cells is False:
             return validate_fast(sequences, config, **declared)
@@ -413,9 +410,12 @@ def _mapped(verdict: Verdict, origin: list[int] | None, n: int) -> Verdict:
     )
 
 
-def _declared(codec: CodecConfig) -> dict[str, bool | None]:
-    """The design a codec declares, as `validate` and `validate_fast` take it."""
-    return {"tails": _declared_tails(codec), "smell": _declared_smell(codec)}
+def _declared(codec: CodecConfig | None) -> dict[str, Any]:
+    """The design and keyframe interval a codec declares, as `validate` and `validate_fast` take them (None: nothing
+    declared, both read off the sequence)."""
+    if codec is None:
+        return {}
+    return {"keyframe_interval": codec.keyframe_interval, "tails": _declared_tails(codec), "smell": _declared_smell(codec)}
 
 
 GAME = BattlesnakeSpec()
