@@ -46,7 +46,7 @@ def test_the_chosen_games_defaults_come_first(capsys, monkeypatch):
 
 def test_grammar_options_say_what_they_write_and_whose_they_are(capsys, monkeypatch):
     flags = help_of(capsys, monkeypatch, "generate")
-    assert flags["--sense"].startswith("write after each input") and flags["--sense"].endswith("(snake only)")
+    assert flags["--sense"].startswith("write after each input") and flags["--sense"].endswith("(snake, battlesnake; not go)")
     assert flags["--tails"].endswith("(battlesnake only)")
     assert not [option for option, text in flags.items() if "default: off" in text]
 

@@ -40,19 +40,19 @@ def test_pettingzoo_aec_api_test_passes():
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "lineup", "smell", "cells"),
+    ("kwargs", "lineup", "smell", "cells", "sense"),
     [
-        (CONFIGS[0], "safe,greedy,space,random", False, False),
-        (CONFIGS[1], "space,greedy", True, False),
-        (CONFIGS[1], "safe,space", False, True),
+        (CONFIGS[0], "safe,greedy,space,random", False, False, False),
+        (CONFIGS[1], "space,greedy", True, False, False),
+        (CONFIGS[1], "safe,space", False, True, True),
     ],
 )
-def test_engine_episodes_replay_to_their_tokens(kwargs, lineup, smell, cells):
+def test_engine_episodes_replay_to_their_tokens(kwargs, lineup, smell, cells, sense):
     """Episodes of the game's reference engine, their inputs played through the env: the same tokens, end and agents
-    (in the smell design too: the env writes the codec it is given)."""
+    (in the smell, cells and sense designs too: the env writes the codec it is given)."""
     config = BattlesnakeConfig(**{"max_ticks": 300, **kwargs})
-    codec = BattlesnakeCodec(keyframe_interval=4, smell=smell, cells=cells)
-    env = battlesnake_v0.parallel_env(**config.to_dict(), keyframe_interval=4, smell=smell, cells=cells)
+    codec = BattlesnakeCodec(keyframe_interval=4, smell=smell, cells=cells, sense=sense)
+    env = battlesnake_v0.parallel_env(**config.to_dict(), keyframe_interval=4, smell=smell, cells=cells, sense=sense)
     for episode in range(3):
         record = GAME.play_episode(config, codec, lineup, 17, episode)
         inputs: dict[int, dict[int, int]] = {}
@@ -67,6 +67,7 @@ def test_engine_episodes_replay_to_their_tokens(kwargs, lineup, smell, cells):
             tokens += next(iter(infos.values()))["tokens"]
         assert tokens == record.tokens == env.tokens
         assert any(t.startswith("SMELL_") for t in tokens) == smell and any(cell_of_word(t) for t in tokens) == cells
+        assert any(t.startswith("SENSE_") for t in tokens) == sense
         assert env.agents == [] and env.game.end_reason == record.end
 
 

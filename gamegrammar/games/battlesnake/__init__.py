@@ -4,7 +4,7 @@ Modules, lowest layer first:
   rules          the rules: one reference implementation (scalar simulator, start placement, food)
   api            the board in the API's JSON shape both ways, and `step_board` (one turn on an API board)
   agents         random, safe, greedy, space: one agent per snake; `lineup` mixes them per snake
-  grammar        the token grammar: vocabulary, encoder, parser, automaton (three options: tails, smell, cells)
+  grammar        the token grammar: vocabulary, encoder, parser, automaton (four options: tails, smell, cells, sense)
   batch          the rules on NumPy arrays, many games at once (byte-identical to the scalar engine)
   batch_agents   the agents on a batch; rollout: whole episodes as token ids (`play_batch`)
   validity       the strict evaluator; fast: the same verdicts for many sequences at once (batch replay)
@@ -92,10 +92,10 @@ class BattlesnakeSpec(GameSpec):
     # -- grammar
 
     def vocabulary(self, config: BattlesnakeConfig) -> list[str]:
-        return _grammar.vocabulary(config)  # every design's: the plain vocabulary, then the SMELL words
+        return _grammar.vocabulary(config)  # every design's: the plain vocabulary, then the SMELL, cell and SENSE words
 
     def codec_vocabulary(self, config: BattlesnakeConfig, codec: CodecConfig) -> list[str]:
-        return _grammar.codec_vocabulary(config, codec)  # the SMELL words only where the codec writes them
+        return _grammar.codec_vocabulary(config, codec)  # an option's words only where the codec writes them (or later ones)
 
     def input_tokens(self, config: BattlesnakeConfig) -> list[str]:
         return _grammar.input_tokens()
@@ -112,7 +112,7 @@ class BattlesnakeSpec(GameSpec):
         return chance_distributions(tokens, config)
 
     def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> Any:
-        pairs = _grammar.GrammarAutomaton(config, _declared_tails(codec), _declared_smell(codec))  # no codec: every pair design
+        pairs = _grammar.GrammarAutomaton(config, _declared_tails(codec), _declared_smell(codec), _declared_sense(codec))  # no codec: any
         return _grammar.CellsAutomaton(pairs, config) if _grammar.cells_of(codec) else pairs
 
     def new_encoder(self, codec: CodecConfig, config: BattlesnakeConfig) -> _grammar.EpisodeEncoder:
@@ -223,7 +223,7 @@ class BattlesnakeSpec(GameSpec):
         if cells is False:
             return validate_fast(sequences, config, **declared)
         words = _grammar.vocabulary(config)
-        first_cell = len(_grammar.vocabulary(config, cells=False))  # ids from here on are cell words
+        first_cell = len(_grammar.vocabulary(config, cells=False, sense=False))  # ids from here on are cell or SENSE words
         strings: list[Any] = []
         for seq in sequences:
             if isinstance(seq, str):
@@ -235,8 +235,13 @@ class BattlesnakeSpec(GameSpec):
         return [_mapped(v, origin, len(seq)) for v, seq, (_, origin) in zip(verdicts, strings, respelled)]
 
     def rules_for(self, codec: CodecConfig | None) -> dict[str, tuple[str, ...]]:
-        """Without the tails design declared, `tail_freed` is no rule of it; without the smell option, `food_smelled`."""
-        off = {"tail_freed": _declared_tails(codec) is False, "food_smelled": _declared_smell(codec) is False}
+        """Without the tails design declared, `tail_freed` is no rule of it; without the smell option, `food_smelled`;
+        without the sense option, `body_sensed`."""
+        off = {
+            "tail_freed": _declared_tails(codec) is False,
+            "food_smelled": _declared_smell(codec) is False,
+            "body_sensed": _declared_sense(codec) is False,
+        }
         return {tier: tuple(r for r in names if not off.get(r)) for tier, names in self.rules.items()}
 
     def opening_perturbations(self, tokens: Sequence[str], config: BattlesnakeConfig) -> list[tuple[str, list[str]]]:
@@ -298,7 +303,7 @@ class BattlesnakeSpec(GameSpec):
         from gamegrammar.games.battlesnake.dream import read_tick
 
         pairs = _pairs(tokens, _grammar.cells_of(codec))[0]  # the pair spelling: the evaluator's, which it checks with
-        return read_tick(state, pairs, config, bool(getattr(codec, "tails", False)), _grammar.smell_of(codec))
+        return read_tick(state, pairs, config, bool(getattr(codec, "tails", False)), _grammar.smell_of(codec), _grammar.sense_of(codec))
 
     # -- planning (gamegrammar.act.planner)
 
@@ -376,6 +381,11 @@ def _declared_smell(codec: CodecConfig | None) -> bool | None:
     return None if codec is None else _grammar.smell_of(codec)
 
 
+def _declared_sense(codec: CodecConfig | None) -> bool | None:
+    """Whether a codec writes SENSE words; None: not declared."""
+    return None if codec is None else _grammar.sense_of(codec)
+
+
 def _declared_cells(codec: CodecConfig | None) -> bool | None:
     """Whether a codec writes each cell as one word; None: not declared (either spelling is read)."""
     return None if codec is None else _grammar.cells_of(codec)
@@ -415,7 +425,12 @@ def _declared(codec: CodecConfig | None) -> dict[str, Any]:
     declared, both read off the sequence)."""
     if codec is None:
         return {}
-    return {"keyframe_interval": codec.keyframe_interval, "tails": _declared_tails(codec), "smell": _declared_smell(codec)}
+    return {
+        "keyframe_interval": codec.keyframe_interval,
+        "tails": _declared_tails(codec),
+        "smell": _declared_smell(codec),
+        "sense": _declared_sense(codec),
+    }
 
 
 GAME = BattlesnakeSpec()

@@ -37,14 +37,18 @@ class ScriptedInputs:
         return [INPUT_TOKEN[self.agents[k].act(state)] for k in state.alive]
 
 
-def read_tick(state: BattlesnakeState, tokens: Sequence[str], config: BattlesnakeConfig, tails: bool, smell: bool = False) -> TickReading:
+def read_tick(
+    state: BattlesnakeState, tokens: Sequence[str], config: BattlesnakeConfig, tails: bool, smell: bool = False, sense: bool = False
+) -> TickReading:
     """One whole tick (TICK ... up to the next TICK, keyframe and EOS included) read after `state`."""
     return read_written_tick(
         state,
         tokens,
         keyframe=keyframe_tokens(state),
-        parse=lambda seq: parse(seq, tails=tails, smell=smell),  # the declared design's words only, as the evaluator reads them
-        check=lambda before, tick, found: check_tick(before, tick, config, found, tails, smell),
+        parse=lambda seq: parse(
+            seq, tails=tails, smell=smell, sense=sense
+        ),  # the declared design's words only, as the evaluator reads them
+        check=lambda before, tick, found: check_tick(before, tick, config, found, tails, smell, sense),
         follow=lambda before, tick: follow(before, tick, config),
         agrees=lambda tick, after: agrees(tick.keyframe, after),
         max_ticks=config.max_ticks,

@@ -2,8 +2,8 @@
 
 Every rule event of held-out episodes (a head moved by its input, an eat when a head reaches
 food, starvation at 0 health, a shorter snake's head meeting a longer one, in the smell design each
-SMELL word and apart those that name food beside the head, ...) is scored under
-teacher forcing: the probability the model gives to the continuation the rules mandate (the
+SMELL word and apart those that name food beside the head, in the sense design each SENSE word, ...)
+is scored under teacher forcing: the probability the model gives to the continuation the rules mandate (the
 product over its tokens) and whether its argmax writes all of it. Events are split by context:
 the snake's length, how many snakes are alive, the ticks since the last keyframe (the state the
 model last saw in full), the tick number, the token position, and, for head-to-head meetings,
@@ -60,6 +60,7 @@ from gamegrammar.emergence.rule_emergence import plot as plot_emergence
 from gamegrammar.games.battlesnake.grammar import (
     DIE_TOKEN,
     INPUT_TOKEN,
+    SENSE_OF,
     SMELL_OF,
     SMELL_TOKENS,
     BattlesnakeCodec,
@@ -96,6 +97,7 @@ RULES = [
     "tail_freed",
     "food_smelled",
     "food_smelled_beside",
+    "body_sensed",
     "eat_when_head_on_food",
     "grow_after_eat",
     "health_reset",
@@ -175,6 +177,8 @@ def rule_events(tokens: Sequence[str], config: BattlesnakeConfig) -> list[RuleEv
                 add("food_smelled", [p["smell"]], length)
                 if m.smell:
                     add("food_smelled_beside", [p["smell"]], length)
+            if "sense" in p:  # the sense design: the bodies beside the head
+                add("body_sensed", [p["sense"]], length)
             if m.eat:
                 add("eat_when_head_on_food", [p["after"]], length)
                 add("grow_after_eat", [p["length"]], length)
@@ -301,6 +305,10 @@ def _smell(tokens: Sequence[str]) -> bool:
     return any(t in SMELL_OF for t in tokens)
 
 
+def _sense(tokens: Sequence[str]) -> bool:
+    return any(t in SENSE_OF for t in tokens)
+
+
 def food_ahead_probes(tokens: Sequence[str], config: BattlesnakeConfig, episode: int, rng: np.random.Generator) -> list[Probe]:
     """One probe per episode: a keyframe (a later one when there is one) with a food added where the first snake's
     next input takes its head."""
@@ -367,7 +375,7 @@ def head_to_head_probes(
     """Real ticks where two heads are two cells apart, their inputs replaced by moves onto one cell between them."""
     found = []
     states = trace(tokens, config)
-    codec = BattlesnakeCodec(tails=_tails(tokens), smell=_smell(tokens))
+    codec = BattlesnakeCodec(tails=_tails(tokens), smell=_smell(tokens), sense=_sense(tokens))
     for item in parse(tokens):
         if not isinstance(item, Tick) or item.number >= len(states) or item.end_event is not None:
             continue

@@ -16,8 +16,8 @@ reference's own `validity.check_start`, once per distinct opening of a call.
 
 Steps, per chunk of sequences: (1) one flat id array (token strings are looked up in the vocabulary);
 (2) what each sequence writes, for all at once: every input word (its snake is the token before it,
-its tick the number of TICKs before it) and every SPAWN cell; the design (tails and smell: declared, else
-any FREE, any SMELL word) and the keyframe interval (declared, else the number of the first tick followed by a SNAP,
+its tick the number of TICKs before it) and every SPAWN cell; the design (tails, smell and sense: declared, else
+any FREE, any SMELL word, any SENSE word) and the keyframe interval (declared, else the number of the first tick followed by a SNAP,
 as `validate` reads it); (3) the openings, parsed and checked (each distinct one once: corpora and
 samples repeat a few hundred starts); (4) per (design, interval) group, the replay: each tick
 `advance` with the written inputs, the written spawns placed after checking their number against
@@ -68,7 +68,7 @@ from gamegrammar.games.battlesnake.batch import (
     spawn_range,
 )
 from gamegrammar.games.battlesnake.grammar import INPUT_TOKEN, BattlesnakeCodec, GrammarError, parse, vocabulary
-from gamegrammar.games.battlesnake.rollout import TokenTable, _tick_token_ids, food_beside, keyframe_token_ids
+from gamegrammar.games.battlesnake.rollout import TokenTable, _tick_token_ids, keyframe_token_ids, words_beside
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Move, snake_id
 from gamegrammar.games.battlesnake.validity import RULES, check_start, validate
 
@@ -113,22 +113,24 @@ def validate_fast(
     tails: bool | None = None,
     keyframe_interval: int | None = None,
     smell: bool | None = None,
+    sense: bool | None = None,
 ) -> list[Verdict]:
     """`validate` for each sequence, exactly, many at once.
 
     A sequence is a list of tokens, a space-separated string, or token ids (as the sampler and the corpus hold
-    them: the quickest). `tails`, `smell` and `keyframe_interval` declare the design and the schedule as `validate`
+    them: the quickest). `tails`, `smell`, `sense` and `keyframe_interval` declare the design and the schedule as `validate`
     takes them (None reads them off each sequence). Calls with fewer than `min_batch` sequences go to the reference.
     """
     tb = _tables(config)
     seqs = [s.split() if isinstance(s, str) else s for s in sequences]
 
     def reference(seq: TokenSequence) -> Verdict:
-        return validate(token_strings(seq, tb.tokens), config, tails=tails, keyframe_interval=keyframe_interval, smell=smell)
+        strings = token_strings(seq, tb.tokens)
+        return validate(strings, config, tails=tails, keyframe_interval=keyframe_interval, smell=smell, sense=sense)
 
     if len(seqs) < min_batch:
         return [reference(s) for s in seqs]
-    return fast_verdicts(seqs, lambda part: fast_status(part, config, tails, keyframe_interval, smell), reference, RULES, CHUNK)
+    return fast_verdicts(seqs, lambda part: fast_status(part, config, tails, keyframe_interval, smell, sense), reference, RULES, CHUNK)
 
 
 # ---------------------------------------------------------------- reading what is written
@@ -179,6 +181,7 @@ def fast_status(
     tails: bool | None = None,
     keyframe_interval: int | None = None,
     smell: bool | None = None,
+    sense: bool | None = None,
 ) -> np.ndarray:
     """Per sequence (token lists or ids): VALID, CUT (a valid prefix, no EOS) or SLOW (ask the reference)."""
     tb = _tables(config)
@@ -195,6 +198,7 @@ def fast_status(
     first_tick[has_tick] = where.tick_at[np.searchsorted(where.tick_at, start[has_tick])]
     design = _read_off(where, flat == word["FREE"], n) if tails is None else np.full(n, tails)
     smelly = _read_off(where, np.isin(flat, tb.table.smell), n) if smell is None else np.full(n, smell)
+    sensing = _read_off(where, np.isin(flat, tb.table.sense), n) if sense is None else np.full(n, sense)
     if keyframe_interval is None:
         snaps = np.flatnonzero(flat == word["SNAP"])
         snap_seq = where.seq(snaps)
@@ -239,9 +243,9 @@ def fast_status(
     # the replay, compared token for token with what each sequence wrote as it is written
     gen_len = np.zeros(n, np.int64)
     following = np.full(n, -1, np.int64)  # the token the rules write just past a sequence's end (-1: none)
-    for t, sm, k in set(zip(design[ok].tolist(), smelly[ok].tolist(), interval[ok].tolist())):
-        group = np.flatnonzero(ok & (design == t) & (smelly == sm) & (interval == k))
-        codec = BattlesnakeCodec(keyframe_interval=k, tails=t, smell=sm)
+    for t, sm, se, k in set(zip(design[ok].tolist(), smelly[ok].tolist(), sensing[ok].tolist(), interval[ok].tolist())):
+        group = np.flatnonzero(ok & (design == t) & (smelly == sm) & (sensing == se) & (interval == k))
+        codec = BattlesnakeCodec(keyframe_interval=k, tails=t, smell=sm, sense=se)
         match = _Match(flat, start[group], lengths[group])
         fine = _replay(config, codec, [states[i] for i in group], moves[group], spawns[group], written_ticks[group], tb, match)
         ok[group[~fine | match.differs]] = False
@@ -392,11 +396,11 @@ def _replay(
         spawned = spawns[games, t]
         if idle:
             spawned = np.where(going[:, None], spawned, -1)
-        smelled = food_beside(batch) if codec.smell else None
+        beside = words_beside(batch, codec)
         turn = advance(batch, now)
         fine[games[~_place_spawns(batch, spawned) & going]] = False
         end = end_codes(batch)
-        ids, mask = _tick_token_ids(t_ids, batch, turn, spawned, end, codec, tails, smelled)
+        ids, mask = _tick_token_ids(t_ids, batch, turn, spawned, end, codec, tails, *beside)
         if idle:
             match.write(games[going], ids[going], mask[going])
         else:

@@ -6,16 +6,18 @@ keyframe := SNAP snake+ FOOD cell*                    every live snake (by index
 snake    := Sk cell LENn Hh b{n-1}                    head, length, health, then each segment's step from the one before
 b        := B_U | B_D | B_L | B_R | B_S               B_S: the same cell (a stacked tail)
 tick     := TICK move+ death* spawn* [end] [keyframe]
-move     := Sk d [SMELL_s] [FREE cell] (cell [EAT LENn H100] | OUT)
+move     := Sk d [SMELL_s] [SENSE_s] [FREE cell] (cell [EAT LENn H100] | OUT)
                                                       one per snake alive before the tick, by index: its input d,
-                                                      [the food beside its head: the smell design], [the cell its
-                                                      tail left: the tails design], its new head (or OUT: off the
-                                                      board), [it ate: its new length, health reset]
+                                                      [the food beside its head: the smell design], [the bodies
+                                                      beside it: the sense design], [the cell its tail left: the
+                                                      tails design], its new head (or OUT: off the board), [it ate:
+                                                      its new length, health reset]
 death    := Sk DIE_HEALTH | DIE_WALL | DIE_SELF | DIE_BODY | DIE_HEAD     by index, each a snake that moved this tick
 spawn    := SPAWN cell                                in the order food spawned
 end      := WIN | DRAW | DEATH | TIMEOUT
 cell     := Xx Yy | XxYy (the cells design)           d := UP | DOWN | LEFT | RIGHT
-s        := the directions U, D, L, R (in that order) whose neighbour of the head holds food, or NONE
+s        := the directions U, D, L, R (in that order) whose neighbour of the head holds food (SMELL) or a
+            body segment that stays through the move (SENSE), or NONE
 ```
 
 Decisions, and why:
@@ -54,6 +56,16 @@ Decisions, and why:
   at once. It is a respelling and nothing more (`as_cells` and `as_pairs` turn one into the other), so the parser,
   the evaluator and every reader of the pair spelling read a cells sequence through `as_pairs`, with positions
   mapped back. Its words follow the plain and the SMELL words (a cells corpus's vocabulary has all three).
+- The sense option (`BattlesnakeCodec(sense=True)`, `generate --sense`; with any other option) writes after each
+  input (and its SMELL word) the directions in which the head's neighbour holds a body segment that stays through the
+  move: every live snake's body but its last segment, which its tail leaves (a stacked tail stays), on the board
+  before the move: `S0 LEFT SENSE_UR X3Y5`. It is Snake's SENSE word for this game: models of the other designs
+  wrote the heads and the food and still half of the deaths, because a body is written once (a keyframe) and then
+  only as heads that pass; the word asks for the bodies around every head on every move, and a self or body
+  collision is then the input's direction being in it (unless the body's snake leaves the board or starves in the
+  same turn, which the evaluator's rules still decide). Walls are not in it: the head's own cell shows them. Its 16
+  words come last in the vocabulary, so every other corpus keeps its ids; the strict evaluator's `body_sensed` holds
+  a sense sequence to them.
 - Salience (`EVENTS` in rules.py): inputs, heads and FREE are MOVEMENT, eliminations COLLISION, EAT
   and SPAWN RULE_EFFECT, ends PHASE. A codec's min_salience drops events; a snake token Sk is kept
   before the first kept element of its move. The strict evaluator needs full salience.
@@ -106,6 +118,15 @@ SMELL_TOKENS = [smell_token(mask) for mask in range(16)]
 SMELL_OF = {token: mask for mask, token in enumerate(SMELL_TOKENS)}
 
 
+def sense_token(mask: int) -> str:
+    """The sense option's word for a mask of directions (bit m: the neighbour in direction Move(m) holds a body)."""
+    return "SENSE_" + ("".join(m.name for m in Move if mask >> m & 1) or "NONE")
+
+
+SENSE_TOKENS = [sense_token(mask) for mask in range(16)]
+SENSE_OF = {token: mask for mask, token in enumerate(SENSE_TOKENS)}
+
+
 @dataclass(frozen=True)
 class BattlesnakeCodec(CodecConfig):
     """A codec with this game's grammar options: `tails` writes the cell each tail leaves (the second design); `smell`
@@ -116,9 +137,14 @@ class BattlesnakeCodec(CodecConfig):
     tails: bool = field(default=False, metadata={"help": "write FREE and the cell a snake's tail leaves before its new head"})
     smell: bool = field(default=False, metadata={"help": "write after each input the directions in which the head's neighbour holds food"})
     cells: bool = field(default=False, metadata={"help": "write every cell as one word (X3Y5) instead of two (X3 Y5)"})
+    sense: bool = field(
+        # Snake's --sense help, word for word: one flag, the same word in both games (here: a body that stays through the move)
+        default=False,
+        metadata={"help": "write after each input the directions in which the head's neighbour is deadly body"},
+    )
 
     def to_dict(self) -> dict[str, int]:
-        options = {**({"smell": 1} if self.smell else {}), **({"cells": 1} if self.cells else {})}
+        options = {name: 1 for name in ("smell", "cells", "sense") if getattr(self, name)}
         return {**super().to_dict(), "tails": int(self.tails), **options}
 
 
@@ -132,10 +158,15 @@ def cells_of(codec: CodecConfig | None) -> bool:
     return bool(getattr(codec, "cells", False))
 
 
-def vocabulary(config: BattlesnakeConfig, *, smell: bool = True, cells: bool = True) -> list[str]:
+def sense_of(codec: CodecConfig | None) -> bool:
+    """Does this codec write the sense words?"""
+    return bool(getattr(codec, "sense", False))
+
+
+def vocabulary(config: BattlesnakeConfig, *, smell: bool = True, cells: bool = True, sense: bool = True) -> list[str]:
     """Every token of the grammar for this config; values are exact, never capped. The smell words come after the
-    plain ones and the cell words last (`smell=False` or `cells=False` leaves them out: the vocabulary of a corpus
-    written without them, `codec_vocabulary`)."""
+    plain ones, then the cell words, then the sense words (`smell=False`, `cells=False` or `sense=False` leaves them
+    out: the vocabulary of a corpus written without them, `codec_vocabulary`)."""
     return [
         *SPECIAL_TOKENS,
         *_WORDS,
@@ -149,14 +180,16 @@ def vocabulary(config: BattlesnakeConfig, *, smell: bool = True, cells: bool = T
         *(f"H{h}" for h in range(1, MAX_HEALTH + 1)),
         *(SMELL_TOKENS if smell else []),
         *(cell_words(config) if cells else []),
+        *(SENSE_TOKENS if sense else []),
     ]
 
 
 def codec_vocabulary(config: BattlesnakeConfig, codec: CodecConfig) -> list[str]:
-    """The vocabulary of a corpus written with `codec`: the smell words where it writes them or cell words (which
-    follow them, so that every word keeps the id it has in the whole vocabulary), the cell words where it writes them."""
-    cells = cells_of(codec)
-    return vocabulary(config, smell=smell_of(codec) or cells, cells=cells)
+    """The vocabulary of a corpus written with `codec`: each option's words where it writes them or where a later
+    option's words follow them (so that every word keeps the id it has in the whole vocabulary)."""
+    sense = sense_of(codec)
+    cells = cells_of(codec) or sense
+    return vocabulary(config, smell=smell_of(codec) or cells, cells=cells, sense=sense)
 
 
 def input_tokens() -> list[str]:
@@ -251,13 +284,14 @@ class EpisodeEncoder:
 
     With `tails` (from a `BattlesnakeCodec`, or given) each move also writes the cell the tail left,
     worked out from the state before and after the tick; with `smell`, the food beside the head before it; with
-    `cells`, every cell as one word.
+    `sense`, the bodies beside it; with `cells`, every cell as one word.
     """
 
     def __init__(self, codec: CodecConfig | None = None, *, tails: bool | None = None) -> None:
         self.codec = codec or CodecConfig()
         self.tails = bool(getattr(self.codec, "tails", False)) if tails is None else tails
         self.smell = smell_of(self.codec)
+        self.sense = sense_of(self.codec)
         self.cells = cells_of(self.codec)
         self.tokens: list[str] = []
         self.state: BattlesnakeState | None = None
@@ -283,10 +317,13 @@ class EpisodeEncoder:
                     named = k
                 if kind == "INPUT":
                     out.append(INPUT_TOKEN[Move[p["move"]]])
-                    if self.smell:
+                    if self.smell or self.sense:
                         if before is None:
-                            raise ValueError("the smell encoder needs start(state) before the first tick")
-                        out.append(SMELL_TOKENS[food_beside(before, k)])
+                            raise ValueError("the smell and sense encoders need start(state) before the first tick")
+                        if self.smell:
+                            out.append(SMELL_TOKENS[food_beside(before, k)])
+                        if self.sense:
+                            out.append(SENSE_TOKENS[body_beside(before, k)])
                     continue
                 if kind == "EAT":
                     out += ["EAT", f"LEN{p['length']}", f"H{p['health']}"]
@@ -318,6 +355,14 @@ def food_beside(state: BattlesnakeState, k: int) -> int:
     """The smell word's mask for snake k: bit m where the neighbour of its head in direction Move(m) holds food."""
     head, food = state.snakes[k].head, state.food
     return sum(1 << m for m in Move if step(head, m) in food)
+
+
+def body_beside(state: BattlesnakeState, k: int) -> int:
+    """The sense word's mask for snake k: bit m where the neighbour of its head in direction Move(m) holds a segment
+    that stays through the move (any live snake's body but its last segment; a stacked tail's cell stays)."""
+    staying = {cell for s in state.snakes if s.alive for cell in s.body[:-1]}
+    head = state.snakes[k].head
+    return sum(1 << m for m in Move if step(head, m) in staying)
 
 
 def tail_left(body: Sequence[Cell]) -> Cell | None:
@@ -377,13 +422,14 @@ class Keyframe:
 
 @dataclass(slots=True)
 class MoveEntry:
-    """One snake's move in a tick. positions: snake (Sk), input, smell (the SMELL word), free (X of the FREE cell),
+    """One snake's move in a tick. positions: snake (Sk), input, smell (the SMELL word), sense (the SENSE word), free (X of the FREE cell),
     head (X, or OUT), after (the token after the head: EAT or the next element), length (LEN), health (H)."""
 
     snake: int
     input: Move
     head: Cell | None  # None: OUT, off the board
     smell: int | None = None  # the SMELL word's mask of directions (smell design), not an event
+    sense: int | None = None  # the SENSE word's mask of directions (sense design), not an event
     free: Cell | None = None
     eat: bool = False
     length: int | None = None
@@ -514,11 +560,19 @@ def read_keyframe(tokens: Sequence[str], i: int) -> Keyframe:
     return Keyframe(start, i, snakes, food, food_at)
 
 
-def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int], tails: bool | None = None, smell: bool | None = None) -> Tick:
+def _tick(
+    tokens: Sequence[str],
+    i: int,
+    number: int,
+    movers: Sequence[int],
+    tails: bool | None = None,
+    smell: bool | None = None,
+    sense: bool | None = None,
+) -> Tick:
     """TICK move+ death* spawn* [end], starting at i (which holds TICK), for the snakes `movers`.
 
     `tails` False: a design without FREE is declared (a FREE is a grammar error at that word); `smell` False the
-    same for a SMELL word."""
+    same for a SMELL word, `sense` False for a SENSE word."""
     start = i
     i += 1
     moves = []
@@ -537,6 +591,13 @@ def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int], tai
                 raise fail(tokens, i, "expected a head cell X<n> Y<n> or OUT (SMELL words are the smell design's, not this one's)")
             entry.smell = smelled
             entry.positions["smell"] = i
+            i += 1
+        sensed = SENSE_OF.get(token_at(tokens, i))  # type: ignore[arg-type]
+        if sensed is not None:
+            if sense is False:
+                raise fail(tokens, i, "expected a head cell X<n> Y<n> or OUT (SENSE words are the sense design's, not this one's)")
+            entry.sense = sensed
+            entry.positions["sense"] = i
             i += 1
         if token_at(tokens, i) == "FREE":
             if tails is False:
@@ -588,7 +649,12 @@ def _tick(tokens: Sequence[str], i: int, number: int, movers: Sequence[int], tai
 
 
 def parse(
-    tokens: Sequence[str], *, to_eos: bool = False, tails: bool | None = None, smell: bool | None = None
+    tokens: Sequence[str],
+    *,
+    to_eos: bool = False,
+    tails: bool | None = None,
+    smell: bool | None = None,
+    sense: bool | None = None,
 ) -> Iterator[Keyframe | Tick]:
     """Yield the first keyframe, then each tick, as far as the grammar allows; then check EOS.
 
@@ -606,12 +672,13 @@ def parse(
     `tails` declares the design: False (the plain design) makes a FREE a grammar error at that word;
     True or None (not declared) read FREE cells wherever they are written (whether they are where
     the tails design puts them is the evaluator's `tail_freed`). `smell` declares the smell option the same way
-    (whether each SMELL word is right, or missing, is the evaluator's `food_smelled`).
+    (whether each SMELL word is right, or missing, is the evaluator's `food_smelled`), and `sense` the sense option
+    (the evaluator's `body_sensed`).
     """
 
     def tick(tokens: Sequence[str], i: int, number: int, previous: Keyframe | Tick) -> Tick:
         movers = previous.alive if isinstance(previous, Keyframe) else previous.alive_after
-        return _tick(tokens, i, number, movers, tails, smell)
+        return _tick(tokens, i, number, movers, tails, smell, sense)
 
     return read_episode(tokens, read_keyframe, tick, to_eos=to_eos)
 
@@ -661,15 +728,18 @@ class GrammarAutomaton:
     `allowed(state)` is the set of next tokens and `step(state, token)` the next state (None where the
     grammar says no). Snake sets are bit masks. `tails` is the design, as `parse` takes it: False
     allows no FREE (the plain design's grammar); True or None allow one before any head. `smell` True
-    asks for a SMELL word after every input (the smell design), False allows none, None allows one.
+    asks for a SMELL word after every input (the smell design), False allows none, None allows one; `sense` the same
+    for a SENSE word after it.
     """
 
-    def __init__(self, config: BattlesnakeConfig, tails: bool | None = None, smell: bool | None = None) -> None:
+    def __init__(self, config: BattlesnakeConfig, tails: bool | None = None, smell: bool | None = None, sense: bool | None = None) -> None:
         vocab = vocabulary(config)
         self.n = config.num_snakes
         self.tails = tails
         self.smell = smell
+        self.sense = sense
         self.smells = frozenset(SMELL_TOKENS)
+        self.senses = frozenset(SENSE_TOKENS)
         self.xs = frozenset(t for t in vocab if token_value(t, "X") is not None)
         self.ys = frozenset(t for t in vocab if token_value(t, "Y") is not None)
         self.lens = frozenset(t for t in vocab if token_value(t, "LEN") is not None)
@@ -684,7 +754,8 @@ class GrammarAutomaton:
     # States (phase, ...):
     #   ("bos",) ("snap",) ("kf_sk", prev, listed) ("kf_x"|"kf_y", k, listed) ("kf_len", k, listed) ("kf_h", k, listed, steps)
     #   ("kf_step", k, listed, left) ("kf_food", listed) ("kf_food_y", listed)
-    #   ("mv_sk", movers, left) ("mv_in", movers, left) ("mv_smell", movers, left) ("mv_free_or_head", movers, left) ("mv_free_x"|"mv_free_y", movers, left)
+    #   ("mv_sk", movers, left) ("mv_in", movers, left) ("mv_smell"|"mv_sense", movers, left) ("mv_free_or_head", movers, left)
+    #   ("mv_free_x"|"mv_free_y", movers, left)
     #   ("mv_head", movers, left) ("mv_y", movers, left) ("mv_after", movers, left) ("eat_len"|"eat_h", movers, left)
     #   ("post", movers, dead, prev, spawned) ("die", movers, dead, k) ("sp_x"|"sp_y", movers, dead) ("eos",) ("done",)
     # `left` is the mask of movers still to write, lowest first; the current mover is its lowest bit.
@@ -738,7 +809,10 @@ class GrammarAutomaton:
             return set(self.inputs)
         if phase == "mv_smell":
             out = set(self.smells)
-            return out if self.smell else out | self._allowed(("mv_free_or_head", *state[1:]))
+            return out if self.smell else out | self._allowed(self._after_smell(*state[1:]))
+        if phase == "mv_sense":
+            out = set(self.senses)
+            return out if self.sense else out | self._allowed(("mv_free_or_head", *state[1:]))
         if phase == "mv_free_or_head":
             return set(self.xs) | ({"OUT"} if self.tails is False else {"OUT", "FREE"})
         if phase == "mv_free_x":
@@ -768,6 +842,10 @@ class GrammarAutomaton:
         if phase == "eos":
             return {"EOS"}
         return set()
+
+    def _after_smell(self, movers: int, left: int) -> tuple:
+        """The state after an input and its SMELL word (or where it would be): a SENSE word's, unless none is allowed."""
+        return ("mv_free_or_head" if self.sense is False else "mv_sense", movers, left)
 
     def _finish_move(self, movers: int, left: int) -> tuple:
         rest = left & (left - 1)
@@ -809,9 +887,13 @@ class GrammarAutomaton:
                 return self.step(("post", state[1], 0, -1, 0), token)
             return ("mv_in", state[1], state[2])
         if phase == "mv_in":
-            return ("mv_free_or_head" if self.smell is False else "mv_smell", state[1], state[2])
+            return ("mv_smell", state[1], state[2]) if self.smell is not False else self._after_smell(state[1], state[2])
         if phase == "mv_smell":
             if token in self.smells:
+                return self._after_smell(state[1], state[2])
+            return self.step(self._after_smell(state[1], state[2]), token)
+        if phase == "mv_sense":
+            if token in self.senses:
                 return ("mv_free_or_head", state[1], state[2])
             return self.step(("mv_free_or_head", state[1], state[2]), token)
         if phase in ("mv_free_or_head", "mv_head"):

@@ -3,11 +3,11 @@
 `play_batch` steps every game of a batch with the batch rules (`batch`), asks a policy for
 each tick's moves (the starter agents of `batch_agents`, or any callable), and writes the
 grammar of `grammar.py` as token ids, byte for byte what the scalar `EpisodeEncoder` +
-`GameTokenizer` write, for every codec option (keyframe_interval, min_salience, tails, smell, cells);
+`GameTokenizer` write, for every codec option (keyframe_interval, min_salience, tails, smell, cells, sense);
 tests/games/battlesnake/test_batch.py checks it. `keyframe_token_ids` is the batch keyframe
 encoder.
 
-A tick is written as one row of fixed columns per game (TICK; per snake Sk d [SMELL_s] [FREE Xx Yy]
+A tick is written as one row of fixed columns per game (TICK; per snake Sk d [SMELL_s] [SENSE_s] [FREE Xx Yy]
 Xx Yy|OUT [EAT LENn H100]; per snake Sk DIE_<cause>; per spawn SPAWN Xx Yy; the end word; EOS)
 and a mask of the columns that game writes; the masked ids of every row, row-major, are its tokens. With the cells
 option a cell's X column holds its one word and its Y column is masked out.
@@ -37,10 +37,12 @@ from gamegrammar.games.battlesnake.grammar import (
     DIE_TOKEN,
     END_EVENTS,
     INPUT_TOKEN,
+    SENSE_TOKENS,
     SMELL_TOKENS,
     STEP_TOKEN,
     cell_word,
     cells_of,
+    sense_of,
     smell_of,
     vocabulary,
 )
@@ -58,6 +60,7 @@ class TokenTable:
         self.snake = np.array([ids[snake_id(k)] for k in range(config.num_snakes)], dt)
         self.input = np.array([ids[INPUT_TOKEN[m]] for m in Move], dt)
         self.smell = np.array([ids[word] for word in SMELL_TOKENS], dt)  # by mask of directions
+        self.sense = np.array([ids[word] for word in SENSE_TOKENS], dt)
         self.die = np.array([ids["UNK"], *(ids[DIE_TOKEN[c]] for c in CAUSES)], dt)  # by cause code
         self.end = np.array([ids[e] for e in END_EVENTS], dt)
         # a step between segments by its padded-cell difference: index diff + pw (0 = B_S)
@@ -124,11 +127,30 @@ def keyframe_token_ids(
 def food_beside(batch: BattlesnakeBatch) -> np.ndarray:
     """(n, N) the smell word's mask of every snake (`grammar.food_beside`): bit m where the neighbour of its head in
     direction Move(m) holds food. Read before a tick's move, as the word describes the board the move starts from."""
+    return _beside(batch, batch.food)
+
+
+def body_beside(batch: BattlesnakeBatch) -> np.ndarray:
+    """(n, N) the sense word's mask of every snake (`grammar.body_beside`): bit m where the neighbour of its head in
+    direction Move(m) holds a segment that stays through the move (every live body less one count at its tail)."""
+    staying = batch.occ.sum(axis=1, dtype=np.int16)  # (n, cells): segments on each cell; eliminated snakes have none
+    g, k = np.nonzero(batch.alive)
+    np.subtract.at(staying, (g, batch.tails[g, k]), 1)
+    return _beside(batch, staying > 0)
+
+
+def _beside(batch: BattlesnakeBatch, holds: np.ndarray) -> np.ndarray:
+    """(n, N) masks of the directions in which the neighbour of each head is a cell where `holds` (n, cells) is true."""
     n, num = batch.length.shape
     beside = batch.heads[:, :, None] + batch.board.delta  # (n, N, 4) padded cells; a live head is never on the padding
-    beside = np.clip(beside, 0, batch.food.shape[1] - 1).reshape(n, -1)
-    hit = np.take_along_axis(batch.food, beside, axis=1).reshape(n, num, 4)
+    beside = np.clip(beside, 0, holds.shape[1] - 1).reshape(n, -1)
+    hit = np.take_along_axis(holds, beside, axis=1).reshape(n, num, 4)
     return hit.astype(np.int64) @ (1 << np.arange(4))
+
+
+def words_beside(batch: BattlesnakeBatch, codec: CodecConfig) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The smell and the sense masks a codec writes (None for an option it does not have), read before a tick's move."""
+    return (food_beside(batch) if smell_of(codec) else None, body_beside(batch) if sense_of(codec) else None)
 
 
 def _tick_token_ids(
@@ -140,9 +162,10 @@ def _tick_token_ids(
     codec: CodecConfig,
     tails: bool,
     smelled: np.ndarray | None = None,
+    sensed: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One tick of every game as (ids, mask), like `EpisodeEncoder.tick` (salience floors included). `smelled` is
-    `food_beside` of the batch before the tick: the smell words, written where the codec has the option.
+    """One tick of every game as (ids, mask), like `EpisodeEncoder.tick` (salience floors included). `smelled` and
+    `sensed` are `words_beside` of the batch before the tick: the smell and sense words, where the codec has them.
 
     Every section is written in place into one (m, columns) pair of arrays, through views (a concatenation of
     2,000-row sections cost more than the rest)."""
@@ -155,42 +178,44 @@ def _tick_token_ids(
     moves = np.where(movers, turn.moves, 0)
     free = np.maximum(turn.freed, 0) if tails else np.zeros((m, num), np.int64)
     width = spawned.shape[1]
-    columns = 1 + 11 * num + 2 * num + 3 * width + 2
+    columns = 1 + 12 * num + 2 * num + 3 * width + 2
     ids = np.empty((m, columns), t.dtype)
     mask = np.empty((m, columns), bool)
     ids[:, 0] = t.word["TICK"]
     mask[:, 0] = keep["TICK"]
-    # per snake: Sk d [SMELL_s] [FREE Xx Yy] Xx Yy|OUT [EAT LENn H100]
-    snakes, snake_mask = _section(ids, 1, num, 11), _section(mask, 1, num, 11)
+    # per snake: Sk d [SMELL_s] [SENSE_s] [FREE Xx Yy] Xx Yy|OUT [EAT LENn H100]
+    snakes, snake_mask = _section(ids, 1, num, 12), _section(mask, 1, num, 12)
     snakes[:, :, 0] = t.snake
     snake_mask[:, :, 0] = movers & (keep["INPUT"] | keep["MOVE"] | (keep["EAT"] & ate))
     snakes[:, :, 1] = t.input[moves]
     snake_mask[:, :, 1] = movers & keep["INPUT"]
-    smell, cells = smell_of(codec), cells_of(codec)
+    smell, sense, cells = smell_of(codec), sense_of(codec), cells_of(codec)
     xs = t.cell if cells else t.x  # the cells option writes a cell's word in its X column and nothing in its Y column
-    if smell and smelled is None:
-        raise ValueError("the smell option's words need the food beside each head before the tick (`food_beside`)")
+    if (smell and smelled is None) or (sense and sensed is None):
+        raise ValueError("the smell and sense options' words need the masks beside each head before the tick (`words_beside`)")
     snakes[:, :, 2] = t.smell[smelled if smell else 0]
     snake_mask[:, :, 2] = movers & keep["INPUT"] & smell
-    snakes[:, :, 3] = t.word["FREE"]
-    snakes[:, :, 4] = xs[free]
-    snakes[:, :, 5] = t.y[free]
+    snakes[:, :, 3] = t.sense[sensed if sense else 0]
+    snake_mask[:, :, 3] = movers & keep["INPUT"] & sense
+    snakes[:, :, 4] = t.word["FREE"]
+    snakes[:, :, 5] = xs[free]
+    snakes[:, :, 6] = t.y[free]
     has_free = movers & keep["MOVE"] & (turn.freed >= 0) if tails else np.zeros((m, num), bool)
-    for c in (3, 4, 5):
+    for c in (4, 5, 6):
         snake_mask[:, :, c] = has_free
-    snake_mask[:, :, 5] &= not cells
-    snakes[:, :, 6] = np.where(on, xs[heads], t.word["OUT"])
-    snakes[:, :, 7] = t.y[heads]
-    snake_mask[:, :, 6] = movers & keep["MOVE"]
-    snake_mask[:, :, 7] = movers & keep["MOVE"] & on & (not cells)
-    snakes[:, :, 8] = t.word["EAT"]
-    snakes[:, :, 9] = t.len[np.where(ate, batch.length, 0)]
-    snakes[:, :, 10] = t.health[MAX_HEALTH]
+    snake_mask[:, :, 6] &= not cells
+    snakes[:, :, 7] = np.where(on, xs[heads], t.word["OUT"])
+    snakes[:, :, 8] = t.y[heads]
+    snake_mask[:, :, 7] = movers & keep["MOVE"]
+    snake_mask[:, :, 8] = movers & keep["MOVE"] & on & (not cells)
+    snakes[:, :, 9] = t.word["EAT"]
+    snakes[:, :, 10] = t.len[np.where(ate, batch.length, 0)]
+    snakes[:, :, 11] = t.health[MAX_HEALTH]
     eats = ate & keep["EAT"]
-    for c in (8, 9, 10):
+    for c in (9, 10, 11):
         snake_mask[:, :, c] = eats
     # per snake: Sk DIE_<cause>
-    at = 1 + 11 * num
+    at = 1 + 12 * num
     deaths, death_mask = _section(ids, at, num, 2), _section(mask, at, num, 2)
     deaths[:, :, 0] = t.snake
     deaths[:, :, 1] = t.die[turn.eliminated]
@@ -254,7 +279,7 @@ def play_batch(
     n = len(episodes)
     table = TokenTable(config)
     tails = bool(getattr(codec, "tails", False))
-    smell, cells = smell_of(codec), cells_of(codec)
+    cells = cells_of(codec)
     log = TokenLog(n) if log is None else log  # a caller's log lets a model read each game's tokens as they are written
     ticks, scores, ends = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     keys = episode_keys(seed, episodes)
@@ -266,7 +291,7 @@ def play_batch(
         if not len(batch):
             break
         moves = policy(batch, games, agent_draws(tick_key, config.num_snakes))
-        smelled = food_beside(batch) if smell else None
+        beside = words_beside(batch, codec)
         turn = advance(batch, moves)
         tick_key = tick_keys(keys[games], t)  # serves this tick's food and the next tick's agents
         spawned = draw_spawns(batch, tick_key)
@@ -274,7 +299,7 @@ def play_batch(
         done = end != GOES_ON
         if observer is not None:
             observer(batch, games, turn)
-        log.write(games, *_tick_token_ids(table, batch, turn, spawned, end, codec, tails, smelled))
+        log.write(games, *_tick_token_ids(table, batch, turn, spawned, end, codec, tails, *beside))
         if done.any():
             d = np.flatnonzero(done)
             g = games[d]

@@ -19,6 +19,9 @@ physical
   move_follows_input      each head is the snake's head moved by its input (OUT iff that cell is off the board)
   tail_freed              in the tails design (declared, or read off a sequence with any FREE), FREE names the cell
                           the tail left, and is there exactly when the tail moves
+  body_sensed             in the sense design (declared, or read off a sequence with any SENSE word), every input
+                          (and its SMELL word) is followed by the SENSE word of the bodies beside that snake's head
+                          before the move (`grammar.body_beside`: segments that stay through the move)
   wall_collision          DIE_WALL exactly for the snakes the rules eliminate for leaving the board
   self_collision          DIE_SELF exactly for those whose head hits their own body
   body_collision          DIE_BODY exactly for those whose head hits another snake's body
@@ -45,9 +48,10 @@ rules
   end_is_final            nothing but EOS after an end event (no keyframe, no tick)
 
 The design and the keyframe interval K are declared by the codec (`BattlesnakeSpec.validate(tokens, config,
-codec)`: `tails=codec.tails`, `smell=codec.smell`, `keyframe_interval=codec.keyframe_interval`; a plain
-`CodecConfig` declares the plain design). Undeclared (None: a bare token file), they are read off the sequence:
-the tails design when it has any FREE, the smell option when it has any SMELL word; K is the number of the
+codec)`: `tails=codec.tails`, `smell=codec.smell`, `sense=codec.sense`, `keyframe_interval=codec.keyframe_interval`;
+a plain `CodecConfig` declares the plain design). Undeclared (None: a bare token file), they are read off the
+sequence: the tails design when it has any FREE, the smell option when it has any SMELL word, the sense option when
+it has any SENSE word; K is the number of the
 first tick followed by a keyframe (none at all: K = 0, which nothing can contradict), and every later tick is
 held to that K (the ticks before it had none, as K demands).
 
@@ -59,7 +63,7 @@ After a divergence (a head, an eat, a death or a spawn the rules do not produce)
 sequence describes is no longer the rules' world, so the state becomes unknown until the next
 keyframe, a complete state, re-establishes it; rules that need no state (in_bounds, an OUT without a
 wall or health death, the end rules) are always checked. Wrong LEN or H values after EAT, wrong
-FREE cells and wrong SMELL words do not change the replayed state (the rules decide them), so one wrong
+FREE cells and wrong SMELL or SENSE words do not change the replayed state (the rules decide them), so one wrong
 belief is reported where it is written. A keyframe that disagrees with the replay but is itself possible is followed
 from then on. Nothing after an end event is checked but the grammar.
 
@@ -77,7 +81,17 @@ from collections.abc import Sequence
 
 from gamegrammar.core.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
 from gamegrammar.core.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
-from gamegrammar.games.battlesnake.grammar import SMELL_OF, GrammarError, Keyframe, Tick, cell_tokens, food_beside, parse
+from gamegrammar.games.battlesnake.grammar import (
+    SENSE_OF,
+    SMELL_OF,
+    GrammarError,
+    Keyframe,
+    Tick,
+    body_beside,
+    cell_tokens,
+    food_beside,
+    parse,
+)
 from gamegrammar.games.battlesnake.rules import (
     BODY_COLLISION,
     HEAD_COLLISION,
@@ -105,6 +119,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "in_bounds",
         "move_follows_input",
         "tail_freed",
+        "body_sensed",
         "wall_collision",
         "self_collision",
         "body_collision",
@@ -284,10 +299,16 @@ def _check_written_world(tick: Tick, config: BattlesnakeConfig, found: Findings)
 
 
 def _check_turn(
-    state: BattlesnakeState, tick: Tick, config: BattlesnakeConfig, found: Findings, tails: bool, smell: bool = False
+    state: BattlesnakeState,
+    tick: Tick,
+    config: BattlesnakeConfig,
+    found: Findings,
+    tails: bool,
+    smell: bool = False,
+    sense: bool = False,
 ) -> BattlesnakeState | None:
-    """Replay the tick's inputs from `state`; check heads, SMELL words, FREE cells, eats, deaths and spawns. The
-    state after, or None when the tick departs from the rules."""
+    """Replay the tick's inputs from `state`; check heads, SMELL and SENSE words, FREE cells, eats, deaths and spawns.
+    The state after, or None when the tick departs from the rules."""
     inputs: list[Move | None] = [None] * len(state.snakes)
     for m in tick.moves:
         inputs[m.snake] = m.input
@@ -301,6 +322,11 @@ def _check_turn(
                 found.note("food_smelled", p["smell"])
             else:
                 _note_missing(found, "food_smelled", p["input"] + 1)
+        if (sense or m.sense is not None) and m.sense != body_beside(state, m.snake):  # likewise for a SENSE word
+            if m.sense is not None:
+                found.note("body_sensed", p["sense"])
+            else:
+                _note_missing(found, "body_sensed", p["smell"] + 1 if "smell" in p else p["input"] + 1)
         if (tails or m.free is not None) and m.free != turn.freed[j]:  # a FREE written is checked in either design
             found.note("tail_freed", p["free"] if m.free is not None else p["head"])
         head = turn.heads[j]
@@ -378,13 +404,19 @@ def _check_end(tick: Tick, config: BattlesnakeConfig, found: Findings) -> None:
 
 
 def check_tick(
-    state: BattlesnakeState | None, tick: Tick, config: BattlesnakeConfig, found: Findings, tails: bool = False, smell: bool = False
+    state: BattlesnakeState | None,
+    tick: Tick,
+    config: BattlesnakeConfig,
+    found: Findings,
+    tails: bool = False,
+    smell: bool = False,
+    sense: bool = False,
 ) -> BattlesnakeState | None:
     """Check one tick from the state before it (None = unknown); return the state after it (None = unknown)."""
     if state is not None and list(state.alive) != tick.movers:
         state = None  # cannot happen after a replayed tick or keyframe; kept for safety
     _check_written_world(tick, config, found)
-    after = _check_turn(state, tick, config, found, tails, smell) if state is not None else None
+    after = _check_turn(state, tick, config, found, tails, smell, sense) if state is not None else None
     _check_end(tick, config, found)
     if tick.keyframe is not None:
         if tick.end_event is not None:
@@ -404,27 +436,30 @@ def validate(
     tails: bool | None = None,
     keyframe_interval: int | None = None,
     smell: bool | None = None,
+    sense: bool | None = None,
 ) -> Verdict:
     """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
 
     `tails` declares the design the sequence must follow (its codec's: a tails sequence that leaves its
     FREE cells out breaks `tail_freed`, a plain one that writes a FREE breaks `grammar` there);
-    `smell` declares the smell option (its words missing break `food_smelled`, written where it is off `grammar`);
+    `smell` declares the smell option (its words missing break `food_smelled`, written where it is off `grammar`),
+    `sense` the sense option (`body_sensed`);
     `keyframe_interval` declares where keyframes go (`keyframe_schedule`). None reads each off the sequence.
     """
     if isinstance(tokens, str):
         tokens = tokens.split()
     n = len(tokens)
     found = Findings(n)
-    declared, declared_smell = tails, smell
+    declared, declared_smell, declared_sense = tails, smell, sense
     tails = "FREE" in tokens if tails is None else tails
     smell = any(t in SMELL_OF for t in tokens) if smell is None else smell
+    sense = any(t in SENSE_OF for t in tokens) if sense is None else sense
     schedule = KeyframeSchedule(keyframe_interval, "SNAP")
     items: list[Keyframe | Tick] = []
     stop = 0  # where the parse stopped: the EOS, or n
     ended = False
     try:
-        parsed = parse(tokens, to_eos=True, tails=declared, smell=declared_smell)
+        parsed = parse(tokens, to_eos=True, tails=declared, smell=declared_smell, sense=declared_sense)
         first = next(parsed)
         assert isinstance(first, Keyframe)
         items.append(first)
@@ -437,7 +472,7 @@ def validate(
             if ended:
                 found.note("end_is_final", tick.start)  # only the first such tick counts
                 continue
-            state = check_tick(state, tick, config, found, tails, smell)
+            state = check_tick(state, tick, config, found, tails, smell, sense)
             schedule.check(found.note, tokens, tick)
             ended = tick.end_event is not None
     except GrammarError as err:

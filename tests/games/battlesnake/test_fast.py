@@ -25,6 +25,7 @@ DESIGNS = {  # name: (config, codec): every design, with and without keyframes a
     "tails, feast": (FEAST, BattlesnakeCodec(tails=True)),
     "smell, feast": (FEAST, BattlesnakeCodec(smell=True)),
     "smell and tails, keyframes 6": (SMALL, BattlesnakeCodec(keyframe_interval=6, tails=True, smell=True)),
+    "sense, 4 snakes, keyframes 7": (CROWD, BattlesnakeCodec(keyframe_interval=7, sense=True)),
 }
 
 
@@ -46,7 +47,11 @@ def as_ids(seq: list[str], config: BattlesnakeConfig) -> np.ndarray:
 
 def assert_same(seqs: list[list[str]], config: BattlesnakeConfig, codec: BattlesnakeCodec | None = None) -> list:
     """Fast and reference verdicts agree exactly, on tokens and on ids, declared (by `codec`) or not."""
-    design = {} if codec is None else {"tails": codec.tails, "smell": codec.smell, "keyframe_interval": codec.keyframe_interval}
+    design = (
+        {}
+        if codec is None
+        else {"tails": codec.tails, "smell": codec.smell, "sense": codec.sense, "keyframe_interval": codec.keyframe_interval}
+    )
     want = [validate(s, config, **design) for s in seqs]
     for form in (seqs, [as_ids(s, config) for s in seqs]):
         got = validate_fast(form, config, min_batch=1, **design)
@@ -61,7 +66,7 @@ def test_corpus_episodes_take_the_fast_path_and_are_valid(name):
     config, codec = DESIGNS[name]
     seqs = episodes(name)
     assert (fast_status(seqs, config) == VALID).all()
-    assert (fast_status(seqs, config, codec.tails, codec.keyframe_interval, codec.smell) == VALID).all()
+    assert (fast_status(seqs, config, codec.tails, codec.keyframe_interval, codec.smell, codec.sense) == VALID).all()
     assert all(v.valid for v in assert_same(seqs, config, codec))
     assert GAME.validate_many([as_ids(s, config) for s in seqs], config, codec) == [validate(s, config) for s in seqs]
 
@@ -106,10 +111,10 @@ def test_values_swapped_for_others_of_their_kind():
     vocab = vocabulary(SMALL)
     kinds = [[t for t in vocab if t[:1] == p and t[1:].isdigit()] for p in ("X", "Y", "H")]
     kinds += [[t for t in vocab if t.startswith("LEN")], ["UP", "DOWN", "LEFT", "RIGHT"], [t for t in vocab if t.startswith("DIE_")]]
-    kinds.append([t for t in vocab if t.startswith("SMELL_")])
+    kinds += [[t for t in vocab if t.startswith("SMELL_")], [t for t in vocab if t.startswith("SENSE_")]]
     kind_of = {t: k for k in kinds for t in k}
     rng = np.random.default_rng(5)
-    for name in ("tails, keyframes 5", "smell and tails, keyframes 6"):
+    for name in ("tails, keyframes 5", "smell and tails, keyframes 6", "sense, 4 snakes, keyframes 7"):
         config, codec = DESIGNS[name]
         mutated = []
         for seq in episodes(name)[:20]:
@@ -167,6 +172,7 @@ def test_tokens_outside_the_vocabulary_and_small_calls_go_to_the_reference():
 CELLS = {  # the cells design (one word a cell): the spec respells it for the evaluators and maps positions back
     "cells": (SMALL, BattlesnakeCodec(cells=True)),
     "cells, tails and smell, keyframes 5, feast": (FEAST, BattlesnakeCodec(keyframe_interval=5, tails=True, smell=True, cells=True)),
+    "cells and sense": (SMALL, BattlesnakeCodec(cells=True, sense=True)),
 }
 
 
@@ -184,9 +190,9 @@ def test_the_cells_design_is_judged_through_its_pair_spelling(name):
     seqs = episodes(name, 40)  # at least validate_fast's MIN_BATCH: the batch replay answers, not its reference fallback
     assert all(v.valid for v in assert_spec_same(seqs, config, codec))
     respelled = [as_pairs(s)[0] for s in seqs]  # what the spec hands the batch replay: answered there, not by the reference
-    assert (fast_status(respelled, config, codec.tails, codec.keyframe_interval, codec.smell) == VALID).all()
+    assert (fast_status(respelled, config, codec.tails, codec.keyframe_interval, codec.smell, codec.sense) == VALID).all()
     assert all(v.valid for v in assert_spec_same(seqs, config, None))  # read off the sequence
-    pair_codec = BattlesnakeCodec(codec.keyframe_interval, tails=codec.tails, smell=codec.smell)
+    pair_codec = BattlesnakeCodec(codec.keyframe_interval, tails=codec.tails, smell=codec.smell, sense=codec.sense)
     assert not any(v.valid for v in assert_spec_same(seqs, config, pair_codec))  # cell words are not the pair design's
     seq = min(seqs, key=len)
     assert_spec_same([seq[:k] for k in range(0, len(seq) + 1, 3)], config, codec)  # prefixes
@@ -224,3 +230,4 @@ def test_cell_words_swapped_for_others():
             mutated.append([*seq[:i], str(rng.choice(words)), *seq[i + 1 :]])
     want = assert_spec_same(mutated, config, codec)
     assert sum(not v.valid for v in want) > len(mutated) // 2
+

@@ -79,6 +79,11 @@ def test_rule_determined_positions_in_keyframes_and_the_tails_design():
     words = [i for i, t in enumerate(smell) if t.startswith("SMELL_")]
     assert words and all(found[i] == ("smell", "") for i in words)  # determined by the board: scored, every one
     assert found[words[0] + 1][0] in ("free", "move") and found[words[0] + 1][1] == "MOVE"  # the outcome keeps the kind
+    sense = GAME.play_episode(SMALL, BattlesnakeCodec(smell=True, sense=True, cells=True), "greedy", 0, 25).tokens
+    found = {p: (c, k) for p, c, k in GAME.rule_determined_positions(sense)}
+    words = [i for i, t in enumerate(sense) if t.startswith("SENSE_")]
+    assert words and all(found[i] == ("sense", "") and sense[i - 1].startswith("SMELL_") for i in words)
+    assert [found[i + 1] for i in words[:4]] == [("move", "MOVE")] * 2 + [("move", "EAT")] * 2  # the head, with its outcome
 
 
 def test_rule_determined_positions_of_the_cells_design_are_its_words():

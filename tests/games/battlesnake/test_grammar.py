@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gamegrammar.core.events import Salience
 from gamegrammar.core.gamespec import SPECIAL_TOKENS, CodecConfig
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.grammar import (
+    SENSE_OF,
+    SENSE_TOKENS,
     SMELL_OF,
     SMELL_TOKENS,
     BattlesnakeCodec,
@@ -16,6 +20,7 @@ from gamegrammar.games.battlesnake.grammar import (
     Keyframe,
     as_cells,
     as_pairs,
+    body_beside,
     cell_of_word,
     decode,
     episode_prefix,
@@ -23,7 +28,7 @@ from gamegrammar.games.battlesnake.grammar import (
     tail_left,
     vocabulary,
 )
-from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Move, Snake
 
 # exact_spawn_chance: the episodes these tests name were picked under the exact spawn chance (the official draw plays others)
 SMALL = BattlesnakeConfig(7, 7, 2, max_ticks=30, exact_spawn_chance=True)
@@ -45,10 +50,15 @@ def test_the_vocabulary_is_exact_and_starts_with_the_special_tokens():
     assert {"S0", "S3", "X10", "Y10", "LEN3", "LEN123", "H1", "H100"} <= set(vocab)
     assert not {"S4", "X11", "Y11", "LEN2", "LEN124", "H0", "H101"} & set(vocab)
     assert set(GAME.end_events) | {"UP", "DOWN", "LEFT", "RIGHT", "FREE", "B_S"} <= set(vocab)
-    assert len(vocab) == 4 + 7 + 4 + 4 + 5 + 5 + 4 + 11 + 11 + 121 + 100 + 16 + 121
-    # the smell words, then the cell words, come last: a corpus without them keeps the plain vocabulary, ids and all
+    assert len(vocab) == 4 + 7 + 4 + 4 + 5 + 5 + 4 + 11 + 11 + 121 + 100 + 16 + 121 + 16
+    # the smell words, then the cell words, then the sense words come last: a corpus without them keeps the plain
+    # vocabulary, ids and all
     config = BattlesnakeConfig(11, 11, 4)
     plain = GAME.codec_vocabulary(config, BattlesnakeCodec())
+    assert vocab[-16:] == SENSE_TOKENS and vocab[-16] == "SENSE_NONE"
+    for codec in (BattlesnakeCodec(sense=True), BattlesnakeCodec(sense=True, cells=True, tails=True)):
+        assert GAME.codec_vocabulary(config, codec) == vocab
+    vocab = vocab[:-16]
     cells = vocab[-121:]
     assert cells[:2] == ["X0Y0", "X0Y1"] and cells[-1] == "X10Y10" and all(cell_of_word(w) is not None for w in cells)
     assert plain == vocab[: -16 - 121] and vocab[-137:-121] == SMELL_TOKENS and vocab[-137] == "SMELL_NONE" and "SMELL_UDLR" in vocab
@@ -141,6 +151,53 @@ def test_the_smell_option_writes_the_food_beside_each_head():
     tails = GAME.play_episode(SMALL, BattlesnakeCodec(tails=True, smell=True), "greedy", 0, 25).tokens
     assert "TICK S0 LEFT SMELL_NONE FREE X5 Y3 X5 Y3" in " ".join(tails)
     assert _accepts(GAME.automaton(SMALL, BattlesnakeCodec(tails=True, smell=True)), tails)
+
+
+def test_the_sense_option_writes_the_bodies_beside_each_head():
+    """After each input (and its SMELL word), the directions whose neighbour of the head holds a segment that stays
+    through the move: a self or body death is the input's direction being among them, unless the body's snake leaves
+    the board or starves in the same turn. Nothing else changes; the parser and the automaton hold a declared design
+    to its words."""
+    config = BattlesnakeConfig(7, 7, 4, max_ticks=60)
+    for episode in range(6):
+        plain = GAME.play_episode(config, CodecConfig(), "safe,greedy,random,space", 0, episode)
+        sense = GAME.play_episode(config, BattlesnakeCodec(sense=True), "safe,greedy,random,space", 0, episode)
+        assert sense.events == plain.events and [t for t in sense.tokens if t not in SENSE_OF] == plain.tokens
+        for item in parse(sense.tokens):
+            if isinstance(item, Keyframe):
+                continue
+            died = {d.snake: d.cause for d in item.deaths}
+            for m in item.moves:
+                assert m.sense is not None and m.positions["sense"] == m.positions["input"] + 1
+                if m.sense >> m.input & 1 and died.get(m.snake) not in ("head-collision", "out-of-health"):
+                    assert died.get(m.snake) in ("snake-self-collision", "snake-collision"), (episode, item.number, m)
+    assert BattlesnakeCodec(sense=True).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 0, "sense": 1}
+    assert "sense" not in BattlesnakeCodec().to_dict()
+    with pytest.raises(GrammarError) as err:
+        list(parse(sense.tokens, sense=False))
+    assert err.value.index == next(i for i, t in enumerate(sense.tokens) if t in SENSE_OF) and "sense design" in err.value.message
+    required, forbidden = (GAME.automaton(config, BattlesnakeCodec(sense=s)) for s in (True, False))
+    assert _accepts(required, sense.tokens) and not _accepts(required, plain.tokens)
+    assert _accepts(forbidden, plain.tokens) and not _accepts(forbidden, sense.tokens)
+    assert _accepts(GAME.automaton(config), sense.tokens) and _accepts(GAME.automaton(config), plain.tokens)
+    every = BattlesnakeCodec(tails=True, smell=True, cells=True, sense=True)
+    both = GAME.play_episode(SMALL, every, "greedy", 0, 25).tokens
+    assert "TICK S0 LEFT SMELL_NONE SENSE_U FREE X5Y3 X5Y3" in " ".join(both)  # SMELL, then SENSE, then FREE
+    assert _accepts(GAME.automaton(SMALL, every), both)
+
+
+def test_the_sense_word_names_the_segments_that_stay_through_the_move():
+    """Every live body but its last segment (which its tail leaves) blocks; a stacked tail's cell stays; an eliminated
+    snake's body blocks nothing."""
+    me = Snake(((3, 3), (3, 2), (2, 2), (2, 3)))  # my tail (2, 3) is beside my head, to the left: it leaves
+    other = Snake(((4, 4), (4, 3), (5, 3), (5, 3)))  # its stacked tail (5, 3) stays; (4, 3) is to my right
+    gone = Snake(((3, 4), (3, 5), (3, 6)), cause="snake-collision")  # its head above mine, eliminated
+    state = BattlesnakeState((me, other, gone), ())
+    assert body_beside(state, 0) == 1 << Move.D | 1 << Move.R
+    assert body_beside(replace(state, snakes=(me, other, replace(gone, cause=""))), 0) == 1 << Move.U | 1 << Move.D | 1 << Move.R
+    stacked = Snake(((3, 3), (3, 2), (2, 2), (2, 3), (2, 3)))
+    assert body_beside(replace(state, snakes=(stacked, other, gone)), 0) == 1 << Move.D | 1 << Move.R | 1 << Move.L
+    assert SENSE_TOKENS[body_beside(state, 0)] == "SENSE_DR"
 
 
 EXAMPLE_START = "BOS SNAP S0 X5 Y3 LEN3 H100 B_S B_S S1 X1 Y3 LEN3 H100 B_S B_S"
@@ -268,7 +325,7 @@ def test_the_automaton_knows_who_moves_and_how_long_a_body_is():
     assert seen[7] == {"B_U", "B_D", "B_L", "B_R", "B_S"} and seen[9] == {"S1", "FOOD"}  # after LEN3 H100: two steps
     tick = tokens.index("TICK")
     assert seen[tick + 1] == {"S0"} and seen[tick + 2] == {"UP", "DOWN", "LEFT", "RIGHT"}
-    assert seen[tick + 3] == {f"X{x}" for x in range(7)} | {"OUT", "FREE", *SMELL_TOKENS}  # undeclared: every option
+    assert seen[tick + 3] == {f"X{x}" for x in range(7)} | {"OUT", "FREE", *SMELL_TOKENS, *SENSE_TOKENS}  # undeclared: any option
     assert seen[tick + 5] == {"EAT", "S1"}
     after_moves = seen[tick + 9]  # after the last mover: deaths of movers, spawns, the end, the next tick or a keyframe
     assert after_moves == {"EAT", "S0", "S1", "SPAWN", "TICK", "SNAP", *GAME.end_events}

@@ -63,7 +63,7 @@ def first_difference(a, b):
 
 def test_the_rule_table():
     assert TIERS == ("structural", "physical", "rules", "full")
-    assert len(RULE_NAMES) == len(set(RULE_NAMES)) == 22
+    assert len(RULE_NAMES) == len(set(RULE_NAMES)) == 23
     assert RULES["structural"] == ("grammar", "complete", "keyframe_schedule")
     assert GAME.rules is RULES
 
@@ -86,7 +86,7 @@ def test_every_generated_episode_passes():
         (BattlesnakeConfig(11, 11, 4, max_ticks=60), 30),
         (BattlesnakeConfig(5, 5, 2, minimum_food=0, food_spawn_chance=0, max_ticks=120), 20),
     ]
-    codecs = [CodecConfig(), CodecConfig(keyframe_interval=4), BattlesnakeCodec(keyframe_interval=7, tails=True, smell=True)]
+    codecs = [CodecConfig(), CodecConfig(keyframe_interval=4), BattlesnakeCodec(keyframe_interval=7, tails=True, smell=True, sense=True)]
     ends, causes, count = Counter(), Counter(), 0
     for c, (config, episodes) in enumerate(configs):
         for episode in range(episodes):
@@ -118,6 +118,10 @@ def _tails():
 
 def _smell():
     return tokens_of(SMALL, "greedy", 25, BattlesnakeCodec(smell=True))
+
+
+def _sense():
+    return tokens_of(SMALL, "greedy", 25, BattlesnakeCodec(sense=True))
 
 
 # (name, mutated tokens, config, the broken rules, the first one)
@@ -154,6 +158,8 @@ MUTANTS = [
     ("eat_iff_food: spurious", lambda: replace(EXAMPLE, "S0 UP X5 Y4", "S0 UP X5 Y4 EAT LEN4 H100"), SMALL, {"eat_iff_food"}),
     ("food_smelled: wrong word", lambda: replace(_smell(), "S0 RIGHT SMELL_R X6 Y4", "S0 RIGHT SMELL_U X6 Y4"), SMALL, {"food_smelled"}),
     ("food_smelled: missing", lambda: replace(_smell(), "S1 RIGHT SMELL_NONE X2 Y3", "S1 RIGHT X2 Y3"), SMALL, {"food_smelled"}),
+    ("body_sensed: wrong word", lambda: replace(_sense(), "S1 UP SENSE_DL X5 Y3", "S1 UP SENSE_L X5 Y3"), SMALL, {"body_sensed"}),
+    ("body_sensed: missing", lambda: replace(_sense(), "S0 LEFT SENSE_U X5 Y3 S1 UP", "S0 LEFT X5 Y3 S1 UP"), SMALL, {"body_sensed"}),
     ("grow_after_eat", lambda: replace(EXAMPLE, "EAT LEN5 H100", "EAT LEN6 H100"), SMALL, {"grow_after_eat"}),
     ("health_reset", lambda: replace(EXAMPLE, "X6 Y4 EAT LEN4 H100", "X6 Y4 EAT LEN4 H99"), SMALL, {"health_reset"}),
     ("spawn_allowed: on a head", lambda: replace(EXAMPLE, "SPAWN X5 Y1", "SPAWN X3 Y3"), SMALL, {"spawn_allowed"}),
