@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -215,24 +216,18 @@ class BattlesnakeSpec(GameSpec):
 
     def validate_many(self, sequences: Sequence[Any], config: BattlesnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
         """All sequences replayed at once (`fast.validate_fast`), the verdicts `validate` gives. The fast evaluator
-        reads the pair spelling: a cells sequence is respelled first and its verdict's positions mapped back."""
+        reads the pair spelling: a cells sequence is respelled first (token ids by id tables, `_pair_ids`) and its
+        verdict's positions mapped back."""
         from gamegrammar.games.battlesnake.fast import validate_fast
 
         declared = _declared(codec)
         cells = _declared_cells(codec)
         if cells is False:
             return validate_fast(sequences, config, **declared)
-        words = _grammar.vocabulary(config)
-        first_cell = len(_grammar.vocabulary(config, cells=False, sense=False))  # ids from here on are cell or SENSE words
-        strings: list[Any] = []
-        for seq in sequences:
-            if isinstance(seq, str):
-                seq = seq.split()
-            plain_ids = cells is None and is_ids(seq) and (not len(seq) or int(np.max(seq)) < first_cell)
-            strings.append(seq if plain_ids else token_strings(seq, words))  # ids of no cell word stay ids: the quickest
-        respelled = [_pairs(seq, cells) if not is_ids(seq) else (seq, None) for seq in strings]
+        sequences = [seq.split() if isinstance(seq, str) else seq for seq in sequences]
+        respelled = [_pair_ids(seq, config, cells) if is_ids(seq) else _pairs(seq, cells) for seq in sequences]
         verdicts = validate_fast([pairs for pairs, _ in respelled], config, **declared)
-        return [_mapped(v, origin, len(seq)) for v, seq, (_, origin) in zip(verdicts, strings, respelled)]
+        return [_mapped(v, origin, len(seq)) for v, seq, (_, origin) in zip(verdicts, sequences, respelled)]
 
     def rules_for(self, codec: CodecConfig | None) -> dict[str, tuple[str, ...]]:
         """Without the tails design declared, `tail_freed` is no rule of it; without the smell option, `food_smelled`;
@@ -401,14 +396,51 @@ def _pairs(tokens: Sequence[str] | str, cells: bool | None = None) -> tuple[Sequ
     return _grammar.as_pairs(tokens, cells)
 
 
-def _origin_of(i: int, origin: list[int] | None, n: int) -> int:
+def _pair_ids(seq: Any, config: BattlesnakeConfig, cells: bool | None) -> tuple[Any, Any]:
+    """`_pairs` on token ids, without token strings: each cell word's id becomes its X's and its Y's (the respelling
+    of a sampled or corpus batch, which a string round trip made the slowest part of the cells design's fast path).
+    A sequence the id tables cannot respell alone (an id outside the vocabulary; a bare X or Y word where the cells
+    design is declared, which `as_pairs` marks) takes the string path."""
+    first, second, bare = _id_halves(config)
+    a = np.asarray(seq, np.int64)
+    if len(a) and (a.min() < 0 or a.max() >= len(first) or (cells and bare[a].any())):
+        return _pairs(token_strings(a, _grammar.vocabulary(config)), cells)
+    halves = second[a] >= 0
+    if not halves.any():
+        return seq, None
+    counts = 1 + halves
+    at = np.cumsum(counts) - counts
+    out = np.empty(int(counts.sum()), np.int64)
+    out[at] = first[a]
+    out[at[halves] + 1] = second[a[halves]]
+    return out, np.repeat(np.arange(len(a)), counts)
+
+
+@cache
+def _id_halves(config: BattlesnakeConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per id of the whole vocabulary: the id of its first token in the pair spelling (its X for a cell word, else
+    itself), of its second (its Y; -1 for every other word), and whether it is a bare X or Y word."""
+    words = _grammar.vocabulary(config)
+    index = {w: i for i, w in enumerate(words)}
+    first, second = np.arange(len(words)), np.full(len(words), -1)
+    bare = np.zeros(len(words), bool)
+    for i, word in enumerate(words):
+        cell = _grammar.cell_of_word(word)
+        if cell is not None:
+            first[i], second[i] = index[f"X{cell[0]}"], index[f"Y{cell[1]}"]
+        else:
+            bare[i] = word[:1] in ("X", "Y") and word[1:].isdigit()
+    return first, second, bare
+
+
+def _origin_of(i: int, origin: Sequence[int] | None, n: int) -> int:
     """Where the pair spelling's token i was written (n past the end)."""
     if origin is None:
         return i
-    return origin[i] if i < len(origin) else n
+    return int(origin[i]) if i < len(origin) else n
 
 
-def _mapped(verdict: Verdict, origin: list[int] | None, n: int) -> Verdict:
+def _mapped(verdict: Verdict, origin: Sequence[int] | None, n: int) -> Verdict:
     """A verdict on the pair spelling, its positions moved to the sequence it was respelled from (n tokens)."""
     if origin is None:
         return verdict

@@ -231,3 +231,20 @@ def test_cell_words_swapped_for_others():
     want = assert_spec_same(mutated, config, codec)
     assert sum(not v.valid for v in want) > len(mutated) // 2
 
+
+def test_cell_ids_the_tables_cannot_respell_take_the_string_path():
+    """An id outside the vocabulary, or a bare X word where the cells design is declared, in a batch large enough for
+    the batch replay: the verdict is the one-at-a-time spec's on the token strings."""
+    config, codec = CELLS["cells"]
+    seqs = [as_ids(s, config) for s in episodes("cells", 40)]
+    outside, bare = seqs[0].copy(), seqs[1].copy()
+    outside[5] = len(vocabulary(config)) + 3
+    at = next(i for i, t in enumerate(episodes("cells", 40)[1]) if i > 20 and cell_of_word(t) is not None)
+    bare[at] = vocabulary(config).index("X3")
+    got = GAME.validate_many([outside, bare, *seqs[2:]], config, codec)
+    names = vocabulary(config)
+    for seq, verdict in zip((outside, bare), got):
+        assert verdict == GAME.validate([names[i] if i < len(names) else f"<id {i}>" for i in seq.tolist()], config, codec)
+        assert not verdict.valid
+    assert got[1].violations[0] == "grammar" and got[1].first_violation == at
+    assert all(v.valid for v in got[2:])
