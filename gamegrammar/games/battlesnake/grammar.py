@@ -585,19 +585,15 @@ def _tick(
             raise fail(tokens, i + 1, "expected a move (UP, DOWN, LEFT or RIGHT)")
         entry = MoveEntry(k, move, None, positions={"snake": i, "input": i + 1})
         i += 2
-        smelled = SMELL_OF.get(token_at(tokens, i))  # type: ignore[arg-type]
-        if smelled is not None:
-            if smell is False:
-                raise fail(tokens, i, "expected a head cell X<n> Y<n> or OUT (SMELL words are the smell design's, not this one's)")
-            entry.smell = smelled
-            entry.positions["smell"] = i
-            i += 1
-        sensed = SENSE_OF.get(token_at(tokens, i))  # type: ignore[arg-type]
-        if sensed is not None:
-            if sense is False:
-                raise fail(tokens, i, "expected a head cell X<n> Y<n> or OUT (SENSE words are the sense design's, not this one's)")
-            entry.sense = sensed
-            entry.positions["sense"] = i
+        for option, words, allowed in (("smell", SMELL_OF, smell), ("sense", SENSE_OF, sense)):  # in this order
+            mask = words.get(token_at(tokens, i))  # type: ignore[arg-type]
+            if mask is None:
+                continue
+            if allowed is False:
+                word = option.upper()
+                raise fail(tokens, i, f"expected a head cell X<n> Y<n> or OUT ({word} words are the {option} design's, not this one's)")
+            setattr(entry, option, mask)
+            entry.positions[option] = i
             i += 1
         if token_at(tokens, i) == "FREE":
             if tails is False:
