@@ -113,7 +113,8 @@ class BattlesnakeSpec(GameSpec):
         return chance_distributions(tokens, config)
 
     def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> Any:
-        pairs = _grammar.GrammarAutomaton(config, _declared_tails(codec), _declared_smell(codec), _declared_sense(codec))  # no codec: any
+        options = [_declared(codec, option) for option in ("tails", "smell", "sense")]  # no codec: any design's words
+        pairs = _grammar.GrammarAutomaton(config, *options)
         return _grammar.CellsAutomaton(pairs, config) if _grammar.cells_of(codec) else pairs
 
     def new_encoder(self, codec: CodecConfig, config: BattlesnakeConfig) -> _grammar.EpisodeEncoder:
@@ -211,8 +212,8 @@ class BattlesnakeSpec(GameSpec):
         """A codec declares the design and the keyframe interval the sequence is held to; None reads both off it."""
         if isinstance(tokens, str):
             tokens = tokens.split()
-        pairs, origin = _pairs(tokens, _declared_cells(codec))
-        return _mapped(_validity.validate(pairs, config, **_declared(codec)), origin, len(tokens))
+        pairs, origin = _pairs(tokens, _declared(codec, "cells"))
+        return _mapped(_validity.validate(pairs, config, **_declared_design(codec)), origin, len(tokens))
 
     def validate_many(self, sequences: Sequence[Any], config: BattlesnakeConfig, codec: CodecConfig | None = None) -> list[Any]:
         """All sequences replayed at once (`fast.validate_fast`), the verdicts `validate` gives. The fast evaluator
@@ -220,8 +221,8 @@ class BattlesnakeSpec(GameSpec):
         verdict's positions mapped back."""
         from gamegrammar.games.battlesnake.fast import validate_fast
 
-        declared = _declared(codec)
-        cells = _declared_cells(codec)
+        declared = _declared_design(codec)
+        cells = _declared(codec, "cells")
         if cells is False:
             return validate_fast(sequences, config, **declared)
         sequences = [seq.split() if isinstance(seq, str) else seq for seq in sequences]
@@ -233,9 +234,9 @@ class BattlesnakeSpec(GameSpec):
         """Without the tails design declared, `tail_freed` is no rule of it; without the smell option, `food_smelled`;
         without the sense option, `body_sensed`."""
         off = {
-            "tail_freed": _declared_tails(codec) is False,
-            "food_smelled": _declared_smell(codec) is False,
-            "body_sensed": _declared_sense(codec) is False,
+            "tail_freed": _declared(codec, "tails") is False,
+            "food_smelled": _declared(codec, "smell") is False,
+            "body_sensed": _declared(codec, "sense") is False,
         }
         return {tier: tuple(r for r in names if not off.get(r)) for tier, names in self.rules.items()}
 
@@ -366,24 +367,10 @@ class BattlesnakeSpec(GameSpec):
         return feature_changes(before, after, config)
 
 
-def _declared_tails(codec: CodecConfig | None) -> bool | None:
-    """The design a codec declares (a plain `CodecConfig` writes no FREE: the plain design); None: not declared."""
-    return None if codec is None else bool(getattr(codec, "tails", False))
-
-
-def _declared_smell(codec: CodecConfig | None) -> bool | None:
-    """Whether a codec writes SMELL words (a plain `CodecConfig` does not); None: not declared."""
-    return None if codec is None else _grammar.smell_of(codec)
-
-
-def _declared_sense(codec: CodecConfig | None) -> bool | None:
-    """Whether a codec writes SENSE words; None: not declared."""
-    return None if codec is None else _grammar.sense_of(codec)
-
-
-def _declared_cells(codec: CodecConfig | None) -> bool | None:
-    """Whether a codec writes each cell as one word; None: not declared (either spelling is read)."""
-    return None if codec is None else _grammar.cells_of(codec)
+def _declared(codec: CodecConfig | None, option: str) -> bool | None:
+    """Whether a codec writes an option's words (`tails`, `smell`, `sense`, `cells`; a plain `CodecConfig` writes none:
+    the plain design); None: no codec, nothing declared."""
+    return None if codec is None else bool(getattr(codec, option, False))
 
 
 def _pairs(tokens: Sequence[str] | str, cells: bool | None = None) -> tuple[Sequence[str], list[int] | None]:
@@ -452,16 +439,16 @@ def _mapped(verdict: Verdict, origin: Sequence[int] | None, n: int) -> Verdict:
     )
 
 
-def _declared(codec: CodecConfig | None) -> dict[str, Any]:
+def _declared_design(codec: CodecConfig | None) -> dict[str, Any]:
     """The design and keyframe interval a codec declares, as `validate` and `validate_fast` take them (None: nothing
     declared, both read off the sequence)."""
     if codec is None:
         return {}
     return {
         "keyframe_interval": codec.keyframe_interval,
-        "tails": _declared_tails(codec),
-        "smell": _declared_smell(codec),
-        "sense": _declared_sense(codec),
+        "tails": _declared(codec, "tails"),
+        "smell": _declared(codec, "smell"),
+        "sense": _declared(codec, "sense"),
     }
 
 

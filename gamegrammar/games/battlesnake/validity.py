@@ -317,16 +317,19 @@ def _check_turn(
     for j, m in enumerate(tick.moves):
         p = m.positions
         before = state.snakes[m.snake]
-        if (smell or m.smell is not None) and m.smell != food_beside(state, m.snake):  # a SMELL written: either design
-            if m.smell is not None:
-                found.note("food_smelled", p["smell"])
-            else:
-                _note_missing(found, "food_smelled", p["input"] + 1)
-        if (sense or m.sense is not None) and m.sense != body_beside(state, m.snake):  # likewise for a SENSE word
-            if m.sense is not None:
-                found.note("body_sensed", p["sense"])
-            else:
-                _note_missing(found, "body_sensed", p["smell"] + 1 if "smell" in p else p["input"] + 1)
+        slot = p["input"] + 1  # where the next option's word goes
+        for option, rule, rightful, declared in (
+            ("smell", "food_smelled", food_beside, smell),
+            ("sense", "body_sensed", body_beside, sense),
+        ):
+            written = getattr(m, option)
+            if (declared or written is not None) and written != rightful(state, m.snake):  # a word written: either design
+                if written is not None:
+                    found.note(rule, p[option])
+                else:
+                    _note_missing(found, rule, slot)
+            if written is not None:
+                slot = p[option] + 1
         if (tails or m.free is not None) and m.free != turn.freed[j]:  # a FREE written is checked in either design
             found.note("tail_freed", p["free"] if m.free is not None else p["head"])
         head = turn.heads[j]
