@@ -39,7 +39,7 @@ def main() -> int:
     game, config, codec, tokenizer = loaded.game_spec, loaded.game, loaded.codec, loaded.tokenizer
     if game.rule_draft(config, codec) is None:
         parser.error(f"{args.ckpt}: {game.name} has no rules draft for its design")
-    precision = choose_precision(args.dtype, torch.device("cpu"), loaded.model.config.n_embd)
+    precision = choose_precision(args.dtype, loaded.model)
     model = for_generation(loaded.model, precision)
     num = 32 if args.quick else args.num
     max_length = default_max_length(model.config.block_size, loaded.longest_episode)  # as `evaluate` caps its samples

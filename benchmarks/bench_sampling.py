@@ -227,8 +227,8 @@ def workloads(quick: bool, device: torch.device) -> list[Workload]:
     # What `--dtype auto` computes in on this machine: where that is bf16, the same Snake rows again in bf16, against the
     # sampler before in float32 (as it ran), each held to the bound of its own dtype
     for w in loads[:2]:
-        precision = choose_precision("auto", device, w.model.config.n_embd)
-        print(f"--dtype auto for a {w.model.config.n_embd}-wide model here: {precision}")
+        precision = choose_precision("auto", w.model)
+        print(f"--dtype auto for the {w.name} model here: {precision}")
         if precision.dtype != torch.float32:
             loads.append(Workload(f"{w.name}, {precision.name}", w.model, w.eos_id, w.max_length, w.runs, dtype=precision.dtype))
     return loads

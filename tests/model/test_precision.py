@@ -14,23 +14,48 @@ def _model() -> GameGPT:
 
 
 def test_named_dtypes_are_taken_as_asked():
-    cpu = torch.device("cpu")
-    assert choose_precision("float32", cpu, 128) == Precision(torch.float32, "asked for")
-    assert choose_precision("bfloat16", cpu, 128) == Precision(torch.bfloat16, "asked for")
+    model = _model()
+    assert choose_precision("float32", model) == Precision(torch.float32, "asked for")
+    assert choose_precision("bfloat16", model) == Precision(torch.bfloat16, "asked for")
 
 
-def test_auto_takes_bf16_only_where_its_matmuls_are_clearly_faster(monkeypatch):
+def test_auto_takes_bf16_only_where_a_decode_pass_is_clearly_faster(monkeypatch):
     import gamegrammar.model.precision as precision
 
-    cpu = torch.device("cpu")
-    for speedup, expected in ((7.0, torch.bfloat16), (BF16_MIN_SPEEDUP, torch.bfloat16), (1.2, torch.float32), (0.05, torch.float32)):
-        monkeypatch.setattr(precision, "bf16_matmul_speedup", lambda width, s=speedup: s)
-        chosen = choose_precision("auto", cpu, 128)
-        assert chosen.dtype == expected and chosen.reason.startswith("auto:") and "x its fp32" in chosen.reason
+    model = _model()
+    for speedup, expected in ((7.0, torch.bfloat16), (BF16_MIN_SPEEDUP, torch.bfloat16), (1.1, torch.float32), (0.5, torch.float32)):
+        monkeypatch.setattr(precision, "bf16_decode_speedup", lambda m, s=speedup: s)
+        chosen = choose_precision("auto", model)
+        assert chosen.dtype == expected and chosen.reason.startswith("auto: a decode pass of this model runs")
+        assert f"{speedup:.2f}x as fast in bf16" in chosen.reason and ("below" in chosen.reason) == (expected == torch.float32)
+
+
+def test_auto_times_the_models_own_decode_pass_once(monkeypatch):
+    """The probe runs the model's real pass in each dtype (a model whose pass breaks in bf16 would break it) and is
+    asked once per shape: a command that samples many batches measures once."""
+    import gamegrammar.model.precision as precision
+
+    calls = []
+    real = precision._best_pass_seconds
+    monkeypatch.setattr(precision, "_speedups", {})
+    monkeypatch.setattr(
+        precision,
+        "_best_pass_seconds",
+        lambda m, rows, context: calls.append((next(m.parameters()).dtype, rows, context)) or real(m, rows, context, calls=1),
+    )
+    model = _model()
+    speedup = precision.bf16_decode_speedup(model)
+    assert speedup > 0 and precision.bf16_decode_speedup(model) == speedup
+    assert calls == [
+        (torch.float32, precision.PROBE_ROWS, precision.PROBE_CONTEXT),
+        (torch.bfloat16, precision.PROBE_ROWS, precision.PROBE_CONTEXT),
+    ]
+    assert next(model.parameters()).dtype == torch.float32  # the probe cast a copy
 
 
 def test_auto_keeps_float32_off_the_cpu():
-    assert choose_precision("auto", torch.device("cuda"), 128).dtype == torch.float32
+    model = _model().to("meta")  # any device but the CPU: nothing is timed there
+    assert choose_precision("auto", model) == Precision(torch.float32, "auto: float32 on meta")
 
 
 def test_the_commands_offer_exactly_the_dtypes_there_are():
@@ -50,7 +75,7 @@ def test_a_precision_prints_its_dtype_and_why():
 
 def test_an_unknown_dtype_is_one_line():
     with pytest.raises(GameGrammarError, match="--dtype must be one of auto, float32, bfloat16"):
-        choose_precision("int4", torch.device("cpu"), 128)
+        choose_precision("int4", _model())
 
 
 def test_generation_casts_a_copy_and_leaves_the_model_as_it_was():

@@ -6,7 +6,7 @@ from gamegrammar.model.sampling import generate, SamplingConfig, SamplingStats
 torch.set_num_threads(2)
 L = load_checkpoint("models/snake", map_location=torch.device("cpu"))
 dtype = sys.argv[1]; num = int(sys.argv[2])
-prec = choose_precision(dtype, torch.device("cpu"), L.model.config.n_embd)
+prec = choose_precision(dtype, L.model)
 m = for_generation(L.model, prec)
 for b in map(int, sys.argv[3:]):
     st = SamplingStats()

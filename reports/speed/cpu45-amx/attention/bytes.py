@@ -6,7 +6,7 @@ from gamegrammar.model.precision import choose_precision, for_generation
 from gamegrammar.model.sampling import generate, SamplingConfig, SamplingStats
 torch.set_num_threads(2)
 L = load_checkpoint("models/snake", map_location=torch.device("cpu"))
-prec = choose_precision(sys.argv[1], torch.device("cpu"), L.model.config.n_embd)
+prec = choose_precision(sys.argv[1], L.model)
 m = for_generation(L.model, prec)
 b=int(sys.argv[2]); num=int(sys.argv[3])
 orig=G.F.scaled_dot_product_attention
