@@ -17,7 +17,7 @@ BENCHMARKS = [  # (module, its own arguments)
     ("bench_generate", ["--game", "battlesnake"]),
     ("bench_generate", ["--game", "go"]),
     ("bench_evaluator", []),
-    ("bench_evaluator", ["--game", "battlesnake", "--repeats", "1"]),  # no fast path: one pass is minutes
+    ("bench_evaluator", ["--game", "battlesnake", "--repeats", "1"]),  # its reference replay takes minutes: one pass
     ("bench_sampling", []),
     ("bench_draft", []),
     ("bench_training", []),

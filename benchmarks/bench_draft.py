@@ -7,7 +7,10 @@ Both ways sample the same prompts (BOS) with the same seed, one after the other 
 `gamegrammar.model.sampling.generate` as `sample` and `evaluate` call it (`--draft rules` and `--draft none`):
 tokens/s, forward passes, the tokens the rules proposed and the model's draws kept, and how many samples are
 identical (all of them in float32; in bf16 a pass of several tokens rounds the logits a little differently, and a
-draw near a boundary moves now and then). A draft saves passes only where a model writes what the rules fix, so the
+draw near a boundary moves now and then), and each way against the machine: the least time its own forward passes
+can take here (benchmarks/roofline.py: the weights read once a pass, each row's keys and values once a layer, the
+FLOPs at the matmul peak measured in this run), and the tokens/s achieved against it. A pass of several tokens reads
+the cache once for all of them, so the draft raises the bound as well as the rate. A draft saves passes only where a model writes what the rules fix, so the
 weights must be trained: an untrained model leaves the rules at once. Timings depend on what else the machine is
 doing: compare figures from one run.
 """
@@ -24,6 +27,8 @@ from gamegrammar.commands.sample import default_max_length
 from gamegrammar.model.precision import DTYPE_CHOICES, choose_precision, for_generation
 from gamegrammar.model.sampling import SamplingConfig, SamplingStats, generate
 from gamegrammar.training.checkpoint import load_checkpoint
+
+from .roofline import Machine, Recorder
 
 
 def main() -> int:
@@ -47,13 +52,17 @@ def main() -> int:
     print(
         f"{args.ckpt}: {model.describe()}; computing in {precision}; {num} samples, batch {args.batch_size}; torch threads {torch.get_num_threads()}"
     )
+    machine = Machine.measure(model)
+    print(machine.describe())
     rows, out = [], {}
     for name in ("rules", "none"):
         stats = SamplingStats()
         draft = (tokenizer, lambda: game.rule_draft(config, codec)) if name == "rules" else None
-        start = time.perf_counter()
-        out[name] = generate(model, [[tokenizer.bos_id]] * num, tokenizer.eos_id, sampling, stats, draft=draft)
-        seconds = time.perf_counter() - start
+        with Recorder(model) as recorder:  # the passes this run made: the bound is theirs
+            start = time.perf_counter()
+            out[name] = generate(model, [[tokenizer.bos_id]] * num, tokenizer.eos_id, sampling, stats, draft=draft)
+            seconds = time.perf_counter() - start
+        bound = recorder.bound_seconds(machine)
         rows.append(
             {
                 "draft": name,
@@ -64,20 +73,26 @@ def main() -> int:
                 "tokens_per_pass_per_batch": stats.tokens_per_pass,
                 "proposed": stats.proposed,
                 "kept": stats.accepted,
+                "bound_tokens_per_s": stats.generated_tokens / bound,
+                "of_bound": bound / seconds,
             }
         )
     same = sum(a == b for a, b in zip(out["rules"], out["none"]))
-    print("| draft | seconds | tokens | tokens/s | forward passes | proposed | kept | against one token a pass |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "| draft | seconds | tokens | tokens/s | forward passes | proposed | kept | against one token a pass | bound tokens/s | of bound |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(
             f"| {r['draft']} | {r['seconds']:.1f} | {r['tokens']:,} | {r['tokens_per_s']:,.0f} | {r['passes']:,} | {r['proposed']:,} "
-            f"| {r['kept']:,} | {r['tokens_per_s'] / rows[1]['tokens_per_s']:.2f}x |"
+            f"| {r['kept']:,} | {r['tokens_per_s'] / rows[1]['tokens_per_s']:.2f}x | {r['bound_tokens_per_s']:,.0f} | {r['of_bound']:.0%} |"
         )
     print(f"identical samples: {same} of {num}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rows": rows, "identical": same, "samples": num, "dtype": str(precision)}, f, indent=2)
+            json.dump(
+                {"rows": rows, "identical": same, "samples": num, "dtype": str(precision), "machine": machine.describe()}, f, indent=2
+            )
     return 0
 
 

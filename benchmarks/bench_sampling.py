@@ -10,8 +10,9 @@ Run from the repository root:  python -m benchmarks.bench_sampling  [--quick] [-
    (gg-cpu at context 1024: its episodes outgrow the context, so the window slides). The untrained models
    write EOS about as often as a game ends (`rare_eos`), so rows end at spread-out lengths as in real
    sampling. Both samplers must return the same sequences: the table says so. Where `--dtype auto` computes in
-   bf16 on this machine, the Snake rows run again with today's sampler in bf16 (the sampler before in float32, as
-   it ran; their samples differ by rounding), each row held to the bound of its own dtype.
+   another format on this machine (bfloat16, or mixed: bf16 matmuls beside a float32 KV cache), the Snake rows run
+   again with today's sampler in it (the sampler before in float32, as it ran; their samples differ by rounding),
+   each row held to the bound of its own format.
 2. The KV cache against full recomputation (what a model without a cache must do; its total is summed
    from timed steps spread over the sequence), at sequence length L with EOS masked out, and a table of
    KV-cache throughput against batch size.
@@ -42,6 +43,7 @@ from gamegrammar.model.sampling import SamplingConfig, SamplingStats, generate
 from .roofline import Machine, Recorder
 
 VOCAB = 250
+FLOAT32 = Precision(torch.float32, "the sampler's own")
 SAME = {True: "yes", False: "NO", None: "n/a"}  # n/a: a row in another dtype rounds differently, so its samples may differ
 NO_EOS = -1  # an id no model emits: sequences run to max_length
 
@@ -180,7 +182,7 @@ class Workload:
     max_length: int
     runs: tuple[tuple[int, int], ...]  # (batch size, sequences)
     grammar: tuple | None = None
-    dtype: torch.dtype = torch.float32  # what today's sampler computes in; the sampler before always ran float32
+    precision: Precision = FLOAT32  # what today's sampler computes in; the sampler before always ran float32
 
 
 def rare_eos(model: GameGPT, eos_id: int, mean_length: int) -> GameGPT:
@@ -224,13 +226,13 @@ def workloads(quick: bool, device: torch.device) -> list[Workload]:
         Workload("snake, grammar mask", snake_model, snake_tok.eos_id, snake_cap, snake_runs, (snake_tok, snake.automaton(snake_config))),
         Workload("battlesnake", bs_model, bs_tok.eos_id, context * 6, ((4, 4),) if quick else ((16, 16), (64, 64))),
     ]
-    # What `--dtype auto` computes in on this machine: where that is bf16, the same Snake rows again in bf16, against the
-    # sampler before in float32 (as it ran), each held to the bound of its own dtype
+    # What `--dtype auto` computes in on this machine: where that is not float32, the same Snake rows again in it, against
+    # the sampler before in float32 (as it ran), each held to the bound of its own format
     for w in loads[:2]:
         precision = choose_precision("auto", w.model)
         print(f"--dtype auto for the {w.name} model here: {precision}")
-        if precision.dtype != torch.float32:
-            loads.append(Workload(f"{w.name}, {precision.name}", w.model, w.eos_id, w.max_length, w.runs, dtype=precision.dtype))
+        if precision.name != "float32":
+            loads.append(Workload(f"{w.name}, {precision.name}", w.model, w.eos_id, w.max_length, w.runs, precision=precision))
     return loads
 
 
@@ -239,7 +241,7 @@ def compare(w: Workload, batch: int, sequences: int, machine: Machine, repeats: 
     (baseline first in odd rounds), and the best rate of each: on a shared machine the load drifts."""
     prompts = [[w.model.config.bos_id]] * sequences
     config = SamplingConfig(max_length=w.max_length, batch_size=batch, seed=0, constrained=w.grammar is not None)
-    now_model = for_generation(w.model, Precision(w.dtype, "the workload's"))
+    now_model = for_generation(w.model, w.precision)
     rates: dict[str, list[float]] = {"before": [], "now": []}
     out: dict[str, list[list[int]]] = {}
     for r in range(repeats):
@@ -264,7 +266,7 @@ def compare(w: Workload, batch: int, sequences: int, machine: Machine, repeats: 
         "speedup": max(rates["now"]) / max(rates["before"]),
         "bound_tokens_per_s": bound,
         "of_bound": max(rates["now"]) / bound,
-        "same_samples": out["before"] == out["now"] if w.dtype == torch.float32 else None,  # other rounding: not expected
+        "same_samples": out["before"] == out["now"] if w.precision == FLOAT32 else None,  # other rounding: not expected
     }
 
 
@@ -337,7 +339,7 @@ def main() -> None:
             print(f"{machine.describe()}, {w.model.config.n_embd} wide")
     if loads:
         print(
-            "bound: each pass's least time, max(bytes read / bandwidth, FLOPs / matmul peak), in the dtype the row computes in, "
+            "bound: each pass's least time, max(bytes read / bandwidth, FLOPs / matmul peak), in the format the row computes in, "
             "summed over the run's own passes (weights once per pass, each row's keys and values once per layer)"
         )
         print(f"\nsampling against the sampler before it was made faster (same run, same samples), {where}{best}")

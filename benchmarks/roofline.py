@@ -121,18 +121,19 @@ class Recorder:
         del self.model.forward  # the class's forward again
 
     def bound_seconds(self, machine: Machine) -> float:
-        """The least time this run's passes can take on `machine`, in the dtype the model computes in (its bytes and its
-        matmul peak)."""
+        """The least time this run's passes can take on `machine`, in the format the model computes in: its weights'
+        bytes, its KV cache's width (the embedding's dtype) and the matmul peak of its blocks' Linear weights."""
         c = self.model.config
         m = self.model
         weights = sum(p.numel() for p in m.parameters())
-        width = next(m.parameters()).element_size()
-        peak = machine.peak(next(m.parameters()).dtype)
+        weight_bytes = sum(p.numel() * p.element_size() for p in m.parameters())
+        width = m.wte.weight.element_size()
+        peak = machine.peak(m.blocks[0].mlp.fc.weight.dtype)
         lookups = sum(e.weight.numel() for e in (m.wpe, m.wtick) if e is not None)  # the tied head is a matmul: counted
         matmul_params = weights - lookups
         total = 0.0
         for new, pairs, keys in self.passes:
             kv_bytes = 2 * c.n_layer * keys * c.n_embd * width
             flops = 2 * matmul_params * new + 4 * c.n_layer * c.n_embd * pairs
-            total += max((weights * width + kv_bytes) / machine.bandwidth, flops / peak)
+            total += max((weight_bytes + kv_bytes) / machine.bandwidth, flops / peak)
         return total

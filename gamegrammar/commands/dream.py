@@ -55,6 +55,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gamegrammar.commands.sample import default_max_length, device_of, generation_precision
+    from gamegrammar.model.precision import cast_for_generation
     from gamegrammar.model.sampling import SamplingConfig
 
     _check_args(args)
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     corpus = _open_corpus(args.corpus, loaded)
     loaded.game_spec.input_policy(args.agent, loaded.game)  # an unknown agent fails now, in one line
     precision = generation_precision(args, loaded.model)
-    loaded.model.to(precision.dtype)  # the model only generates here: cast in place
+    cast_for_generation(loaded.model, precision)  # the model only generates here: cast in place
     max_length = args.max_length or default_max_length(loaded.model.config.block_size, loaded.longest_episode)
     sampling = SamplingConfig(
         args.temperature, args.top_k, None, max_length, args.batch_size, args.seed, constrained=not args.no_grammar_mask

@@ -29,19 +29,20 @@ def add_dtype_argument(p: argparse.ArgumentParser) -> None:
     """--dtype, as every command that generates with a model offers it."""
     p.add_argument(
         "--dtype",
-        choices=("auto", "float32", "bfloat16"),  # precision.DTYPE_CHOICES, spelled out: importing it loads torch
+        choices=("auto", "float32", "bfloat16", "mixed"),  # precision.DTYPE_CHOICES, spelled out: importing it loads torch
         default="auto",
-        help="what the model computes in while it writes: auto takes bfloat16 on a CPU where a decode pass of the model is "
-        "clearly faster in bf16 than in fp32 (timed at start, under a second), float32 elsewhere; samples depend on it "
-        "(default: %(default)s)",
+        help="what the model computes in while it writes: mixed is bf16 matmuls beside a float32 KV cache and attention; auto "
+        "times a pass of the model in each (at start, a second or two) and takes the fastest where it is clearly faster than "
+        "float32, float32 elsewhere and on a GPU; samples depend on it (default: %(default)s)",
     )
 
 
-def generation_precision(args: argparse.Namespace, model: Any) -> Precision:
-    """What `--dtype` means for this model on its device, said once on stderr."""
+def generation_precision(args: argparse.Namespace, model: Any, tokens: int = 1) -> Precision:
+    """What `--dtype` means for this model on its device, for a command whose passes feed `tokens` tokens a row (`auto`
+    times such a pass), said once on stderr."""
     from gamegrammar.model.precision import choose_precision
 
-    precision = choose_precision(args.dtype, model)
+    precision = choose_precision(args.dtype, model, tokens)
     stage_log(getattr(args, "command", "sample"))(f"computing in {precision}")
     return precision
 
@@ -166,16 +167,16 @@ def sample_from_args(
 
     The caller removes the journal once the samples are safely written.
     """
-    from gamegrammar.model.precision import for_generation
+    from gamegrammar.model.precision import DRAFTED_TOKENS, for_generation
     from gamegrammar.model.sample_journal import STATS_FIELDS, SampleJournal, run_fingerprint
     from gamegrammar.model.sampling import generate
 
     config = sampling_config(args, loaded.model.config.block_size, loaded.longest_episode)
     prompts = build_prompts(args, loaded)
-    precision = generation_precision(args, loaded.model)
+    draft = rules_draft(args, loaded)
+    precision = generation_precision(args, loaded.model, 1 if draft is None else DRAFTED_TOKENS)
     model = for_generation(loaded.model, precision)
     device = next(model.parameters()).device
-    draft = rules_draft(args, loaded)
     book = SampleJournal(journal, run_fingerprint(model, prompts, config, device, drafted=draft is not None))
     found, log = book.load(), stage_log(getattr(args, "command", "sample"))
     resume = None

@@ -1,14 +1,20 @@
-"""The number format a model computes in when it samples or plays: float32, bfloat16, or chosen by measurement.
+"""The number format a model computes in when it samples or plays: float32, bfloat16, bf16 matmuls beside a float32
+KV cache ("mixed"), or chosen by measurement.
 
-Whether bfloat16 pays depends on the CPU and on the model's shape, and a matmul alone does not tell: on an Intel
-CPU with AMX, bf16 matmuls run 2.6-7.8x fp32's and torch's attention reads a bf16 KV cache at about fp32's bytes/s,
-so a decode pass is up to 1.7x faster; on an AMD EPYC with AVX-512 BF16 but no AMX the matmuls still run 2.6-3.1x
-fp32's, yet torch's bf16 attention reads 4 GB/s against fp32's 21, so the same pass is 2x slower; without any bf16
-units (AVX2 only) everything bf16 is 5-50x slower (docs/speed.md). So `auto` times a decode pass of the model
-itself (`PROBE_ROWS` rows over `PROBE_CONTEXT` cached tokens) once in each dtype and takes bf16 only where that is
-clearly faster; the choice, and why, is reported beside the figures it produced. Samples depend on the dtype (its
-rounding changes which token a draw lands on now and then), so a run's journal and report name it. Training, teacher forcing and the probes
-stay in float32: only generation is cast, and on a copy.
+Which pays depends on the CPU and on the model's shape, and a matmul alone does not tell. On an Intel CPU with AMX,
+bf16 matmuls run 2.6-7.8x fp32's and torch's attention reads a bf16 KV cache at about fp32's bytes/s, so bfloat16 is
+fastest. On an AMD EPYC with AVX-512 BF16 but no AMX, bf16 matmuls run 2.6-3.1x fp32's too, yet torch's bf16
+attention reads 4 GB/s against fp32's 21, so a bfloat16 pass is 2x slower than float32; there "mixed" wins: the
+Linear layers' weights and products in bf16, the activations, the KV cache and attention in float32. Without any
+bf16 units (AVX2 only) everything bf16 is 5-50x slower (docs/speed.md). And on that AMD host the answer turns with
+the tokens a pass feeds each row: at one (`dream`, `--draft none`) bfloat16 is 0.6-0.8x float32 and mixed 1.0-1.2x,
+at four or more (`evaluate`'s drafted passes, `play`'s passes of a tick) bfloat16 is 1.4-1.7x and mixed 1.2-1.4x.
+So `auto` times the pass the command repeats (`PROBE_ROWS` rows at their own positions over `PROBE_CONTEXT` cached
+tokens, each fed the command's tokens a pass) with the model itself in each format, and takes the fastest where it is
+clearly faster than float32; the choice, and why, is reported beside
+the figures it produced. Samples depend on the format (its rounding changes which token a draw lands on now and
+then), so a run's journal and report name it. Training, teacher forcing and the probes stay in float32: only
+generation is cast, and on a copy.
 """
 
 from __future__ import annotations
@@ -18,85 +24,137 @@ import time
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
 
 from gamegrammar.core.errors import GameGrammarError
 
-DTYPE_CHOICES = ("auto", "float32", "bfloat16")
-BF16_MIN_SPEEDUP = 1.2  # `auto` takes bf16 where a decode pass is at least this much faster than in fp32
-PROBE_ROWS = 64  # the decode pass `auto` times: rows ...
+DTYPE_CHOICES = ("auto", "float32", "bfloat16", "mixed")
+MIN_SPEEDUP = 1.2  # `auto` leaves float32 only for a format whose pass is at least this much faster
+PROBE_ROWS = 64  # the pass `auto` times: rows ...
 PROBE_CONTEXT = 384  # ... over this many cached tokens (a Snake game's length; less where the context is shorter)
+DRAFTED_TOKENS = 4  # new tokens a row in a drafted sampler's pass (about 5 on models/snake) or a pass of play's tick
 
 
 @dataclass(frozen=True)
 class Precision:
-    """The dtype generation runs in and why: `reason` is what a report prints beside it."""
+    """The format generation runs in and why: `reason` is what a report prints beside it. `dtype` is the activations',
+    the KV cache's and attention's; `matmuls`, where set, the Linear layers' weights and products instead."""
 
     dtype: torch.dtype
     reason: str
+    matmuls: torch.dtype | None = None
 
     @property
     def name(self) -> str:
-        return str(self.dtype).removeprefix("torch.")
+        return "mixed" if self.matmuls is not None else str(self.dtype).removeprefix("torch.")
 
     def __str__(self) -> str:
         return f"{self.name} ({self.reason})"
 
 
-def _best_pass_seconds(model: torch.nn.Module, rows: int, context: int, calls: int = 3) -> float:
-    """The fastest of `calls` one-token passes of `model` (after a warm-up) for `rows` rows over `context` cached
-    tokens: the step a sampler repeats. The cache is zeros (uninitialised memory could hold denormal floats, which
-    x86 CPUs compute slowly): attention costs the same whatever the keys hold."""
-    cache = model.new_cache(rows, context + 1)
+FORMATS = {
+    "float32": (torch.float32, None),
+    "bfloat16": (torch.bfloat16, None),
+    "mixed": (torch.float32, torch.bfloat16),
+}
+
+
+class LinearIn(nn.Module):
+    """A Linear layer computing in its weights' dtype on activations of another: x is cast in, the product cast back.
+    The weights keep their names (`weight`, `bias`), so a model's state and its hash name the format."""
+
+    def __init__(self, linear: nn.Linear | LinearIn, dtype: torch.dtype) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(linear.weight.detach().to(dtype), requires_grad=False)
+        self.bias = None if linear.bias is None else nn.Parameter(linear.bias.detach().to(dtype), requires_grad=False)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.linear(x.to(self.weight.dtype), self.weight, self.bias).to(x.dtype)
+
+
+def cast_for_generation(model: nn.Module, precision: Precision) -> nn.Module:
+    """Cast `model` in place to `precision` and return it. With `matmuls`, every Linear layer of the blocks computes in
+    that dtype; the tied output head stays with the token embedding (a vocabulary-wide matmul, under 1% of a pass)."""
+    model.to(precision.dtype)
+    if precision.matmuls is not None:
+        for module in list(model.modules()):
+            for child_name, child in module.named_children():
+                if child is not getattr(model, "head", None) and isinstance(child, nn.Linear | LinearIn):
+                    setattr(module, child_name, LinearIn(child, precision.matmuls))
+    return model
+
+
+def format_of(model: nn.Module) -> tuple[torch.dtype, torch.dtype | None]:
+    """(dtype, matmuls) of a model as `cast_for_generation` leaves it."""
+    dtype = next(model.parameters()).dtype
+    inner = [m.weight.dtype for m in model.modules() if isinstance(m, LinearIn)]
+    return dtype, (inner[0] if inner and inner[0] != dtype else None)
+
+
+def for_generation(model: nn.Module, precision: Precision) -> nn.Module:
+    """The model to generate with: itself where it is in that format already, else a cast copy (the original keeps its
+    precision for teacher forcing and probes)."""
+    if format_of(model) == (precision.dtype, precision.matmuls):
+        return model
+    return cast_for_generation(copy.deepcopy(model), precision)
+
+
+def _best_pass_seconds(model: nn.Module, rows: int, tokens: int, context: int, calls: int = 3) -> float:
+    """The fastest of `calls` passes of `model` (after a warm-up) feeding `tokens` tokens to each of `rows` rows over
+    `context` cached ones, the rows at their own positions as the samplers' and play's caches hold them. The cache is
+    zeros (uninitialised memory could hold denormal floats, which x86 CPUs compute slowly): attention costs the same
+    whatever the keys hold."""
+    cache = model.new_cache(rows, context + tokens)
     cache.k.zero_(), cache.v.zero_()
-    token = torch.full((rows, 1), model.config.bos_id, dtype=torch.long, device=cache.k.device)
+    fed = torch.full((rows, tokens), model.config.bos_id, dtype=torch.long, device=cache.k.device)
     best = float("inf")
     with torch.no_grad():
         for call in range(calls + 1):
-            cache.pos = context
+            cache.lengths = torch.full((rows,), context, device=cache.k.device)
             start = time.perf_counter()
-            model(token, cache=cache)
+            model(fed, cache=cache)
             if call:  # the first call warms up: kernel selection, weight packing
                 best = min(best, time.perf_counter() - start)
     return best
 
 
-_speedups: dict[tuple, float] = {}  # by (model config, torch threads): a command asks once per model
+_speedups: dict[tuple, dict[str, float]] = {}  # by (model config, tokens, threads): a command asks once per model
 
 
-def bf16_decode_speedup(model: torch.nn.Module) -> float:
-    """fp32 time / bf16 time of a decode pass of this model on this CPU (measured once per shape and thread count)."""
-    key = (model.config, torch.get_num_threads())
+def format_speedups(model: nn.Module, tokens: int = 1) -> dict[str, float]:
+    """float32 time / each format's time for a pass of this model feeding `tokens` tokens a row, on this CPU (measured
+    once per shape, tokens and threads)."""
+    key = (model.config, tokens, torch.get_num_threads())
     if key not in _speedups:
-        context = min(PROBE_CONTEXT, model.config.block_size - 1)
+        tokens = min(tokens, model.config.block_size - 1)
+        context = min(PROBE_CONTEXT, model.config.block_size - tokens)
         times = {
-            dtype: _best_pass_seconds(for_generation(model, Precision(dtype, "probe")), PROBE_ROWS, context)
-            for dtype in (torch.float32, torch.bfloat16)
+            name: _best_pass_seconds(for_generation(model, Precision(dtype, "probe", matmuls)), PROBE_ROWS, tokens, context)
+            for name, (dtype, matmuls) in FORMATS.items()
         }
-        _speedups[key] = times[torch.float32] / times[torch.bfloat16]
+        _speedups[key] = {name: times["float32"] / t for name, t in times.items()}
     return _speedups[key]
 
 
-def choose_precision(name: str, model: torch.nn.Module) -> Precision:
-    """What `--dtype NAME` means for this model (a GameGPT) on its device."""
+def choose_precision(name: str, model: nn.Module, tokens: int = 1) -> Precision:
+    """What `--dtype NAME` means for this model (a GameGPT) on its device, for a command whose passes feed `tokens`
+    tokens a row."""
     if name not in DTYPE_CHOICES:
         raise GameGrammarError(f"--dtype must be one of {', '.join(DTYPE_CHOICES)}, got {name!r}")
-    if name == "float32":
-        return Precision(torch.float32, "asked for")
-    if name == "bfloat16":
-        return Precision(torch.bfloat16, "asked for")
+    if name != "auto":
+        dtype, matmuls = FORMATS[name]
+        return Precision(dtype, "asked for", matmuls)
     device = next(model.parameters()).device
     if device.type != "cpu":  # on a GPU the sampler's masked bf16 attention falls back to a slow kernel (docs/speed.md)
         return Precision(torch.float32, f"auto: float32 on {device.type}")
-    speedup = bf16_decode_speedup(model)
-    said = f"auto: a decode pass of this model runs {speedup:.2f}x as fast in bf16 as in fp32 on this CPU"
-    if speedup >= BF16_MIN_SPEEDUP:
-        return Precision(torch.bfloat16, said)
-    return Precision(torch.float32, f"{said}, below {BF16_MIN_SPEEDUP}x")
-
-
-def for_generation(model: torch.nn.Module, precision: Precision) -> torch.nn.Module:
-    """The model to generate with: itself in its own dtype, else a cast copy (the original keeps its precision for
-    teacher forcing and probes)."""
-    if next(model.parameters()).dtype == precision.dtype:
-        return model
-    return copy.deepcopy(model).to(precision.dtype)
+    speedups = format_speedups(model, tokens)
+    best = max(speedups, key=speedups.__getitem__)
+    said = f"auto: a pass of {tokens} token{'s' if tokens > 1 else ''} a row of this model runs " + ", ".join(
+        f"{speedups[n]:.2f}x in {n}" for n in FORMATS if n != "float32"
+    )
+    said += " against float32 on this CPU"
+    if best == "float32" or speedups[best] < MIN_SPEEDUP:
+        return Precision(torch.float32, f"{said}: none reaches {MIN_SPEEDUP}x")
+    dtype, matmuls = FORMATS[best]
+    return Precision(dtype, said, matmuls)

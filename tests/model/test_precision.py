@@ -5,7 +5,7 @@ import torch
 
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.model import GameGPT, preset
-from gamegrammar.model.precision import BF16_MIN_SPEEDUP, Precision, choose_precision, for_generation
+from gamegrammar.model.precision import MIN_SPEEDUP, Precision, choose_precision, for_generation, format_of
 
 
 def _model() -> GameGPT:
@@ -13,44 +13,51 @@ def _model() -> GameGPT:
     return GameGPT(preset("gg-cpu", vocab_size=40, tick_id=4)).eval()
 
 
-def test_named_dtypes_are_taken_as_asked():
+def test_named_formats_are_taken_as_asked():
     model = _model()
     assert choose_precision("float32", model) == Precision(torch.float32, "asked for")
     assert choose_precision("bfloat16", model) == Precision(torch.bfloat16, "asked for")
+    assert choose_precision("mixed", model) == Precision(torch.float32, "asked for", torch.bfloat16)
 
 
-def test_auto_takes_bf16_only_where_a_decode_pass_is_clearly_faster(monkeypatch):
+def test_auto_takes_the_fastest_format_only_where_it_is_clearly_faster(monkeypatch):
     import gamegrammar.model.precision as precision
 
     model = _model()
-    for speedup, expected in ((7.0, torch.bfloat16), (BF16_MIN_SPEEDUP, torch.bfloat16), (1.1, torch.float32), (0.5, torch.float32)):
-        monkeypatch.setattr(precision, "bf16_decode_speedup", lambda m, s=speedup: s)
-        chosen = choose_precision("auto", model)
-        assert chosen.dtype == expected and chosen.reason.startswith("auto: a decode pass of this model runs")
-        assert f"{speedup:.2f}x as fast in bf16" in chosen.reason and ("below" in chosen.reason) == (expected == torch.float32)
+    for speedups, expected in (
+        ({"bfloat16": 1.7, "mixed": 1.3}, "bfloat16"),  # an AMX host
+        ({"bfloat16": 0.57, "mixed": 1.6}, "mixed"),  # an AVX-512 BF16 host without AMX
+        ({"bfloat16": 0.1, "mixed": MIN_SPEEDUP}, "mixed"),
+        ({"bfloat16": 0.1, "mixed": 1.1}, "float32"),  # an AVX2 host
+    ):
+        monkeypatch.setattr(precision, "format_speedups", lambda m, tokens, s=speedups: {"float32": 1.0, **s} if tokens == 4 else {})
+        chosen = choose_precision("auto", model, tokens=4)
+        assert chosen.name == expected and chosen.reason.startswith("auto: a pass of 4 tokens a row of this model runs")
+        assert f"{speedups['bfloat16']:.2f}x in bfloat16, {speedups['mixed']:.2f}x in mixed against float32" in chosen.reason
+        assert ("none reaches" in chosen.reason) == (expected == "float32")
 
 
-def test_auto_times_the_models_own_decode_pass_once(monkeypatch):
-    """The probe runs the model's real pass in each dtype (a model whose pass breaks in bf16 would break it) and is
+def test_auto_times_the_models_own_pass_once_in_each_format(monkeypatch):
+    """The probe runs the model's real pass in each format (a model whose pass breaks in one would break it) and is
     asked once per shape: a command that samples many batches measures once."""
     import gamegrammar.model.precision as precision
 
     calls = []
     real = precision._best_pass_seconds
+
+    def timed(m, rows, tokens, context):
+        calls.append((precision.format_of(m), rows, tokens, context))
+        return real(m, rows, tokens, context, calls=1)
+
     monkeypatch.setattr(precision, "_speedups", {})
-    monkeypatch.setattr(
-        precision,
-        "_best_pass_seconds",
-        lambda m, rows, context: calls.append((next(m.parameters()).dtype, rows, context)) or real(m, rows, context, calls=1),
-    )
+    monkeypatch.setattr(precision, "_best_pass_seconds", timed)
     model = _model()
-    speedup = precision.bf16_decode_speedup(model)
-    assert speedup > 0 and precision.bf16_decode_speedup(model) == speedup
-    assert calls == [
-        (torch.float32, precision.PROBE_ROWS, precision.PROBE_CONTEXT),
-        (torch.bfloat16, precision.PROBE_ROWS, precision.PROBE_CONTEXT),
-    ]
-    assert next(model.parameters()).dtype == torch.float32  # the probe cast a copy
+    speedups = precision.format_speedups(model, 4)
+    assert set(speedups) == {"float32", "bfloat16", "mixed"} and speedups["float32"] == 1.0
+    assert precision.format_speedups(model, 4) == speedups  # measured once
+    shape = (precision.PROBE_ROWS, 4, precision.PROBE_CONTEXT)
+    assert calls == [((torch.float32, None), *shape), ((torch.bfloat16, None), *shape), ((torch.float32, torch.bfloat16), *shape)]
+    assert precision.format_of(model) == (torch.float32, None)  # the probe cast copies
 
 
 def test_auto_keeps_float32_off_the_cpu():
@@ -71,6 +78,7 @@ def test_the_commands_offer_exactly_the_dtypes_there_are():
 
 def test_a_precision_prints_its_dtype_and_why():
     assert str(Precision(torch.bfloat16, "asked for")) == "bfloat16 (asked for)"
+    assert str(Precision(torch.float32, "asked for", torch.bfloat16)) == "mixed (asked for)"
 
 
 def test_an_unknown_dtype_is_one_line():
@@ -99,3 +107,28 @@ def test_a_bf16_model_writes_what_its_fp32_self_mostly_writes():
     b = generate(cast, [[1]] * 4, eos_id=2, config=config)
     assert len(b) == 4 and all(len(s) == 24 for s in b)
     assert all(s[:2] == t[:2] for s, t in zip(a, b))  # argmax agrees at first: rounding moves only near ties
+
+
+def test_mixed_computes_the_blocks_matmuls_in_bf16_beside_a_float32_cache():
+    model = _model()
+    mixed = for_generation(model, Precision(torch.float32, "asked for", torch.bfloat16))
+    assert mixed is not model and format_of(mixed) == (torch.float32, torch.bfloat16) and format_of(model) == (torch.float32, None)
+    assert mixed.blocks[0].mlp.fc.weight.dtype == torch.bfloat16 and mixed.wte.weight.dtype == torch.float32
+    assert mixed.head.weight is mixed.wte.weight  # the tied head stays with the embedding, in float32
+    assert mixed.new_cache(2, 8).k.dtype == torch.float32
+    assert mixed.weights_sha256() != model.weights_sha256()  # a journal of one format is not resumed in another
+    assert for_generation(mixed, Precision(torch.float32, "asked for", torch.bfloat16)) is mixed
+    x = torch.randint(0, 40, (3, 12))
+    with torch.no_grad():
+        a, b = model(x)[0], mixed(x)[0]
+    assert b.dtype == torch.float32 and (a - b).abs().max() < 0.05 * a.abs().max()  # the same logits, up to bf16 rounding
+    back = for_generation(mixed, Precision(torch.float32, "asked for"))
+    assert format_of(back) == (torch.float32, None) and back.blocks[0].mlp.fc.weight.dtype == torch.float32
+
+
+def test_play_and_dream_cast_their_model_in_place():
+    from gamegrammar.model.precision import cast_for_generation
+
+    model = _model()
+    assert cast_for_generation(model, Precision(torch.float32, "asked for", torch.bfloat16)) is model
+    assert format_of(model) == (torch.float32, torch.bfloat16)
