@@ -24,7 +24,7 @@ import torch
 
 from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.commands.sample import default_max_length
-from gamegrammar.model.precision import DTYPE_CHOICES, choose_precision, for_generation
+from gamegrammar.model.precision import DRAFTED_TOKENS, DTYPE_CHOICES, choose_precision, for_generation
 from gamegrammar.model.sampling import SamplingConfig, SamplingStats, generate
 from gamegrammar.training.checkpoint import load_checkpoint
 
@@ -44,7 +44,7 @@ def main() -> int:
     game, config, codec, tokenizer = loaded.game_spec, loaded.game, loaded.codec, loaded.tokenizer
     if game.rule_draft(config, codec) is None:
         parser.error(f"{args.ckpt}: {game.name} has no rules draft for its design")
-    precision = choose_precision(args.dtype, loaded.model)
+    precision = choose_precision(args.dtype, loaded.model, DRAFTED_TOKENS)  # as `evaluate` chooses: its passes are drafted
     model = for_generation(loaded.model, precision)
     num = 32 if args.quick else args.num
     max_length = default_max_length(model.config.block_size, loaded.longest_episode)  # as `evaluate` caps its samples
