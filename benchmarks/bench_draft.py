@@ -10,9 +10,10 @@ identical (all of them in float32; in bf16 a pass of several tokens rounds the l
 draw near a boundary moves now and then), and each way against the machine: the least time its own forward passes
 can take here (benchmarks/roofline.py: the weights read once a pass, each row's keys and values once a layer, the
 FLOPs at the matmul peak measured in this run), and the tokens/s achieved against it. A pass of several tokens reads
-the cache once for all of them, so the draft raises the bound as well as the rate. A draft saves passes only where a model writes what the rules fix, so the
-weights must be trained: an untrained model leaves the rules at once. Timings depend on what else the machine is
-doing: compare figures from one run.
+the cache once for all of them, so the draft raises the bound as well as the rate. A draft saves passes only where a
+model writes what the rules fix, so the weights must be trained: an untrained model leaves the rules at once. The
+format is the one `evaluate` would take (`--dtype auto`, timed for a drafted pass). Timings depend on what else the
+machine is doing: compare figures from one run.
 """
 
 from __future__ import annotations

@@ -1,20 +1,18 @@
 """The number format a model computes in when it samples or plays: float32, bfloat16, bf16 matmuls beside a float32
 KV cache ("mixed"), or chosen by measurement.
 
-Which pays depends on the CPU and on the model's shape, and a matmul alone does not tell. On an Intel CPU with AMX,
-bf16 matmuls run 2.6-7.8x fp32's and torch's attention reads a bf16 KV cache at about fp32's bytes/s, so bfloat16 is
-fastest. On an AMD EPYC with AVX-512 BF16 but no AMX, bf16 matmuls run 2.6-3.1x fp32's too, yet torch's bf16
-attention reads 4 GB/s against fp32's 21, so a bfloat16 pass is 2x slower than float32; there "mixed" wins: the
-Linear layers' weights and products in bf16, the activations, the KV cache and attention in float32. Without any
-bf16 units (AVX2 only) everything bf16 is 5-50x slower (docs/speed.md). And on that AMD host the answer turns with
-the tokens a pass feeds each row: at one (`dream`, `--draft none`) bfloat16 is 0.6-0.8x float32 and mixed 1.0-1.2x,
-at four or more (`evaluate`'s drafted passes, `play`'s passes of a tick) bfloat16 is 1.4-1.7x and mixed 1.2-1.4x.
-So `auto` times the pass the command repeats (`PROBE_ROWS` rows at their own positions over `PROBE_CONTEXT` cached
-tokens, each fed the command's tokens a pass) with the model itself in each format, and takes the fastest where it is
-clearly faster than float32; the choice, and why, is reported beside
-the figures it produced. Samples depend on the format (its rounding changes which token a draw lands on now and
-then), so a run's journal and report name it. Training, teacher forcing and the probes stay in float32: only
-generation is cast, and on a copy.
+Which pays depends on the CPU, the model's shape and the pass, and a matmul alone does not tell (docs/speed.md). On an
+Intel CPU with AMX, bf16 matmuls run 2.6-7.8x fp32's and torch's attention reads a bf16 KV cache at about fp32's
+bytes/s: bfloat16 is fastest. On an AMD EPYC with AVX-512 BF16 but no AMX, bf16 matmuls run 2.6-3.1x fp32's too, but
+torch's bf16 attention over one query a row reads 4 GB/s against fp32's 21: a pass of one token a row (`dream`,
+`--draft none`) runs 0.6-0.8x float32 in bfloat16 and 1.0-1.3x in mixed (matmuls in bf16, the KV cache and
+attention in float32), while a pass of four or more (`evaluate`'s drafted passes, `play`'s passes of a tick) runs
+1.4-1.7x in bfloat16. Without bf16 units (AVX2 only) everything bf16 is 5-50x slower. So `auto` times the pass the
+command repeats (`PROBE_ROWS` rows at their own positions over `PROBE_CONTEXT` cached tokens, each fed the command's
+tokens a pass) with the model itself in each format, and takes the fastest where it is clearly faster than float32;
+the choice, and why, is reported beside the figures it produced. Samples depend on the format (its rounding changes
+which token a draw lands on now and then), so a run's journal and report name it. Training, teacher forcing and the
+probes stay in float32: only generation is cast, and on a copy.
 """
 
 from __future__ import annotations
