@@ -126,7 +126,7 @@ def test_mixed_computes_the_blocks_matmuls_in_bf16_beside_a_float32_cache():
     assert format_of(back) == (torch.float32, None) and back.blocks[0].mlp.fc.weight.dtype == torch.float32
 
 
-def test_play_and_dream_cast_their_model_in_place():
+def test_cast_for_generation_casts_the_model_itself():  # what play and dream do: no copy
     from gamegrammar.model.precision import cast_for_generation
 
     model = _model()
