@@ -384,11 +384,13 @@ clean:
 	rm -rf $(VENV) runs
 
 # Go, learned (issue 48; docs/go.md, "Learned"). go-corpus: the scripted corpus and GO_CHUNKS chunks of 200 GNU Go
-# games (each its own corpus; each generate resumes where it was interrupted, a finished one is kept).
-# reproduce-go-cpu: configs/go-cpu.yaml (15 minutes) and its report. go-match: a model and the scripted agents
+# games (each its own corpus; each generate resumes where it was interrupted, a finished one is kept): go-cpu reads
+# c0 and c1, go-cpu-long all ten (20-70 s a chunk on 2 cores here).
+# reproduce-go-cpu: configs/go-cpu.yaml (15 minutes) and its report; reproduce-go-cpu-long: configs/go-cpu-long.yaml
+# (9000 steps, 1 h 34 min on the 2-core AMD host), exported as models/go, and its report. go-match: a model and the scripted agents
 # against GNU Go through GTP (scripts/go_match.py; GO_MATCH_GAMES per level, resumable in runs/go-match).
-.PHONY: go-corpus reproduce-go-cpu go-match
-GO_CHUNKS ?= 0 1
+.PHONY: go-corpus reproduce-go-cpu reproduce-go-cpu-long go-match
+GO_CHUNKS ?= 0 1 2 3 4 5 6 7 8 9
 GO_MODEL ?= models/go
 GO_MATCH_LEVELS ?= 1 10
 GO_MATCH_GAMES ?= 100
@@ -402,6 +404,13 @@ reproduce-go-cpu: go-corpus
 	$(GG) train fit --config configs/go-cpu.yaml --trainer.enable_progress_bar false
 	$(GG) evaluate --ckpt runs/go-cpu/checkpoints/last.ckpt --corpus data/go-scripted --moves-corpus data/go-scripted data/go-gnugo/c0 \
 	  --num 1000 --temperature 1.0 --out reports/go-cpu
+
+reproduce-go-cpu-long: go-corpus
+	rm -rf runs/go-cpu-long
+	$(GG) train fit --config configs/go-cpu-long.yaml --trainer.enable_progress_bar false
+	$(GG) export runs/go-cpu-long/checkpoints/last.ckpt models/go --overwrite
+	$(GG) evaluate --ckpt models/go --corpus data/go-scripted --moves-corpus data/go-scripted data/go-gnugo/c0 \
+	  --num 1000 --temperature 1.0 --out reports/go-cpu-long
 
 go-match: setup
 	$(PY) scripts/go_match.py --ckpt $(GO_MODEL) --levels $(GO_MATCH_LEVELS) --games $(GO_MATCH_GAMES) --out runs/go-match
