@@ -79,12 +79,13 @@ class BattlesnakeParallelEnv(ParallelEnv):
         smell: bool = False,
         cells: bool = False,
         sense: bool = False,
+        hits: bool = False,
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.config = BattlesnakeConfig(width, height, num_snakes, minimum_food, food_spawn_chance, max_ticks, exact_spawn_chance)
-        self.codec = BattlesnakeCodec(keyframe_interval, min_salience, tails, smell, cells, sense)
+        self.codec = BattlesnakeCodec(keyframe_interval, min_salience, tails, smell, cells, sense, hits)
         self.survival_reward, self.win_reward, self.elimination_reward = (
             float(survival_reward),
             float(win_reward),

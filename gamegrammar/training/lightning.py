@@ -550,8 +550,10 @@ class GameGPTModule(L.LightningModule):
             fewer tokens to the same loss, docs/levers.md run S), or "adamw" on every parameter.
         muon_lr: Muon's peak learning rate on the blocks' matrices (optimizer muon).
         init_from: a checkpoint whose model weights a fresh fit starts from (fine-tuning, as `gamegrammar
-            ouroboros` does): its model must have this config and its vocabulary the corpus's; optimizer, schedule
-            and step start afresh. `--ckpt_path` (a resume) restores its own weights over them.
+            ouroboros` does): its model must have this config and its vocabulary the corpus's, or the first words of
+            the corpus's (a grammar option's words added after them, as every game's options add theirs: the new
+            words' embeddings start fresh); optimizer, schedule and step start afresh. `--ckpt_path` (a resume)
+            restores its own weights over them.
     """
 
     def __init__(
@@ -630,6 +632,7 @@ class GameGPTModule(L.LightningModule):
         self._chance: list[tuple[torch.Tensor, tuple[int, ...]]] | None = None  # (word ids, offsets), for chance_weight
         self._initialized = False  # init_from's weights are loaded (once, in setup)
         self.corpus_info: dict[str, Any] | None = None  # filled from the datamodule or a checkpoint
+        self._words: list[str] | None = None  # the corpus's vocabulary, from the datamodule (init_from's growth)
         self._forward = self.model
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -651,6 +654,7 @@ class GameGPTModule(L.LightningModule):
             if dm.vocab_size != self.config.vocab_size:
                 raise GameGrammarError(f"corpus {dm.path} has {dm.vocab_size} tokens; the model's vocab_size is {self.config.vocab_size}")
             self.corpus_info = dm.checkpoint_info()
+            self._words = list(dm.tokenizer.tokens)
             corpus = dm.corpus
             self._input_ids = torch.tensor(dm.tokenizer.encode(corpus.game_spec.input_tokens(corpus.game)))
             self._chance = [
@@ -666,15 +670,26 @@ class GameGPTModule(L.LightningModule):
         """init_from: the model weights of a gamegrammar checkpoint or exported model (such as models/snake), refused in
         one line if they do not fit."""
         loaded = load_checkpoint(path)
+        words = loaded.tokenizer.tokens
+        grown = self._words is not None and len(words) < len(self._words) and self._words[: len(words)] == words
         theirs, ours = loaded.gpt_config.to_dict(), self.config.to_dict()
+        if grown:
+            theirs["vocab_size"] = ours["vocab_size"]
         if theirs != ours:
             diff = {k: v for k, v in theirs.items() if ours.get(k) != v}
             raise GameGrammarError(f"--model.init_from {path}: its model differs from the configured one ({diff})")
-        if self.corpus_info is not None and loaded.tokenizer.sha256() != self.corpus_info["tokenizer_sha256"]:
+        if self.corpus_info is not None and not grown and loaded.tokenizer.sha256() != self.corpus_info["tokenizer_sha256"]:
             raise GameGrammarError(f"--model.init_from {path} was trained on another vocabulary than the corpus's")
-        self.model.load_state_dict(loaded.model.state_dict())
+        state = loaded.model.state_dict()
+        if grown:  # the rows of the old words (the embedding, and the output head tied to it); the new ones keep their init
+            own = self.model.state_dict()
+            for name, value in state.items():
+                if value.shape != own[name].shape:
+                    state[name] = torch.cat([value, own[name][len(words) :]])
+        self.model.load_state_dict(state)
         self._initialized = True
-        rank_zero_info(f"model weights from {path}")
+        more = f" (its {len(words)} words, then {len(self._words) - len(words)} new ones that start fresh)" if grown else ""
+        rank_zero_info(f"model weights from {path}{more}")
 
     # -- steps
 

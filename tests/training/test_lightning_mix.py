@@ -76,3 +76,26 @@ def test_init_from_takes_an_exported_model_as_well(tiny_run, tmp_path):
     module.setup("fit")
     for name, value in load_checkpoint(ckpt).model.state_dict().items():
         assert torch.equal(module.model.state_dict()[name], value)
+
+
+def test_init_from_grows_into_a_vocabulary_that_adds_words_after_its_own(tiny_run):
+    """A grammar option's words come after the others' (Battlesnake's SENSE, HIT, MEET): a model of the design without
+    them starts a fine-tune on a corpus with them, its words keeping their rows and the new ones their fresh init."""
+    _, _, ckpt = tiny_run
+    loaded = load_checkpoint(ckpt)
+    words = loaded.tokenizer.tokens
+    config = loaded.gpt_config
+    module = GameGPTModule(preset=config, vocab_size=config.vocab_size + 2, init_from=str(ckpt))
+    module._words = [*words, "NEW_A", "NEW_B"]
+    fresh = module.model.wte.weight.detach().clone()
+    module.setup("fit")
+    emb = module.model.wte.weight
+    assert torch.equal(emb[: len(words)], loaded.model.wte.weight) and torch.equal(emb[len(words) :], fresh[len(words) :])
+    assert module.model.head.weight is emb  # still tied
+    for name, value in loaded.model.state_dict().items():
+        if "wte" not in name and "head" not in name:
+            assert torch.equal(module.model.state_dict()[name], value)
+    other = GameGPTModule(preset=config, vocab_size=config.vocab_size + 2, init_from=str(ckpt))
+    other._words = ["NEW_A", *words[1:], "NEW_B", "NEW_C"]  # not an extension: the ids would mean other words
+    with pytest.raises(GameGrammarError, match="differs from the configured one"):
+        other.setup("fit")

@@ -4,7 +4,7 @@ Modules, lowest layer first:
   rules          the rules: one reference implementation (scalar simulator, start placement, food)
   api            the board in the API's JSON shape both ways, and `step_board` (one turn on an API board)
   agents         random, safe, greedy, space: one agent per snake; `lineup` mixes them per snake
-  grammar        the token grammar: vocabulary, encoder, parser, automaton (four options: tails, smell, cells, sense)
+  grammar        the token grammar: vocabulary, encoder, parser, automaton (five options: tails, smell, cells, sense, hits)
   batch          the rules on NumPy arrays, many games at once (byte-identical to the scalar engine)
   batch_agents   the agents on a batch; rollout: whole episodes as token ids (`play_batch`)
   validity       the strict evaluator; fast: the same verdicts for many sequences at once (batch replay)
@@ -113,7 +113,7 @@ class BattlesnakeSpec(GameSpec):
         return chance_distributions(tokens, config)
 
     def automaton(self, config: BattlesnakeConfig, codec: CodecConfig | None = None) -> Any:
-        options = [_declared(codec, option) for option in ("tails", "smell", "sense")]  # no codec: any design's words
+        options = [_declared(codec, option) for option in ("tails", "smell", "sense", "hits")]  # no codec: any design's words
         pairs = _grammar.GrammarAutomaton(config, *options)
         return _grammar.CellsAutomaton(pairs, config) if _grammar.cells_of(codec) else pairs
 
@@ -232,11 +232,12 @@ class BattlesnakeSpec(GameSpec):
 
     def rules_for(self, codec: CodecConfig | None) -> dict[str, tuple[str, ...]]:
         """Without the tails design declared, `tail_freed` is no rule of it; without the smell option, `food_smelled`;
-        without the sense option, `body_sensed`."""
+        without the sense option, `body_sensed`; without the hits option, `collision_marked`."""
         off = {
             "tail_freed": _declared(codec, "tails") is False,
             "food_smelled": _declared(codec, "smell") is False,
             "body_sensed": _declared(codec, "sense") is False,
+            "collision_marked": _declared(codec, "hits") is False,
         }
         return {tier: tuple(r for r in names if not off.get(r)) for tier, names in self.rules.items()}
 
@@ -299,7 +300,8 @@ class BattlesnakeSpec(GameSpec):
         from gamegrammar.games.battlesnake.dream import read_tick
 
         pairs = _pairs(tokens, _grammar.cells_of(codec))[0]  # the pair spelling: the evaluator's, which it checks with
-        return read_tick(state, pairs, config, bool(getattr(codec, "tails", False)), _grammar.smell_of(codec), _grammar.sense_of(codec))
+        tails = bool(getattr(codec, "tails", False))
+        return read_tick(state, pairs, config, tails, _grammar.smell_of(codec), _grammar.sense_of(codec), _grammar.hits_of(codec))
 
     # -- planning (gamegrammar.act.planner)
 
@@ -368,7 +370,7 @@ class BattlesnakeSpec(GameSpec):
 
 
 def _declared(codec: CodecConfig | None, option: str) -> bool | None:
-    """Whether a codec writes an option's words (`tails`, `smell`, `sense`, `cells`; a plain `CodecConfig` writes none:
+    """Whether a codec writes an option's words (`tails`, `smell`, `sense`, `hits`, `cells`; a plain `CodecConfig` writes none:
     the plain design); None: no codec, nothing declared."""
     return None if codec is None else bool(getattr(codec, option, False))
 
@@ -449,6 +451,7 @@ def _declared_design(codec: CodecConfig | None) -> dict[str, Any]:
         "tails": _declared(codec, "tails"),
         "smell": _declared(codec, "smell"),
         "sense": _declared(codec, "sense"),
+        "hits": _declared(codec, "hits"),
     }
 
 

@@ -38,7 +38,13 @@ class ScriptedInputs:
 
 
 def read_tick(
-    state: BattlesnakeState, tokens: Sequence[str], config: BattlesnakeConfig, tails: bool, smell: bool = False, sense: bool = False
+    state: BattlesnakeState,
+    tokens: Sequence[str],
+    config: BattlesnakeConfig,
+    tails: bool,
+    smell: bool = False,
+    sense: bool = False,
+    hits: bool = False,
 ) -> TickReading:
     """One whole tick (TICK ... up to the next TICK, keyframe and EOS included) read after `state`."""
     return read_written_tick(
@@ -46,9 +52,9 @@ def read_tick(
         tokens,
         keyframe=keyframe_tokens(state),
         parse=lambda seq: parse(
-            seq, tails=tails, smell=smell, sense=sense
+            seq, tails=tails, smell=smell, sense=sense, hits=hits
         ),  # the declared design's words only, as the evaluator reads them
-        check=lambda before, tick, found: check_tick(before, tick, config, found, tails, smell, sense),
+        check=lambda before, tick, found: check_tick(before, tick, config, found, tails, smell, sense, hits),
         follow=lambda before, tick: follow(before, tick, config),
         agrees=lambda tick, after: agrees(tick.keyframe, after),
         max_ticks=config.max_ticks,

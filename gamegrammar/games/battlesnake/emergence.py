@@ -2,7 +2,8 @@
 
 Every rule event of held-out episodes (a head moved by its input, an eat when a head reaches
 food, starvation at 0 health, a shorter snake's head meeting a longer one, in the smell design each
-SMELL word and apart those that name food beside the head, in the sense design each SENSE word, ...)
+SMELL word and apart those that name food beside the head, in the sense design each SENSE word, in the hits design
+each HIT and MEET, ...)
 is scored under teacher forcing: the probability the model gives to the continuation the rules mandate (the
 product over its tokens) and whether its argmax writes all of it. Events are split by context:
 the snake's length, how many snakes are alive, the ticks since the last keyframe (the state the
@@ -98,6 +99,7 @@ RULES = [
     "food_smelled",
     "food_smelled_beside",
     "body_sensed",
+    "collision_marked",
     "eat_when_head_on_food",
     "grow_after_eat",
     "health_reset",
@@ -179,6 +181,9 @@ def rule_events(tokens: Sequence[str], config: BattlesnakeConfig) -> list[RuleEv
                     add("food_smelled_beside", [p["smell"]], length)
             if "sense" in p:  # the sense design: the bodies beside the head
                 add("body_sensed", [p["sense"]], length)
+            marks = [p[word] for word in ("hit", "meet") if word in p]
+            if marks:  # the hits design: each HIT and MEET written (those the rules leave out are no event)
+                add("collision_marked", marks, length)
             if m.eat:
                 add("eat_when_head_on_food", [p["after"]], length)
                 add("grow_after_eat", [p["length"]], length)
@@ -309,6 +314,10 @@ def _sense(tokens: Sequence[str]) -> bool:
     return any(t in SENSE_OF for t in tokens)
 
 
+def _hits(tokens: Sequence[str]) -> bool:
+    return "HIT" in tokens or "MEET" in tokens
+
+
 def food_ahead_probes(tokens: Sequence[str], config: BattlesnakeConfig, episode: int, rng: np.random.Generator) -> list[Probe]:
     """One probe per episode: a keyframe (a later one when there is one) with a food added where the first snake's
     next input takes its head."""
@@ -360,7 +369,8 @@ def wall_ahead_probes(
                 if move == m.input or config.in_bounds(step(head, move)):
                     continue
                 p = m.positions
-                edited = [*tokens[: p["input"]], INPUT_TOKEN[move], *tokens[p["input"] + 1 : p["head"]]]  # SMELL, FREE
+                kept = [t for t in tokens[p["input"] + 1 : p["head"]] if t != "HIT"]  # SMELL, SENSE, FREE: off the board no HIT
+                edited = [*tokens[: p["input"]], INPUT_TOKEN[move], *kept]
                 control = list(tokens[: p["head"]])
                 found.append(Probe("wall_ahead", edited, ["OUT"], control, tokens[p["head"]], episode, item.number))
     if not found:
@@ -370,12 +380,21 @@ def wall_ahead_probes(
 
 
 def head_to_head_probes(
-    tokens: Sequence[str], config: BattlesnakeConfig, episode: int, rng: np.random.Generator, per_episode: int = 2
+    tokens: Sequence[str],
+    config: BattlesnakeConfig,
+    episode: int,
+    rng: np.random.Generator,
+    per_episode: int = 2,
+    hits: bool | None = None,
 ) -> list[Probe]:
-    """Real ticks where two heads are two cells apart, their inputs replaced by moves onto one cell between them."""
+    """Real ticks where two heads are two cells apart, their inputs replaced by moves onto one cell between them.
+
+    `hits`: whether the corpus is in the hits design (None: read off this episode, which shows it only where one of
+    its moves made a collision; `make_probes` reads it off all the episodes)."""
     found = []
     states = trace(tokens, config)
-    codec = BattlesnakeCodec(tails=_tails(tokens), smell=_smell(tokens), sense=_sense(tokens))
+    hits = _hits(tokens) if hits is None else hits
+    codec = BattlesnakeCodec(tails=_tails(tokens), smell=_smell(tokens), sense=_sense(tokens), hits=hits)
     for item in parse(tokens):
         if not isinstance(item, Tick) or item.number >= len(states) or item.end_event is not None:
             continue
@@ -420,10 +439,11 @@ def make_probes(tokens: Sequence[Sequence[str]], config: BattlesnakeConfig, *, s
     """food_ahead, wall_ahead and head_to_head probes from real episodes (deterministic for a seed)."""
     rng = np.random.default_rng(seed)
     probes: list[Probe] = []
+    hits = any(_hits(toks) for toks in tokens)  # one design a corpus: an episode without a collision shows no HIT or MEET
     for e, toks in enumerate(tokens):
         probes += food_ahead_probes(toks, config, e, rng)
         probes += wall_ahead_probes(toks, config, e, rng, per_episode)
-        probes += head_to_head_probes(toks, config, e, rng, per_episode)
+        probes += head_to_head_probes(toks, config, e, rng, per_episode, hits)
     return probes
 
 

@@ -16,8 +16,8 @@ reference's own `validity.check_start`, once per distinct opening of a call.
 
 Steps, per chunk of sequences: (1) one flat id array (token strings are looked up in the vocabulary);
 (2) what each sequence writes, for all at once: every input word (its snake is the token before it,
-its tick the number of TICKs before it) and every SPAWN cell; the design (tails, smell and sense: declared, else
-any FREE, any SMELL word, any SENSE word) and the keyframe interval (declared, else the number of the first tick followed by a SNAP,
+its tick the number of TICKs before it) and every SPAWN cell; the design (tails, smell, sense and hits: declared,
+else any FREE, any SMELL word, any SENSE word, any HIT or MEET) and the keyframe interval (declared, else the number of the first tick followed by a SNAP,
 as `validate` reads it); (3) the openings, parsed and checked (each distinct one once: corpora and
 samples repeat a few hundred starts); (4) per (design, interval) group, the replay: each tick
 `advance` with the written inputs, the written spawns placed after checking their number against
@@ -97,7 +97,7 @@ class _Tables:
         self.snake = role((snake_id(k), k) for k in range(config.num_snakes))
         self.x = role((f"X{v}", v) for v in range(config.width))
         self.y = role((f"Y{v}", v) for v in range(config.height))
-        self.word = {w: ids[w] for w in ("BOS", "EOS", "TICK", "SNAP", "SPAWN", "FREE", "FOOD", "EAT")}
+        self.word = {w: ids[w] for w in ("BOS", "EOS", "TICK", "SNAP", "SPAWN", "FREE", "FOOD", "EAT", "HIT", "MEET")}
 
 
 @lru_cache(maxsize=8)
@@ -114,11 +114,12 @@ def validate_fast(
     keyframe_interval: int | None = None,
     smell: bool | None = None,
     sense: bool | None = None,
+    hits: bool | None = None,
 ) -> list[Verdict]:
     """`validate` for each sequence, exactly, many at once.
 
     A sequence is a list of tokens, a space-separated string, or token ids (as the sampler and the corpus hold
-    them: the quickest). `tails`, `smell`, `sense` and `keyframe_interval` declare the design and the schedule as `validate`
+    them: the quickest). `tails`, `smell`, `sense`, `hits` and `keyframe_interval` declare the design and the schedule as `validate`
     takes them (None reads them off each sequence). Calls with fewer than `min_batch` sequences go to the reference.
     """
     tb = _tables(config)
@@ -126,11 +127,15 @@ def validate_fast(
 
     def reference(seq: TokenSequence) -> Verdict:
         strings = token_strings(seq, tb.tokens)
-        return validate(strings, config, tails=tails, keyframe_interval=keyframe_interval, smell=smell, sense=sense)
+        return validate(strings, config, tails=tails, keyframe_interval=keyframe_interval, smell=smell, sense=sense, hits=hits)
 
     if len(seqs) < min_batch:
         return [reference(s) for s in seqs]
-    return fast_verdicts(seqs, lambda part: fast_status(part, config, tails, keyframe_interval, smell, sense), reference, RULES, CHUNK)
+
+    def status(part: Sequence[TokenSequence]) -> np.ndarray:
+        return fast_status(part, config, tails, keyframe_interval, smell, sense, hits)
+
+    return fast_verdicts(seqs, status, reference, RULES, CHUNK)
 
 
 # ---------------------------------------------------------------- reading what is written
@@ -182,6 +187,7 @@ def fast_status(
     keyframe_interval: int | None = None,
     smell: bool | None = None,
     sense: bool | None = None,
+    hits: bool | None = None,
 ) -> np.ndarray:
     """Per sequence (token lists or ids): VALID, CUT (a valid prefix, no EOS) or SLOW (ask the reference)."""
     tb = _tables(config)
@@ -199,6 +205,8 @@ def fast_status(
     design = _read_off(where, flat == word["FREE"], n) if tails is None else np.full(n, tails)
     smelly = _read_off(where, np.isin(flat, tb.table.smell), n) if smell is None else np.full(n, smell)
     sensing = _read_off(where, np.isin(flat, tb.table.sense), n) if sense is None else np.full(n, sense)
+    marks = (flat == word["HIT"]) | (flat == word["MEET"])
+    hitting = _read_off(where, marks, n) if hits is None else np.full(n, hits)
     if keyframe_interval is None:
         snaps = np.flatnonzero(flat == word["SNAP"])
         snap_seq = where.seq(snaps)
@@ -243,9 +251,10 @@ def fast_status(
     # the replay, compared token for token with what each sequence wrote as it is written
     gen_len = np.zeros(n, np.int64)
     following = np.full(n, -1, np.int64)  # the token the rules write just past a sequence's end (-1: none)
-    for t, sm, se, k in set(zip(design[ok].tolist(), smelly[ok].tolist(), sensing[ok].tolist(), interval[ok].tolist())):
-        group = np.flatnonzero(ok & (design == t) & (smelly == sm) & (sensing == se) & (interval == k))
-        codec = BattlesnakeCodec(keyframe_interval=k, tails=t, smell=sm, sense=se)
+    designs = zip(design[ok].tolist(), smelly[ok].tolist(), sensing[ok].tolist(), hitting[ok].tolist(), interval[ok].tolist())
+    for t, sm, se, h, k in set(designs):
+        group = np.flatnonzero(ok & (design == t) & (smelly == sm) & (sensing == se) & (hitting == h) & (interval == k))
+        codec = BattlesnakeCodec(keyframe_interval=k, tails=t, smell=sm, sense=se, hits=h)
         match = _Match(flat, start[group], lengths[group])
         fine = _replay(config, codec, [states[i] for i in group], moves[group], spawns[group], written_ticks[group], tb, match)
         ok[group[~fine | match.differs]] = False
@@ -256,12 +265,14 @@ def fast_status(
     code = np.where(ok, np.where(ends & (lengths == gen_len), VALID, CUT), SLOW)
     code[ok & ends & (lengths != gen_len)] = SLOW  # an EOS the rules write nowhere but at the end: never a match
     # A cut that leaves a complete-looking item the rules write more of: the reference replays that item and notes
-    # what is missing at the cut (a head whose EAT is cut off; a keyframe whose food list is): its verdict, not CUT.
+    # what is missing at the cut (a head whose EAT is cut off, its MEET or not; a keyframe whose food list is): its
+    # verdict, not CUT.
     short = np.flatnonzero((code == CUT) & (lengths < gen_len))
     following = following[short]
     before = flat[start[short] + lengths[short] - 1]
     food_list = (tb.x[following] >= 0) & ((before == word["FOOD"]) | (tb.y[before] >= 0))
-    code[short[(following == word["EAT"]) | food_list]] = SLOW
+    eat_due = (following == word["EAT"]) | (following == word["MEET"])  # a MEET may stand between a head and its EAT
+    code[short[eat_due | food_list]] = SLOW
     status[rows] = code
     return status
 

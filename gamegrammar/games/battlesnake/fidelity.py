@@ -8,7 +8,7 @@ from gamegrammar.core.gamespec import EpisodeSummary
 from gamegrammar.games.battlesnake.grammar import GrammarError, Keyframe, Tick, parse
 from gamegrammar.games.battlesnake.rules import CAUSES
 
-CATEGORIES = ("move", "smell", "sense", "free", "eat", "grow", "health", "death", "end", "flow", "keyframe")
+CATEGORIES = ("move", "smell", "sense", "hit", "free", "eat", "grow", "health", "death", "end", "flow", "keyframe")
 SURVIVED, UNFINISHED = "survived", "unfinished"
 OUTCOMES = (*CAUSES, SURVIVED, UNFINISHED)  # each snake's fate: its elimination cause, or standing at the end (or not ended)
 
@@ -59,12 +59,14 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
     Not determined: the agents' inputs, the first keyframe (a random start), and whatever the food
     spawn's chance decides: SPAWN and its cell, and whether a spawn comes at all (so the token after
     a tick's last move or death, when it is not an end word, is not scored). Determined: each mover's
-    Sk (the grammar's order), the SMELL and SENSE words (smell and sense designs), FREE and its cell (tails design), the head cell or OUT, EAT where a
+    Sk (the grammar's order), the SMELL and SENSE words (smell and sense designs), HIT and MEET (category `hit`: hits
+    design), FREE and its cell (tails design), the head cell or OUT, EAT where a
     snake eats and its LEN and H (where none eats, the next element's own Sk is scored instead),
     every death (Sk and cause), the end word and the EOS after it, and every later keyframe but its
     SNAP. The end word is scored although a spawn could have come first: which end it is, is determined.
     `kind` is the snake's outcome this tick (DIE_<cause>, EAT or MOVE) at the first token after its
-    input and its SMELL and SENSE words, "" elsewhere.
+    input and its SMELL, SENSE and HIT words (its HIT, where one is written), "" elsewhere. A HIT or MEET left out is
+    scored where it belongs: the head cell (or FREE) written there instead, the token after the head.
     """
     out: set[tuple[int, str, str]] = set()
     n = len(tokens)
@@ -81,6 +83,11 @@ def rule_determined_positions(tokens: Sequence[str]) -> list[tuple[int, str, str
                 out.add((p["smell"], "smell", ""))
             if "sense" in p:
                 out.add((p["sense"], "sense", ""))
+            if "hit" in p:
+                out.add((p["hit"], "hit", kind))
+                kind = ""
+            if "meet" in p:
+                out.add((p["meet"], "hit", ""))
             if "free" in p:
                 out |= {(p["free"] - 1, "free", kind), (p["free"], "free", ""), (p["free"] + 1, "free", "")}
                 out.add((p["head"], "move", ""))

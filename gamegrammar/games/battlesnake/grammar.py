@@ -6,12 +6,14 @@ keyframe := SNAP snake+ FOOD cell*                    every live snake (by index
 snake    := Sk cell LENn Hh b{n-1}                    head, length, health, then each segment's step from the one before
 b        := B_U | B_D | B_L | B_R | B_S               B_S: the same cell (a stacked tail)
 tick     := TICK move+ death* spawn* [end] [keyframe]
-move     := Sk d [SMELL_s] [SENSE_s] [FREE cell] (cell [EAT LENn H100] | OUT)
+move     := Sk d [SMELL_s] [SENSE_s] [HIT] [FREE cell] (cell [MEET] [EAT LENn H100] | OUT)
                                                       one per snake alive before the tick, by index: its input d,
                                                       [the food beside its head: the smell design], [the bodies
-                                                      beside it: the sense design], [the cell its tail left: the
-                                                      tails design], its new head (or OUT: off the board), [it ate:
-                                                      its new length, health reset]
+                                                      beside it: the sense design], [its head lands on a body: the
+                                                      hits design], [the cell its tail left: the tails design], its
+                                                      new head (or OUT: off the board), [it lands on an earlier
+                                                      mover's new head: the hits design], [it ate: its new length,
+                                                      health reset]
 death    := Sk DIE_HEALTH | DIE_WALL | DIE_SELF | DIE_BODY | DIE_HEAD     by index, each a snake that moved this tick
 spawn    := SPAWN cell                                in the order food spawned
 end      := WIN | DRAW | DEATH | TIMEOUT
@@ -66,6 +68,17 @@ Decisions, and why:
   same turn, which the evaluator's rules still decide). Walls are not in it: the head's own cell shows them. Its 16
   words come last in the vocabulary, so every other corpus keeps its ids; the strict evaluator's `body_sensed` holds
   a sense sequence to them.
+- The hits option (`BattlesnakeCodec(hits=True)`, `generate --hits`; with any other option) writes the two facts of
+  the board that a collision is made of, where the move that makes them is written: `HIT` after the input (and its
+  SMELL and SENSE words) when the head lands on a segment that stays through the move (the SENSE word's bit of the
+  input), and `MEET` after the new head when an earlier mover's new head is on the same cell this tick:
+  `S0 LEFT SENSE_L HIT X3Y5 S1 UP X3Y5 MEET`. Why: models of every other design wrote the walls' deaths (the head's
+  own word, OUT, shows them) and almost none of the others, even with SENSE words 95% right beside the input: the
+  death section, written after every move, had to combine two words of an earlier entry, where a wall death only
+  copies a word. HIT and MEET make a body or head-on death a copy as well (which snake dies of a MEET is still the
+  lengths' question, and a body whose snake leaves the board or starves this turn kills nobody: the evaluator's
+  rules decide). Its two words come last in the vocabulary; the strict evaluator's `collision_marked` holds a hits
+  sequence to them.
 - Salience (`EVENTS` in rules.py): inputs, heads and FREE are MOVEMENT, eliminations COLLISION, EAT
   and SPAWN RULE_EFFECT, ends PHASE. A codec's min_salience drops events; a snake token Sk is kept
   before the first kept element of its move. The strict evaluator needs full salience.
@@ -125,6 +138,7 @@ def sense_token(mask: int) -> str:
 
 SENSE_TOKENS = [sense_token(mask) for mask in range(16)]
 SENSE_OF = {token: mask for mask, token in enumerate(SENSE_TOKENS)}
+HIT_WORDS = ["HIT", "MEET"]  # the hits option's words: a head on a staying body, a head on an earlier mover's new head
 
 
 @dataclass(frozen=True)
@@ -142,9 +156,13 @@ class BattlesnakeCodec(CodecConfig):
         default=False,
         metadata={"help": "write after each input the directions in which the head's neighbour is deadly body"},
     )
+    hits: bool = field(
+        default=False,
+        metadata={"help": "write HIT where a head lands on a body that stays and MEET where it lands on another new head"},
+    )
 
     def to_dict(self) -> dict[str, int]:
-        options = {name: 1 for name in ("smell", "cells", "sense") if getattr(self, name)}
+        options = {name: 1 for name in ("smell", "cells", "sense", "hits") if getattr(self, name)}
         return {**super().to_dict(), "tails": int(self.tails), **options}
 
 
@@ -163,9 +181,14 @@ def sense_of(codec: CodecConfig | None) -> bool:
     return bool(getattr(codec, "sense", False))
 
 
-def vocabulary(config: BattlesnakeConfig, *, smell: bool = True, cells: bool = True, sense: bool = True) -> list[str]:
+def hits_of(codec: CodecConfig | None) -> bool:
+    """Does this codec write the HIT and MEET words?"""
+    return bool(getattr(codec, "hits", False))
+
+
+def vocabulary(config: BattlesnakeConfig, *, smell: bool = True, cells: bool = True, sense: bool = True, hits: bool = True) -> list[str]:
     """Every token of the grammar for this config; values are exact, never capped. The smell words come after the
-    plain ones, then the cell words, then the sense words (`smell=False`, `cells=False` or `sense=False` leaves them
+    plain ones, then the cell words, the sense words and the hits words (`smell=False`, ..., `hits=False` leaves them
     out: the vocabulary of a corpus written without them, `codec_vocabulary`)."""
     return [
         *SPECIAL_TOKENS,
@@ -181,15 +204,17 @@ def vocabulary(config: BattlesnakeConfig, *, smell: bool = True, cells: bool = T
         *(SMELL_TOKENS if smell else []),
         *(cell_words(config) if cells else []),
         *(SENSE_TOKENS if sense else []),
+        *(HIT_WORDS if hits else []),
     ]
 
 
 def codec_vocabulary(config: BattlesnakeConfig, codec: CodecConfig) -> list[str]:
     """The vocabulary of a corpus written with `codec`: each option's words where it writes them or where a later
     option's words follow them (so that every word keeps the id it has in the whole vocabulary)."""
-    sense = sense_of(codec)
+    hits = hits_of(codec)
+    sense = sense_of(codec) or hits
     cells = cells_of(codec) or sense
-    return vocabulary(config, smell=smell_of(codec) or cells, cells=cells, sense=sense)
+    return vocabulary(config, smell=smell_of(codec) or cells, cells=cells, sense=sense, hits=hits)
 
 
 def input_tokens() -> list[str]:
@@ -284,7 +309,8 @@ class EpisodeEncoder:
 
     With `tails` (from a `BattlesnakeCodec`, or given) each move also writes the cell the tail left,
     worked out from the state before and after the tick; with `smell`, the food beside the head before it; with
-    `sense`, the bodies beside it; with `cells`, every cell as one word.
+    `sense`, the bodies beside it; with `hits`, HIT and MEET where a head lands on a body or on another new head; with
+    `cells`, every cell as one word.
     """
 
     def __init__(self, codec: CodecConfig | None = None, *, tails: bool | None = None) -> None:
@@ -292,6 +318,7 @@ class EpisodeEncoder:
         self.tails = bool(getattr(self.codec, "tails", False)) if tails is None else tails
         self.smell = smell_of(self.codec)
         self.sense = sense_of(self.codec)
+        self.hits = hits_of(self.codec)
         self.cells = cells_of(self.codec)
         self.tokens: list[str] = []
         self.state: BattlesnakeState | None = None
@@ -305,6 +332,7 @@ class EpisodeEncoder:
         out = self.tokens
         floor = self.codec.min_salience
         named = -1  # the snake whose move is being written (its Sk is out)
+        landed: set[Cell] = set()  # the new heads written so far this tick (the hits design's MEET)
         for ev in events:
             kind = ev.type
             if ev.salience < floor:
@@ -317,13 +345,16 @@ class EpisodeEncoder:
                     named = k
                 if kind == "INPUT":
                     out.append(INPUT_TOKEN[Move[p["move"]]])
-                    if self.smell or self.sense:
+                    if self.smell or self.sense or self.hits:
                         if before is None:
-                            raise ValueError("the smell and sense encoders need start(state) before the first tick")
+                            raise ValueError("the smell, sense and hits encoders need start(state) before the first tick")
                         if self.smell:
                             out.append(SMELL_TOKENS[food_beside(before, k)])
+                        bodies = body_beside(before, k) if self.sense or self.hits else 0
                         if self.sense:
-                            out.append(SENSE_TOKENS[body_beside(before, k)])
+                            out.append(SENSE_TOKENS[bodies])
+                        if self.hits and bodies >> Move[p["move"]] & 1:
+                            out.append("HIT")
                     continue
                 if kind == "EAT":
                     out += ["EAT", f"LEN{p['length']}", f"H{p['health']}"]
@@ -333,7 +364,11 @@ class EpisodeEncoder:
                     if freed is not None:
                         out += ["FREE", *cell_tokens(freed, self.cells)]
                 if kind == "MOVE":
-                    out += cell_tokens((p["x"], p["y"]), self.cells)
+                    head = (p["x"], p["y"])
+                    out += cell_tokens(head, self.cells)
+                    if self.hits and head in landed:
+                        out.append("MEET")
+                    landed.add(head)
                 else:
                     out.append("OUT")
                 continue
@@ -422,14 +457,17 @@ class Keyframe:
 
 @dataclass(slots=True)
 class MoveEntry:
-    """One snake's move in a tick. positions: snake (Sk), input, smell (the SMELL word), sense (the SENSE word), free (X of the FREE cell),
-    head (X, or OUT), after (the token after the head: EAT or the next element), length (LEN), health (H)."""
+    """One snake's move in a tick. positions: snake (Sk), input, smell (the SMELL word), sense (the SENSE word), hit (HIT),
+    free (X of the FREE cell), head (X, or OUT), meet (MEET), after (the token after the head and its MEET: EAT or the
+    next element), length (LEN), health (H)."""
 
     snake: int
     input: Move
     head: Cell | None  # None: OUT, off the board
     smell: int | None = None  # the SMELL word's mask of directions (smell design), not an event
     sense: int | None = None  # the SENSE word's mask of directions (sense design), not an event
+    hit: bool = False  # a HIT word was written (hits design), not an event
+    meet: bool = False  # a MEET word was written (hits design)
     free: Cell | None = None
     eat: bool = False
     length: int | None = None
@@ -568,11 +606,12 @@ def _tick(
     tails: bool | None = None,
     smell: bool | None = None,
     sense: bool | None = None,
+    hits: bool | None = None,
 ) -> Tick:
     """TICK move+ death* spawn* [end], starting at i (which holds TICK), for the snakes `movers`.
 
     `tails` False: a design without FREE is declared (a FREE is a grammar error at that word); `smell` False the
-    same for a SMELL word, `sense` False for a SENSE word."""
+    same for a SMELL word, `sense` False for a SENSE word, `hits` False for HIT and MEET."""
     start = i
     i += 1
     moves = []
@@ -595,6 +634,7 @@ def _tick(
             setattr(entry, option, mask)
             entry.positions[option] = i
             i += 1
+        i = _mark(tokens, i, entry, "HIT", hits, "a head cell X<n> Y<n> or OUT")
         if token_at(tokens, i) == "FREE":
             if tails is False:
                 raise fail(tokens, i, "expected a head cell X<n> Y<n> or OUT (FREE is the tails design's word, not this one's)")
@@ -609,6 +649,7 @@ def _tick(
                 raise fail(tokens, i, "expected a head cell X<n> Y<n>, OUT" + ("" if "free" in entry.positions else " or FREE"))
             entry.head = _cell(tokens, i)
             i += 2
+            i = _mark(tokens, i, entry, "MEET", hits, "EAT or the next element")
             if token_at(tokens, i) == "EAT":
                 entry.eat = True
                 entry.positions["length"] = i + 1
@@ -644,6 +685,18 @@ def _tick(
     return Tick(start, i, number, moves, deaths, spawns, spawn_at, end_event, positions)
 
 
+def _mark(tokens: Sequence[str], i: int, entry: MoveEntry, word: str, hits: bool | None, expected: str) -> int:
+    """The hits design's HIT or MEET at i, if it is written there (a grammar error where the design is declared
+    without it): the index after it."""
+    if token_at(tokens, i) != word:
+        return i
+    if hits is False:
+        raise fail(tokens, i, f"expected {expected} ({word} is the hits design's word, not this one's)")
+    setattr(entry, word.lower(), True)
+    entry.positions[word.lower()] = i
+    return i + 1
+
+
 def parse(
     tokens: Sequence[str],
     *,
@@ -651,6 +704,7 @@ def parse(
     tails: bool | None = None,
     smell: bool | None = None,
     sense: bool | None = None,
+    hits: bool | None = None,
 ) -> Iterator[Keyframe | Tick]:
     """Yield the first keyframe, then each tick, as far as the grammar allows; then check EOS.
 
@@ -668,13 +722,13 @@ def parse(
     `tails` declares the design: False (the plain design) makes a FREE a grammar error at that word;
     True or None (not declared) read FREE cells wherever they are written (whether they are where
     the tails design puts them is the evaluator's `tail_freed`). `smell` declares the smell option the same way
-    (whether each SMELL word is right, or missing, is the evaluator's `food_smelled`), and `sense` the sense option
-    (the evaluator's `body_sensed`).
+    (whether each SMELL word is right, or missing, is the evaluator's `food_smelled`), `sense` the sense option
+    (the evaluator's `body_sensed`) and `hits` the hits option (`collision_marked`).
     """
 
     def tick(tokens: Sequence[str], i: int, number: int, previous: Keyframe | Tick) -> Tick:
         movers = previous.alive if isinstance(previous, Keyframe) else previous.alive_after
-        return _tick(tokens, i, number, movers, tails, smell, sense)
+        return _tick(tokens, i, number, movers, tails, smell, sense, hits)
 
     return read_episode(tokens, read_keyframe, tick, to_eos=to_eos)
 
@@ -725,15 +779,24 @@ class GrammarAutomaton:
     grammar says no). Snake sets are bit masks. `tails` is the design, as `parse` takes it: False
     allows no FREE (the plain design's grammar); True or None allow one before any head. `smell` True
     asks for a SMELL word after every input (the smell design), False allows none, None allows one; `sense` the same
-    for a SENSE word after it.
+    for a SENSE word after it. `hits` False allows no HIT or MEET; True or None allow each where it may stand (whether
+    it belongs there is the rules').
     """
 
-    def __init__(self, config: BattlesnakeConfig, tails: bool | None = None, smell: bool | None = None, sense: bool | None = None) -> None:
+    def __init__(
+        self,
+        config: BattlesnakeConfig,
+        tails: bool | None = None,
+        smell: bool | None = None,
+        sense: bool | None = None,
+        hits: bool | None = None,
+    ) -> None:
         vocab = vocabulary(config)
         self.n = config.num_snakes
         self.tails = tails
         self.smell = smell
         self.sense = sense
+        self.hits = hits
         self.smells = frozenset(SMELL_TOKENS)
         self.senses = frozenset(SENSE_TOKENS)
         self.xs = frozenset(t for t in vocab if token_value(t, "X") is not None)
@@ -750,9 +813,9 @@ class GrammarAutomaton:
     # States (phase, ...):
     #   ("bos",) ("snap",) ("kf_sk", prev, listed) ("kf_x"|"kf_y", k, listed) ("kf_len", k, listed) ("kf_h", k, listed, steps)
     #   ("kf_step", k, listed, left) ("kf_food", listed) ("kf_food_y", listed)
-    #   ("mv_sk", movers, left) ("mv_in", movers, left) ("mv_smell"|"mv_sense", movers, left) ("mv_free_or_head", movers, left)
+    #   ("mv_sk", movers, left) ("mv_in", movers, left) ("mv_smell"|"mv_sense"|"mv_hit", movers, left) ("mv_free_or_head", movers, left)
     #   ("mv_free_x"|"mv_free_y", movers, left)
-    #   ("mv_head", movers, left) ("mv_y", movers, left) ("mv_after", movers, left) ("eat_len"|"eat_h", movers, left)
+    #   ("mv_head", movers, left) ("mv_y", movers, left) ("mv_after"|"mv_met", movers, left) ("eat_len"|"eat_h", movers, left)
     #   ("post", movers, dead, prev, spawned) ("die", movers, dead, k) ("sp_x"|"sp_y", movers, dead) ("eos",) ("done",)
     # `left` is the mask of movers still to write, lowest first; the current mover is its lowest bit.
 
@@ -808,7 +871,9 @@ class GrammarAutomaton:
             return out if self.smell else out | self._allowed(self._after_smell(*state[1:]))
         if phase == "mv_sense":
             out = set(self.senses)
-            return out if self.sense else out | self._allowed(("mv_free_or_head", *state[1:]))
+            return out if self.sense else out | self._allowed(self._after_sense(*state[1:]))
+        if phase == "mv_hit":
+            return {"HIT"} | self._allowed(("mv_free_or_head", *state[1:]))
         if phase == "mv_free_or_head":
             return set(self.xs) | ({"OUT"} if self.tails is False else {"OUT", "FREE"})
         if phase == "mv_free_x":
@@ -818,6 +883,8 @@ class GrammarAutomaton:
         if phase == "mv_head":
             return set(self.xs) | {"OUT"}
         if phase == "mv_after":
+            return {"EAT"} | self._after_move(state[1], state[2]) | ({"MEET"} if self.hits is not False else set())
+        if phase == "mv_met":
             return {"EAT"} | self._after_move(state[1], state[2])
         if phase == "eat_len":
             return set(self.lens)
@@ -841,7 +908,11 @@ class GrammarAutomaton:
 
     def _after_smell(self, movers: int, left: int) -> tuple:
         """The state after an input and its SMELL word (or where it would be): a SENSE word's, unless none is allowed."""
-        return ("mv_free_or_head" if self.sense is False else "mv_sense", movers, left)
+        return ("mv_sense", movers, left) if self.sense is not False else self._after_sense(movers, left)
+
+    def _after_sense(self, movers: int, left: int) -> tuple:
+        """The state after the SENSE word (or where it would be): a HIT's, unless none is allowed."""
+        return ("mv_free_or_head" if self.hits is False else "mv_hit", movers, left)
 
     def _finish_move(self, movers: int, left: int) -> tuple:
         rest = left & (left - 1)
@@ -890,6 +961,10 @@ class GrammarAutomaton:
             return self.step(self._after_smell(state[1], state[2]), token)
         if phase == "mv_sense":
             if token in self.senses:
+                return self._after_sense(state[1], state[2])
+            return self.step(self._after_sense(state[1], state[2]), token)
+        if phase == "mv_hit":
+            if token == "HIT":
                 return ("mv_free_or_head", state[1], state[2])
             return self.step(("mv_free_or_head", state[1], state[2]), token)
         if phase in ("mv_free_or_head", "mv_head"):
@@ -904,9 +979,11 @@ class GrammarAutomaton:
             return ("mv_head", state[1], state[2])
         if phase == "mv_y":
             return ("mv_after", state[1], state[2])
-        if phase == "mv_after":
+        if phase in ("mv_after", "mv_met"):
             if token == "EAT":
                 return ("eat_len", state[1], state[2])
+            if token == "MEET":
+                return ("mv_met", state[1], state[2])
             return self.step(self._finish_move(state[1], state[2]), token)
         if phase == "eat_len":
             return ("eat_h", state[1], state[2])

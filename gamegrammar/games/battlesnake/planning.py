@@ -4,7 +4,8 @@ A planner dreaming inside the model needs later inputs for its rollouts, its own
 own policy imitates a mix of agents that die often, and a uniform one walks into bodies; the safe agent (a sure move
 where there is one) was the best rollout policy on the rules (docs/battlesnake.md), but it reads the true state, which
 a dream does not have. `WrittenBoard` reads the state the tokens have written instead, forward from the keyframe: a
-move's new head (the first cell after its input that is not a FREE one, in either spelling; a SMELL or SENSE word changes nothing), the length its EAT writes, health counted
+move's new head (the first cell after its input that is not a FREE one, in either spelling; a SMELL, SENSE, HIT or MEET word
+changes nothing), the length its EAT writes, health counted
 down a move at a time and reset by EAT, food from keyframes and SPAWN less what an EAT takes, and DIE_* words. The
 safe agent's candidates are then computed on that board (`agents.safest_moves`). Where the tokens are wrong, so is the
 reading: a rollout plays on the dream's own terms, which is the point.
@@ -101,7 +102,7 @@ class WrittenBoard:
             self.snake = k
         elif word in INPUT_OF and self.snake is not None:
             self.mover, self.expect = self.snake, "head"
-        elif word in SMELL_OF or word in SENSE_OF:  # the smell and sense designs' words after an input: the head still comes
+        elif word in SMELL_OF or word in SENSE_OF or word == "HIT":  # option words after an input: the head still comes
             self.expect = expect
         elif word == "FREE" and expect == "head":
             self.expect = "free"

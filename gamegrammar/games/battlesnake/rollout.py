@@ -3,12 +3,12 @@
 `play_batch` steps every game of a batch with the batch rules (`batch`), asks a policy for
 each tick's moves (the starter agents of `batch_agents`, or any callable), and writes the
 grammar of `grammar.py` as token ids, byte for byte what the scalar `EpisodeEncoder` +
-`GameTokenizer` write, for every codec option (keyframe_interval, min_salience, tails, smell, cells, sense);
+`GameTokenizer` write, for every codec option (keyframe_interval, min_salience, tails, smell, cells, sense, hits);
 tests/games/battlesnake/test_batch.py checks it. `keyframe_token_ids` is the batch keyframe
 encoder.
 
-A tick is written as one row of fixed columns per game (TICK; per snake Sk d [SMELL_s] [SENSE_s] [FREE Xx Yy]
-Xx Yy|OUT [EAT LENn H100]; per snake Sk DIE_<cause>; per spawn SPAWN Xx Yy; the end word; EOS)
+A tick is written as one row of fixed columns per game (TICK; per snake Sk d [SMELL_s] [SENSE_s] [HIT] [FREE Xx Yy]
+Xx Yy|OUT [MEET] [EAT LENn H100]; per snake Sk DIE_<cause>; per spawn SPAWN Xx Yy; the end word; EOS)
 and a mask of the columns that game writes; the masked ids of every row, row-major, are its tokens. With the cells
 option a cell's X column holds its one word and its Y column is masked out.
 """
@@ -42,6 +42,7 @@ from gamegrammar.games.battlesnake.grammar import (
     STEP_TOKEN,
     cell_word,
     cells_of,
+    hits_of,
     sense_of,
     smell_of,
     vocabulary,
@@ -56,7 +57,7 @@ class TokenTable:
         tok = GameTokenizer(vocabulary(config))
         ids = tok.ids
         dt = self.dtype = tok.dtype
-        self.word = {w: ids[w] for w in ("BOS", "EOS", "TICK", "SNAP", "FOOD", "EAT", "OUT", "SPAWN", "FREE", *END_EVENTS)}
+        self.word = {w: ids[w] for w in ("BOS", "EOS", "TICK", "SNAP", "FOOD", "EAT", "OUT", "SPAWN", "FREE", "HIT", "MEET", *END_EVENTS)}
         self.snake = np.array([ids[snake_id(k)] for k in range(config.num_snakes)], dt)
         self.input = np.array([ids[INPUT_TOKEN[m]] for m in Move], dt)
         self.smell = np.array([ids[word] for word in SMELL_TOKENS], dt)  # by mask of directions
@@ -149,8 +150,10 @@ def _beside(batch: BattlesnakeBatch, holds: np.ndarray) -> np.ndarray:
 
 
 def words_beside(batch: BattlesnakeBatch, codec: CodecConfig) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """The smell and the sense masks a codec writes (None for an option it does not have), read before a tick's move."""
-    return (food_beside(batch) if smell_of(codec) else None, body_beside(batch) if sense_of(codec) else None)
+    """The smell and the sense masks a codec needs (None for what it does not write; the hits option's HIT is the sense
+    mask's bit of the input), read before a tick's move."""
+    bodies = sense_of(codec) or hits_of(codec)
+    return (food_beside(batch) if smell_of(codec) else None, body_beside(batch) if bodies else None)
 
 
 def _tick_token_ids(
@@ -165,7 +168,7 @@ def _tick_token_ids(
     sensed: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One tick of every game as (ids, mask), like `EpisodeEncoder.tick` (salience floors included). `smelled` and
-    `sensed` are `words_beside` of the batch before the tick: the smell and sense words, where the codec has them.
+    `sensed` are `words_beside` of the batch before the tick: the smell and sense masks, where the codec needs them.
 
     Every section is written in place into one (m, columns) pair of arrays, through views (a concatenation of
     2,000-row sections cost more than the rest)."""
@@ -178,44 +181,48 @@ def _tick_token_ids(
     moves = np.where(movers, turn.moves, 0)
     free = np.maximum(turn.freed, 0) if tails else np.zeros((m, num), np.int64)
     width = spawned.shape[1]
-    columns = 1 + 12 * num + 2 * num + 3 * width + 2
+    columns = 1 + 14 * num + 2 * num + 3 * width + 2
     ids = np.empty((m, columns), t.dtype)
     mask = np.empty((m, columns), bool)
     ids[:, 0] = t.word["TICK"]
     mask[:, 0] = keep["TICK"]
-    # per snake: Sk d [SMELL_s] [SENSE_s] [FREE Xx Yy] Xx Yy|OUT [EAT LENn H100]
-    snakes, snake_mask = _section(ids, 1, num, 12), _section(mask, 1, num, 12)
+    # per snake: Sk d [SMELL_s] [SENSE_s] [HIT] [FREE Xx Yy] Xx Yy|OUT [MEET] [EAT LENn H100]
+    snakes, snake_mask = _section(ids, 1, num, 14), _section(mask, 1, num, 14)
     snakes[:, :, 0] = t.snake
     snake_mask[:, :, 0] = movers & (keep["INPUT"] | keep["MOVE"] | (keep["EAT"] & ate))
     snakes[:, :, 1] = t.input[moves]
     snake_mask[:, :, 1] = movers & keep["INPUT"]
-    smell, sense, cells = smell_of(codec), sense_of(codec), cells_of(codec)
+    smell, sense, hits, cells = smell_of(codec), sense_of(codec), hits_of(codec), cells_of(codec)
     xs = t.cell if cells else t.x  # the cells option writes a cell's word in its X column and nothing in its Y column
-    if (smell and smelled is None) or (sense and sensed is None):
-        raise ValueError("the smell and sense options' words need the masks beside each head before the tick (`words_beside`)")
+    if (smell and smelled is None) or ((sense or hits) and sensed is None):
+        raise ValueError("the smell, sense and hits options' words need the masks beside each head before the tick (`words_beside`)")
     snakes[:, :, 2] = t.smell[smelled if smell else 0]
     snake_mask[:, :, 2] = movers & keep["INPUT"] & smell
     snakes[:, :, 3] = t.sense[sensed if sense else 0]
     snake_mask[:, :, 3] = movers & keep["INPUT"] & sense
-    snakes[:, :, 4] = t.word["FREE"]
-    snakes[:, :, 5] = xs[free]
-    snakes[:, :, 6] = t.y[free]
+    snakes[:, :, 4] = t.word["HIT"]
+    snake_mask[:, :, 4] = movers & keep["INPUT"] & (sensed >> moves & 1 == 1) if hits else False
+    snakes[:, :, 5] = t.word["FREE"]
+    snakes[:, :, 6] = xs[free]
+    snakes[:, :, 7] = t.y[free]
     has_free = movers & keep["MOVE"] & (turn.freed >= 0) if tails else np.zeros((m, num), bool)
-    for c in (4, 5, 6):
+    for c in (5, 6, 7):
         snake_mask[:, :, c] = has_free
-    snake_mask[:, :, 6] &= not cells
-    snakes[:, :, 7] = np.where(on, xs[heads], t.word["OUT"])
-    snakes[:, :, 8] = t.y[heads]
-    snake_mask[:, :, 7] = movers & keep["MOVE"]
-    snake_mask[:, :, 8] = movers & keep["MOVE"] & on & (not cells)
-    snakes[:, :, 9] = t.word["EAT"]
-    snakes[:, :, 10] = t.len[np.where(ate, batch.length, 0)]
-    snakes[:, :, 11] = t.health[MAX_HEALTH]
+    snake_mask[:, :, 7] &= not cells
+    snakes[:, :, 8] = np.where(on, xs[heads], t.word["OUT"])
+    snakes[:, :, 9] = t.y[heads]
+    snake_mask[:, :, 8] = movers & keep["MOVE"]
+    snake_mask[:, :, 9] = movers & keep["MOVE"] & on & (not cells)
+    snakes[:, :, 10] = t.word["MEET"]
+    snake_mask[:, :, 10] = movers & keep["MOVE"] & met(heads, movers & on) if hits else False
+    snakes[:, :, 11] = t.word["EAT"]
+    snakes[:, :, 12] = t.len[np.where(ate, batch.length, 0)]
+    snakes[:, :, 13] = t.health[MAX_HEALTH]
     eats = ate & keep["EAT"]
-    for c in (9, 10, 11):
+    for c in (11, 12, 13):
         snake_mask[:, :, c] = eats
     # per snake: Sk DIE_<cause>
-    at = 1 + 12 * num
+    at = 1 + 14 * num
     deaths, death_mask = _section(ids, at, num, 2), _section(mask, at, num, 2)
     deaths[:, :, 0] = t.snake
     deaths[:, :, 1] = t.die[turn.eliminated]
@@ -239,6 +246,16 @@ def _tick_token_ids(
     mask[:, -2] = done  # the end words are PHASE events: never dropped
     mask[:, -1] = done
     return ids, mask
+
+
+def met(heads: np.ndarray, landed: np.ndarray) -> np.ndarray:
+    """(m, N) the hits option's MEET: snake k's new head is on the cell of an earlier snake's (j < k) new head, among
+    the snakes that `landed` (moved and stayed on the board)."""
+    out = np.zeros(heads.shape, bool)
+    for k in range(1, heads.shape[1]):
+        same = (heads[:, :k] == heads[:, k : k + 1]) & landed[:, :k]
+        out[:, k] = landed[:, k] & same.any(axis=1)
+    return out
 
 
 def _section(a: np.ndarray, start: int, rows: int, width: int) -> np.ndarray:

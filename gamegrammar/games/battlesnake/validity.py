@@ -22,6 +22,9 @@ physical
   body_sensed             in the sense design (declared, or read off a sequence with any SENSE word), every input
                           (and its SMELL word) is followed by the SENSE word of the bodies beside that snake's head
                           before the move (`grammar.body_beside`: segments that stay through the move)
+  collision_marked        in the hits design (declared, or read off a sequence with any HIT or MEET), HIT exactly where
+                          the input takes the head onto a segment that stays through the move (the SENSE mask's bit of
+                          the input), MEET exactly where the new head is on an earlier mover's new head this tick
   wall_collision          DIE_WALL exactly for the snakes the rules eliminate for leaving the board
   self_collision          DIE_SELF exactly for those whose head hits their own body
   body_collision          DIE_BODY exactly for those whose head hits another snake's body
@@ -48,10 +51,11 @@ rules
   end_is_final            nothing but EOS after an end event (no keyframe, no tick)
 
 The design and the keyframe interval K are declared by the codec (`BattlesnakeSpec.validate(tokens, config,
-codec)`: `tails=codec.tails`, `smell=codec.smell`, `sense=codec.sense`, `keyframe_interval=codec.keyframe_interval`;
+codec)`: `tails=codec.tails`, `smell=codec.smell`, `sense=codec.sense`, `hits=codec.hits`,
+`keyframe_interval=codec.keyframe_interval`;
 a plain `CodecConfig` declares the plain design). Undeclared (None: a bare token file), they are read off the
 sequence: the tails design when it has any FREE, the smell option when it has any SMELL word, the sense option when
-it has any SENSE word; K is the number of the
+it has any SENSE word, the hits option when it has any HIT or MEET; K is the number of the
 first tick followed by a keyframe (none at all: K = 0, which nothing can contradict), and every later tick is
 held to that K (the ticks before it had none, as K demands).
 
@@ -63,7 +67,7 @@ After a divergence (a head, an eat, a death or a spawn the rules do not produce)
 sequence describes is no longer the rules' world, so the state becomes unknown until the next
 keyframe, a complete state, re-establishes it; rules that need no state (in_bounds, an OUT without a
 wall or health death, the end rules) are always checked. Wrong LEN or H values after EAT, wrong
-FREE cells and wrong SMELL or SENSE words do not change the replayed state (the rules decide them), so one wrong
+FREE cells and wrong SMELL, SENSE, HIT or MEET words do not change the replayed state (the rules decide them), so one wrong
 belief is reported where it is written. A keyframe that disagrees with the replay but is itself possible is followed
 from then on. Nothing after an end event is checked but the grammar.
 
@@ -82,6 +86,7 @@ from collections.abc import Sequence
 from gamegrammar.core.episode_grammar import KeyframeSchedule, note_close, note_grammar_error
 from gamegrammar.core.verdict import OPENING_TIERS, Findings, Verdict, make_verdict, rule_names, tiers_of
 from gamegrammar.games.battlesnake.grammar import (
+    HIT_WORDS,
     SENSE_OF,
     SMELL_OF,
     GrammarError,
@@ -120,6 +125,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "move_follows_input",
         "tail_freed",
         "body_sensed",
+        "collision_marked",
         "wall_collision",
         "self_collision",
         "body_collision",
@@ -306,9 +312,10 @@ def _check_turn(
     tails: bool,
     smell: bool = False,
     sense: bool = False,
+    hits: bool = False,
 ) -> BattlesnakeState | None:
-    """Replay the tick's inputs from `state`; check heads, SMELL and SENSE words, FREE cells, eats, deaths and spawns.
-    The state after, or None when the tick departs from the rules."""
+    """Replay the tick's inputs from `state`; check heads, SMELL, SENSE, HIT and MEET words, FREE cells, eats, deaths
+    and spawns. The state after, or None when the tick departs from the rules."""
     inputs: list[Move | None] = [None] * len(state.snakes)
     for m in tick.moves:
         inputs[m.snake] = m.input
@@ -330,6 +337,8 @@ def _check_turn(
                     _note_missing(found, rule, slot)
             if written is not None:
                 slot = p[option] + 1
+        if hits or m.hit or m.meet:
+            _check_marks(state, tick, turn.heads, j, found, slot, config)
         if (tails or m.free is not None) and m.free != turn.freed[j]:  # a FREE written is checked in either design
             found.note("tail_freed", p["free"] if m.free is not None else p["head"])
         head = turn.heads[j]
@@ -386,6 +395,27 @@ def _check_turn(
     return with_food(after, tick.spawns) if ok else None
 
 
+def _check_marks(
+    state: BattlesnakeState, tick: Tick, heads: Sequence[Cell], j: int, found: Findings, slot: int, config: BattlesnakeConfig
+) -> None:
+    """`collision_marked` for the tick's j-th move: its HIT (due at `slot`, after the input's option words) and its
+    MEET (after the head), against the rules' heads of the movers up to it."""
+    m = tick.moves[j]
+    p = m.positions
+    if m.hit != bool(body_beside(state, m.snake) >> m.input & 1):
+        if m.hit:
+            found.note("collision_marked", p["hit"])
+        else:
+            _note_missing(found, "collision_marked", slot)
+    head = heads[j]
+    met = config.in_bounds(head) and any(heads[i] == head for i in range(j) if config.in_bounds(heads[i]))
+    if m.meet != met:
+        if m.meet:
+            found.note("collision_marked", p["meet"])
+        elif m.head is not None:  # a head written OUT where the rules put it on the board is move_follows_input's
+            _note_missing(found, "collision_marked", p["after"])
+
+
 def _check_end(tick: Tick, config: BattlesnakeConfig, found: Findings) -> None:
     """The end rules, on the sequence's own eliminations (no replayed state needed)."""
     want = decided(len(tick.movers) - len(tick.deaths), config)
@@ -414,12 +444,13 @@ def check_tick(
     tails: bool = False,
     smell: bool = False,
     sense: bool = False,
+    hits: bool = False,
 ) -> BattlesnakeState | None:
     """Check one tick from the state before it (None = unknown); return the state after it (None = unknown)."""
     if state is not None and list(state.alive) != tick.movers:
         state = None  # cannot happen after a replayed tick or keyframe; kept for safety
     _check_written_world(tick, config, found)
-    after = _check_turn(state, tick, config, found, tails, smell, sense) if state is not None else None
+    after = _check_turn(state, tick, config, found, tails, smell, sense, hits) if state is not None else None
     _check_end(tick, config, found)
     if tick.keyframe is not None:
         if tick.end_event is not None:
@@ -440,29 +471,31 @@ def validate(
     keyframe_interval: int | None = None,
     smell: bool | None = None,
     sense: bool | None = None,
+    hits: bool | None = None,
 ) -> Verdict:
     """Parse and replay one sequence (tokens, or one space-separated string) and check every rule of `RULES`.
 
     `tails` declares the design the sequence must follow (its codec's: a tails sequence that leaves its
     FREE cells out breaks `tail_freed`, a plain one that writes a FREE breaks `grammar` there);
     `smell` declares the smell option (its words missing break `food_smelled`, written where it is off `grammar`),
-    `sense` the sense option (`body_sensed`);
+    `sense` the sense option (`body_sensed`), `hits` the hits option (`collision_marked`);
     `keyframe_interval` declares where keyframes go (`keyframe_schedule`). None reads each off the sequence.
     """
     if isinstance(tokens, str):
         tokens = tokens.split()
     n = len(tokens)
     found = Findings(n)
-    declared, declared_smell, declared_sense = tails, smell, sense
+    declared, declared_smell, declared_sense, declared_hits = tails, smell, sense, hits
     tails = "FREE" in tokens if tails is None else tails
     smell = any(t in SMELL_OF for t in tokens) if smell is None else smell
     sense = any(t in SENSE_OF for t in tokens) if sense is None else sense
+    hits = any(t in HIT_WORDS for t in tokens) if hits is None else hits
     schedule = KeyframeSchedule(keyframe_interval, "SNAP")
     items: list[Keyframe | Tick] = []
     stop = 0  # where the parse stopped: the EOS, or n
     ended = False
     try:
-        parsed = parse(tokens, to_eos=True, tails=declared, smell=declared_smell, sense=declared_sense)
+        parsed = parse(tokens, to_eos=True, tails=declared, smell=declared_smell, sense=declared_sense, hits=declared_hits)
         first = next(parsed)
         assert isinstance(first, Keyframe)
         items.append(first)
@@ -475,7 +508,7 @@ def validate(
             if ended:
                 found.note("end_is_final", tick.start)  # only the first such tick counts
                 continue
-            state = check_tick(state, tick, config, found, tails, smell, sense)
+            state = check_tick(state, tick, config, found, tails, smell, sense, hits)
             schedule.check(found.note, tokens, tick)
             ended = tick.end_event is not None
     except GrammarError as err:

@@ -69,8 +69,14 @@ def test_batch_plays_every_episode_like_the_scalar_engine(config):
         BattlesnakeCodec(0, 0, cells=True, sense=True),
         BattlesnakeCodec(3, 0, tails=True, smell=True, cells=True, sense=True),
         BattlesnakeCodec(2, 3, sense=True),
+        BattlesnakeCodec(0, 0, hits=True),
+        BattlesnakeCodec(0, 0, cells=True, sense=True, hits=True),
+        BattlesnakeCodec(3, 0, tails=True, smell=True, hits=True),
+        BattlesnakeCodec(2, 3, hits=True),
     ],
-    ids=lambda c: f"K{c.keyframe_interval}-S{c.min_salience}-T{int(c.tails)}-F{int(c.smell)}-C{int(c.cells)}-B{int(c.sense)}",
+    ids=lambda c: (
+        f"K{c.keyframe_interval}-S{c.min_salience}-T{int(c.tails)}-F{int(c.smell)}-C{int(c.cells)}-B{int(c.sense)}-H{int(c.hits)}"
+    ),
 )
 def test_every_codec_option_writes_the_scalar_bytes(codec):
     config = BattlesnakeConfig(7, 7, 4, max_ticks=50)

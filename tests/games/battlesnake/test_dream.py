@@ -22,11 +22,12 @@ CODECS = [
     GAME.codec_type(tails=True),
     GAME.codec_type(smell=True),
     GAME.codec_type(keyframe_interval=3, tails=True, cells=True),
+    GAME.codec_type(sense=True, hits=True),
 ]
 
 
 @pytest.mark.parametrize("config", GAME.test_configs()[:2])
-@pytest.mark.parametrize("codec", CODECS, ids=["plain", "keyframes", "tails", "smell", "cells"])
+@pytest.mark.parametrize("codec", CODECS, ids=["plain", "keyframes", "tails", "smell", "cells", "sense and hits"])
 def test_reading_tick_by_tick_is_the_trace_and_breaks_nothing(config, codec):
     for agent in ("random", "greedy", "space"):
         for episode in range(3):

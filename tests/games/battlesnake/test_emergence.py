@@ -13,6 +13,7 @@ from gamegrammar.emergence.rule_emergence import bucket_label
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake import emergence as em
 from gamegrammar.games.battlesnake.grammar import CAUSE_OF, INPUT_OF, SMELL_OF, BattlesnakeCodec
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig
 from gamegrammar.games.battlesnake.validity import validate
 from gamegrammar.model import GameGPT, preset
 from gamegrammar.model.hidden import next_logprobs
@@ -69,6 +70,29 @@ def test_the_smell_designs_words_are_rule_events():
         at = max(i for i, t in enumerate(probe.tokens) if t in SMELL_OF)
         direction = int(INPUT_OF[probe.tokens[at - 1]])
         assert SMELL_OF[edited] >> direction & 1 and not SMELL_OF[real] >> direction & 1
+
+
+def test_the_hits_designs_words_are_rule_events_and_probes_keep_the_design():
+    """Every HIT and MEET is a collision_marked event; a wall probe's edited move off the board drops its HIT, and a
+    head-to-head probe's edited tick writes the MEET its meeting makes."""
+    config = BattlesnakeConfig(7, 7, 4, max_ticks=60)
+    codec = BattlesnakeCodec(hits=True)
+    episodes = [GAME.play_episode(config, codec, "safe,greedy,random,space", 0, e).tokens for e in range(12)]
+    marks = [(e, i) for e, tokens in enumerate(episodes) for i, t in enumerate(tokens) if t in ("HIT", "MEET")]
+    events = [
+        (e, p)
+        for e, tokens in enumerate(episodes)
+        for ev in em.rule_events(tokens, config)
+        if ev.rule == "collision_marked"
+        for p in ev.positions
+    ]
+    assert marks and sorted(events) == marks
+    rng = np.random.default_rng(0)
+    walls = [p for e, tokens in enumerate(episodes) for p in em.wall_ahead_probes(tokens, config, e, rng, per_episode=50)]
+    assert walls and not any(p.tokens[-1] == "HIT" for p in walls)
+    heads = [p for p in em.make_probes(episodes, config) if p.kind == "head_to_head"]
+    last_tick = [len(p.tokens) - 1 - p.tokens[::-1].index("TICK") for p in heads]
+    assert heads and all("MEET" in p.tokens[at:] for p, at in zip(heads, last_tick))
 
 
 def test_emergence_splits_add_up(corpus):

@@ -26,6 +26,8 @@ DESIGNS = {  # name: (config, codec): every design, with and without keyframes a
     "smell, feast": (FEAST, BattlesnakeCodec(smell=True)),
     "smell and tails, keyframes 6": (SMALL, BattlesnakeCodec(keyframe_interval=6, tails=True, smell=True)),
     "sense, 4 snakes, keyframes 7": (CROWD, BattlesnakeCodec(keyframe_interval=7, sense=True)),
+    "hits": (SMALL, BattlesnakeCodec(hits=True)),
+    "sense and hits, 4 snakes, keyframes 7": (CROWD, BattlesnakeCodec(keyframe_interval=7, sense=True, hits=True)),
 }
 
 
@@ -50,7 +52,13 @@ def assert_same(seqs: list[list[str]], config: BattlesnakeConfig, codec: Battles
     design = (
         {}
         if codec is None
-        else {"tails": codec.tails, "smell": codec.smell, "sense": codec.sense, "keyframe_interval": codec.keyframe_interval}
+        else {
+            "tails": codec.tails,
+            "smell": codec.smell,
+            "sense": codec.sense,
+            "hits": codec.hits,
+            "keyframe_interval": codec.keyframe_interval,
+        }
     )
     want = [validate(s, config, **design) for s in seqs]
     for form in (seqs, [as_ids(s, config) for s in seqs]):
@@ -66,7 +74,7 @@ def test_corpus_episodes_take_the_fast_path_and_are_valid(name):
     config, codec = DESIGNS[name]
     seqs = episodes(name)
     assert (fast_status(seqs, config) == VALID).all()
-    assert (fast_status(seqs, config, codec.tails, codec.keyframe_interval, codec.smell, codec.sense) == VALID).all()
+    assert (fast_status(seqs, config, codec.tails, codec.keyframe_interval, codec.smell, codec.sense, codec.hits) == VALID).all()
     assert all(v.valid for v in assert_same(seqs, config, codec))
     assert GAME.validate_many([as_ids(s, config) for s in seqs], config, codec) == [validate(s, config) for s in seqs]
 
@@ -111,10 +119,15 @@ def test_values_swapped_for_others_of_their_kind():
     vocab = vocabulary(SMALL)
     kinds = [[t for t in vocab if t[:1] == p and t[1:].isdigit()] for p in ("X", "Y", "H")]
     kinds += [[t for t in vocab if t.startswith("LEN")], ["UP", "DOWN", "LEFT", "RIGHT"], [t for t in vocab if t.startswith("DIE_")]]
-    kinds += [[t for t in vocab if t.startswith("SMELL_")], [t for t in vocab if t.startswith("SENSE_")]]
+    kinds += [[t for t in vocab if t.startswith("SMELL_")], [t for t in vocab if t.startswith("SENSE_")], ["HIT", "MEET"]]
     kind_of = {t: k for k in kinds for t in k}
     rng = np.random.default_rng(5)
-    for name in ("tails, keyframes 5", "smell and tails, keyframes 6", "sense, 4 snakes, keyframes 7"):
+    for name in (
+        "tails, keyframes 5",
+        "smell and tails, keyframes 6",
+        "sense, 4 snakes, keyframes 7",
+        "sense and hits, 4 snakes, keyframes 7",
+    ):
         config, codec = DESIGNS[name]
         mutated = []
         for seq in episodes(name)[:20]:
@@ -173,6 +186,7 @@ CELLS = {  # the cells design (one word a cell): the spec respells it for the ev
     "cells": (SMALL, BattlesnakeCodec(cells=True)),
     "cells, tails and smell, keyframes 5, feast": (FEAST, BattlesnakeCodec(keyframe_interval=5, tails=True, smell=True, cells=True)),
     "cells and sense": (SMALL, BattlesnakeCodec(cells=True, sense=True)),
+    "cells, sense and hits": (SMALL, BattlesnakeCodec(cells=True, sense=True, hits=True)),
 }
 
 
@@ -190,9 +204,9 @@ def test_the_cells_design_is_judged_through_its_pair_spelling(name):
     seqs = episodes(name, 40)  # at least validate_fast's MIN_BATCH: the batch replay answers, not its reference fallback
     assert all(v.valid for v in assert_spec_same(seqs, config, codec))
     respelled = [as_pairs(s)[0] for s in seqs]  # what the spec hands the batch replay: answered there, not by the reference
-    assert (fast_status(respelled, config, codec.tails, codec.keyframe_interval, codec.smell, codec.sense) == VALID).all()
+    assert (fast_status(respelled, config, codec.tails, codec.keyframe_interval, codec.smell, codec.sense, codec.hits) == VALID).all()
     assert all(v.valid for v in assert_spec_same(seqs, config, None))  # read off the sequence
-    pair_codec = BattlesnakeCodec(codec.keyframe_interval, tails=codec.tails, smell=codec.smell, sense=codec.sense)
+    pair_codec = BattlesnakeCodec(codec.keyframe_interval, tails=codec.tails, smell=codec.smell, sense=codec.sense, hits=codec.hits)
     assert not any(v.valid for v in assert_spec_same(seqs, config, pair_codec))  # cell words are not the pair design's
     seq = min(seqs, key=len)
     assert_spec_same([seq[:k] for k in range(0, len(seq) + 1, 3)], config, codec)  # prefixes

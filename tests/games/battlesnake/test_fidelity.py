@@ -84,6 +84,12 @@ def test_rule_determined_positions_in_keyframes_and_the_tails_design():
     words = [i for i, t in enumerate(sense) if t.startswith("SENSE_")]
     assert words and all(found[i] == ("sense", "") and sense[i - 1].startswith("SMELL_") for i in words)
     assert [found[i + 1] for i in words[:4]] == [("move", "MOVE")] * 2 + [("move", "EAT")] * 2  # the head, with its outcome
+    for episode, word, kind in ((26, "HIT", "DIE_SELF"), (25, "MEET", "")):  # the hits design: each word, category hit
+        hits = GAME.play_episode(SMALL, BattlesnakeCodec(hits=True), "greedy", 0, episode).tokens
+        found = {p: (c, k) for p, c, k in rule_determined_positions(hits)}
+        at = hits.index(word)
+        assert found[at] == ("hit", kind) and hits.count(word) == 1
+        assert found[at + 1] == (("move", "") if word == "HIT" else ("death", ""))  # a HIT carries the outcome, not its head
 
 
 def test_rule_determined_positions_of_the_cells_design_are_its_words():

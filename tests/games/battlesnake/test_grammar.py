@@ -10,6 +10,7 @@ from gamegrammar.core.events import Salience
 from gamegrammar.core.gamespec import SPECIAL_TOKENS, CodecConfig
 from gamegrammar.games.battlesnake import GAME
 from gamegrammar.games.battlesnake.grammar import (
+    HIT_WORDS,
     SENSE_OF,
     SENSE_TOKENS,
     SMELL_OF,
@@ -50,11 +51,15 @@ def test_the_vocabulary_is_exact_and_starts_with_the_special_tokens():
     assert {"S0", "S3", "X10", "Y10", "LEN3", "LEN123", "H1", "H100"} <= set(vocab)
     assert not {"S4", "X11", "Y11", "LEN2", "LEN124", "H0", "H101"} & set(vocab)
     assert set(GAME.end_events) | {"UP", "DOWN", "LEFT", "RIGHT", "FREE", "B_S"} <= set(vocab)
-    assert len(vocab) == 4 + 7 + 4 + 4 + 5 + 5 + 4 + 11 + 11 + 121 + 100 + 16 + 121 + 16
-    # the smell words, then the cell words, then the sense words come last: a corpus without them keeps the plain
-    # vocabulary, ids and all
+    assert len(vocab) == 4 + 7 + 4 + 4 + 5 + 5 + 4 + 11 + 11 + 121 + 100 + 16 + 121 + 16 + 2
+    # the smell words, then the cell words, the sense words and the hits words come last: a corpus without them keeps
+    # the plain vocabulary, ids and all
     config = BattlesnakeConfig(11, 11, 4)
     plain = GAME.codec_vocabulary(config, BattlesnakeCodec())
+    assert vocab[-2:] == HIT_WORDS == ["HIT", "MEET"]
+    for codec in (BattlesnakeCodec(hits=True), BattlesnakeCodec(hits=True, sense=True, cells=True)):
+        assert GAME.codec_vocabulary(config, codec) == vocab
+    vocab = vocab[:-2]
     assert vocab[-16:] == SENSE_TOKENS and vocab[-16] == "SENSE_NONE"
     for codec in (BattlesnakeCodec(sense=True), BattlesnakeCodec(sense=True, cells=True, tails=True)):
         assert GAME.codec_vocabulary(config, codec) == vocab
@@ -200,6 +205,54 @@ def test_the_sense_word_names_the_segments_that_stay_through_the_move():
     assert SENSE_TOKENS[body_beside(state, 0)] == "SENSE_DR"
 
 
+def test_the_hits_option_marks_each_collision_where_the_move_makes_it():
+    """HIT after the input where the head lands on a segment that stays (the SENSE mask's bit of the input), MEET after
+    the new head where an earlier mover's new head is on that cell: nothing else changes, a HIT is followed by that
+    snake's self or body death but where the body's snake leaves the board or starves (or it starves itself), a MEET by
+    a head-on death; the parser and the automaton hold a declared design to its words."""
+    config = BattlesnakeConfig(7, 7, 4, max_ticks=60)
+    seen = {"HIT": 0, "MEET": 0}
+    for episode in range(12):
+        plain = GAME.play_episode(config, CodecConfig(), "safe,greedy,random,space", 0, episode)
+        hits = GAME.play_episode(config, BattlesnakeCodec(hits=True), "safe,greedy,random,space", 0, episode)
+        assert hits.events == plain.events and [t for t in hits.tokens if t not in HIT_WORDS] == plain.tokens
+        states = iter(GAME.trace(hits.tokens, config))
+        before = next(states)
+        for item in parse(hits.tokens):
+            if isinstance(item, Keyframe):
+                continue
+            died = {d.snake: d.cause for d in item.deaths}
+            heads: list[tuple[int, int]] = []
+            for m in item.moves:
+                assert m.hit == bool(body_beside(before, m.snake) >> m.input & 1)
+                assert m.meet == (m.head is not None and m.head in heads)
+                if m.hit:
+                    assert m.positions["hit"] == m.positions["input"] + 1 and m.positions["head"] == m.positions["hit"] + 1
+                    assert died.get(m.snake) in ("snake-self-collision", "snake-collision", "out-of-health") or set(died.values()) & {
+                        "wall-collision",
+                        "out-of-health",
+                    }
+                if m.meet:
+                    assert m.positions["meet"] == m.positions["head"] + 2 and "head-collision" in died.values()
+                heads += [m.head] if m.head is not None else []
+                seen["HIT"] += m.hit
+                seen["MEET"] += m.meet
+            before = next(states)
+    assert seen["HIT"] > 5 and seen["MEET"] > 0, seen
+    assert BattlesnakeCodec(hits=True).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 0, "hits": 1}
+    assert "hits" not in BattlesnakeCodec().to_dict()
+    with pytest.raises(GrammarError) as err:
+        list(parse(hits.tokens, hits=False))
+    assert err.value.index == next(i for i, t in enumerate(hits.tokens) if t in HIT_WORDS) and "hits design" in err.value.message
+    declared, forbidden = (GAME.automaton(config, BattlesnakeCodec(hits=h)) for h in (True, False))
+    assert _accepts(declared, hits.tokens) and _accepts(declared, plain.tokens)  # each word only where it applies
+    assert _accepts(forbidden, plain.tokens) and not _accepts(forbidden, hits.tokens)
+    every = BattlesnakeCodec(tails=True, smell=True, cells=True, sense=True, hits=True)
+    example = GAME.play_episode(SMALL, every, "greedy", 0, 25).tokens
+    assert "S1 UP SMELL_NONE SENSE_DL FREE X3Y2 X5Y3 MEET S0 DIE_HEAD" in " ".join(example)  # MEET: S1's head on S0's
+    assert _accepts(GAME.automaton(SMALL, every), example)
+
+
 EXAMPLE_START = "BOS SNAP S0 X5 Y3 LEN3 H100 B_S B_S S1 X1 Y3 LEN3 H100 B_S B_S"
 
 
@@ -325,10 +378,10 @@ def test_the_automaton_knows_who_moves_and_how_long_a_body_is():
     assert seen[7] == {"B_U", "B_D", "B_L", "B_R", "B_S"} and seen[9] == {"S1", "FOOD"}  # after LEN3 H100: two steps
     tick = tokens.index("TICK")
     assert seen[tick + 1] == {"S0"} and seen[tick + 2] == {"UP", "DOWN", "LEFT", "RIGHT"}
-    assert seen[tick + 3] == {f"X{x}" for x in range(7)} | {"OUT", "FREE", *SMELL_TOKENS, *SENSE_TOKENS}  # undeclared: any option
-    assert seen[tick + 5] == {"EAT", "S1"}
+    assert seen[tick + 3] == {f"X{x}" for x in range(7)} | {"OUT", "FREE", "HIT", *SMELL_TOKENS, *SENSE_TOKENS}  # undeclared: any option
+    assert seen[tick + 5] == {"EAT", "MEET", "S1"}
     after_moves = seen[tick + 9]  # after the last mover: deaths of movers, spawns, the end, the next tick or a keyframe
-    assert after_moves == {"EAT", "S0", "S1", "SPAWN", "TICK", "SNAP", *GAME.end_events}
+    assert after_moves == {"EAT", "MEET", "S0", "S1", "SPAWN", "TICK", "SNAP", *GAME.end_events}
     last = len(tokens) - 1 - tokens[::-1].index("DIE_HEAD")
     assert seen[last + 1] == {"S1", "SPAWN", "TICK", "SNAP", *GAME.end_events}  # deaths go by index: S1's may follow S0's
 

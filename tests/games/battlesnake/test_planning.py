@@ -45,6 +45,7 @@ def _same_board(board: WrittenBoard, state) -> None:
         (BattlesnakeConfig(7, 7, 4, max_ticks=80), BattlesnakeCodec(10, tails=True)),  # FREE cells, keyframes every 10
         (BattlesnakeConfig(11, 11, 2), BattlesnakeCodec(smell=True)),  # a SMELL word after each input
         (BattlesnakeConfig(7, 7, 4, max_ticks=80), BattlesnakeCodec(10, tails=True, cells=True)),  # a cell a word
+        (BattlesnakeConfig(7, 7, 4, max_ticks=80), BattlesnakeCodec(sense=True, hits=True)),  # SENSE, HIT and MEET words
     ],
 )
 def test_the_written_board_is_the_true_board_after_every_tick(config, codec):

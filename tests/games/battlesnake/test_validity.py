@@ -63,7 +63,7 @@ def first_difference(a, b):
 
 def test_the_rule_table():
     assert TIERS == ("structural", "physical", "rules", "full")
-    assert len(RULE_NAMES) == len(set(RULE_NAMES)) == 23
+    assert len(RULE_NAMES) == len(set(RULE_NAMES)) == 24
     assert RULES["structural"] == ("grammar", "complete", "keyframe_schedule")
     assert GAME.rules is RULES
 
@@ -86,7 +86,11 @@ def test_every_generated_episode_passes():
         (BattlesnakeConfig(11, 11, 4, max_ticks=60), 30),
         (BattlesnakeConfig(5, 5, 2, minimum_food=0, food_spawn_chance=0, max_ticks=120), 20),
     ]
-    codecs = [CodecConfig(), CodecConfig(keyframe_interval=4), BattlesnakeCodec(keyframe_interval=7, tails=True, smell=True, sense=True)]
+    codecs = [
+        CodecConfig(),
+        CodecConfig(keyframe_interval=4),
+        BattlesnakeCodec(keyframe_interval=7, tails=True, smell=True, sense=True, hits=True),
+    ]
     ends, causes, count = Counter(), Counter(), 0
     for c, (config, episodes) in enumerate(configs):
         for episode in range(episodes):
@@ -122,6 +126,10 @@ def _smell():
 
 def _sense():
     return tokens_of(SMALL, "greedy", 25, BattlesnakeCodec(sense=True))
+
+
+def _hits(episode=25):
+    return tokens_of(SMALL, "greedy", episode, BattlesnakeCodec(hits=True))
 
 
 # (name, mutated tokens, config, the broken rules, the first one)
@@ -160,6 +168,13 @@ MUTANTS = [
     ("food_smelled: missing", lambda: replace(_smell(), "S1 RIGHT SMELL_NONE X2 Y3", "S1 RIGHT X2 Y3"), SMALL, {"food_smelled"}),
     ("body_sensed: wrong word", lambda: replace(_sense(), "S1 UP SENSE_DL X5 Y3", "S1 UP SENSE_L X5 Y3"), SMALL, {"body_sensed"}),
     ("body_sensed: missing", lambda: replace(_sense(), "S0 LEFT SENSE_U X5 Y3 S1 UP", "S0 LEFT X5 Y3 S1 UP"), SMALL, {"body_sensed"}),
+    ("collision_marked: HIT spurious", lambda: replace(_hits(), "S0 UP X5 Y4 S1", "S0 UP HIT X5 Y4 S1"), SMALL, {"collision_marked"}),
+    (
+        "collision_marked: MEET spurious",
+        lambda: replace(_hits(), "S1 RIGHT X2 Y3 TICK", "S1 RIGHT X2 Y3 MEET TICK"),
+        SMALL,
+        {"collision_marked"},
+    ),
     ("grow_after_eat", lambda: replace(EXAMPLE, "EAT LEN5 H100", "EAT LEN6 H100"), SMALL, {"grow_after_eat"}),
     ("health_reset", lambda: replace(EXAMPLE, "X6 Y4 EAT LEN4 H100", "X6 Y4 EAT LEN4 H99"), SMALL, {"health_reset"}),
     ("spawn_allowed: on a head", lambda: replace(EXAMPLE, "SPAWN X5 Y1", "SPAWN X3 Y3"), SMALL, {"spawn_allowed"}),
@@ -227,6 +242,17 @@ def test_the_first_violation_is_the_changed_token(old, new, config):
     original = EXAMPLE.split()
     tokens = replace(EXAMPLE, old, new)
     assert validate(tokens, config).first_violation == first_difference(tokens, original)
+
+
+def test_a_missing_hit_or_meet_is_reported_where_it_belongs_in_a_declared_hits_design():
+    """Each game has one collision: read off the sequence, the design is plain once its only word is gone."""
+    for tokens, word in ((_hits(26), "HIT"), (_hits(), "MEET")):
+        at = tokens.index(word)
+        cut = [*tokens[:at], *tokens[at + 1 :]]
+        verdict = validate(cut, SMALL, hits=True)
+        assert verdict.violations == ["collision_marked"] and verdict.positions["collision_marked"] == at
+        assert validate(cut, SMALL).valid and validate(tokens, SMALL, hits=True).valid
+        assert validate(tokens, SMALL, hits=False).violations == ["grammar"]
 
 
 def test_missing_elements_are_reported_where_they_belong():
