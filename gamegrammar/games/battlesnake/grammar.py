@@ -72,7 +72,7 @@ Decisions, and why:
   the board that a collision is made of, where the move that makes them is written: `HIT` after the input (and its
   SMELL and SENSE words) when the head lands on a segment that stays through the move (the SENSE word's bit of the
   input), and `MEET` after the new head when an earlier mover's new head is on the same cell this tick:
-  `S0 LEFT SENSE_L HIT X3Y5 S1 UP X3Y5 MEET`. Why: models of every other design wrote the walls' deaths (the head's
+  `S0 UP SENSE_ULR HIT X2Y1` (then `S0 DIE_SELF`), `S1 UP SENSE_DL X5Y3 MEET` (S0's new head was X5Y3). Why: models of every other design wrote the walls' deaths (the head's
   own word, OUT, shows them) and almost none of the others, even with SENSE words 95% right beside the input: the
   death section, written after every move, had to combine two words of an earlier entry, where a wall death only
   copies a word. HIT and MEET make a body or head-on death a copy as well (which snake dies of a MEET is still the

@@ -84,6 +84,8 @@ def test_every_codec_option_writes_the_scalar_bytes(codec):
     codes = lineup_codes(GAME.default_agents, 2, episodes, 4)
     result = GAME.play_batch(config, codec, 2, episodes, codes)
     tok = GameTokenizer(GAME.vocabulary(config))
+    if codec.hits and not codec.min_salience:  # the batch engine's own HIT and MEET columns are exercised
+        assert {"HIT", "MEET"} <= set(tok.decode(result.tokens))
     ends = np.cumsum(result.lengths)
     for row, episode in enumerate(episodes.tolist()):
         agents = ",".join(GAME.episode_agents(GAME.default_agents, 2, episode, config))
