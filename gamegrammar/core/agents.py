@@ -33,6 +33,17 @@ class Agent:
         raise NotImplementedError
 
 
+SLIP_EVERY, SLIP_SHIFT = 10, 32
+
+
+def slips(draw: int) -> bool:
+    """A careless agent's coin, one tick in SLIP_EVERY: the draw's high bits, apart from the low bits that pick.
+
+    Why one coin for every game: a careless agent is a scripted one that now and then moves at random, deadly or not,
+    so that a corpus shows every input, not only the ones a careful agent picks."""
+    return (draw >> SLIP_SHIFT) % SLIP_EVERY == 0
+
+
 def unknown_agent(name: str, known: Sequence[str]) -> GameGrammarError:
     return GameGrammarError(f"unknown agent {name!r}; choose from {', '.join(known)}")
 

@@ -550,9 +550,9 @@ class GameGPTModule(L.LightningModule):
             fewer tokens to the same loss, docs/levers.md run S), or "adamw" on every parameter.
         muon_lr: Muon's peak learning rate on the blocks' matrices (optimizer muon).
         init_from: a checkpoint whose model weights a fresh fit starts from (fine-tuning, as `gamegrammar
-            ouroboros` does): its model must have this config and its vocabulary the corpus's, or the first words of
-            the corpus's (a grammar option's words added after them, as every game's options add theirs: the new
-            words' embeddings start fresh); optimizer, schedule and step start afresh. `--ckpt_path` (a resume)
+            ouroboros` does): its model must have this config (a longer context too, with rotary positions) and its
+            vocabulary the corpus's or part of it (a grammar option's words, or more players' S words: each of its
+            words keeps its row, the new words' embeddings start fresh); optimizer, schedule and step start afresh. `--ckpt_path` (a resume)
             restores its own weights over them.
     """
 
@@ -671,24 +671,30 @@ class GameGPTModule(L.LightningModule):
         one line if they do not fit."""
         loaded = load_checkpoint(path)
         words = loaded.tokenizer.tokens
-        grown = self._words is not None and len(words) < len(self._words) and self._words[: len(words)] == words
+        # a vocabulary that holds every word of the checkpoint's and more: an option's words after the others', or a
+        # format with more players (Battlesnake's S2 and S3 among the duel's words); each word keeps its row
+        grown = self._words is not None and len(words) < len(self._words) and set(words) <= set(self._words)
         theirs, ours = loaded.gpt_config.to_dict(), self.config.to_dict()
         if grown:
             theirs["vocab_size"] = ours["vocab_size"]
+        if theirs["rope"] and ours["rope"]:  # rotary positions have no table to learn: a longer context fits as well
+            theirs["block_size"] = ours["block_size"]
         if theirs != ours:
             diff = {k: v for k, v in theirs.items() if ours.get(k) != v}
             raise GameGrammarError(f"--model.init_from {path}: its model differs from the configured one ({diff})")
         if self.corpus_info is not None and not grown and loaded.tokenizer.sha256() != self.corpus_info["tokenizer_sha256"]:
             raise GameGrammarError(f"--model.init_from {path} was trained on another vocabulary than the corpus's")
         state = loaded.model.state_dict()
-        if grown:  # the rows of the old words (the embedding, and the output head tied to it); the new ones keep their init
+        if grown:  # the old words' rows (the embedding, and the output head tied to it) by word; new words keep their init
             own = self.model.state_dict()
+            position = {word: i for i, word in enumerate(self._words)}
+            rows = torch.tensor([position[word] for word in words])
             for name, value in state.items():
                 if value.shape != own[name].shape:
-                    state[name] = torch.cat([value, own[name][len(words) :]])
+                    state[name] = own[name].clone().index_copy_(0, rows, value)
         self.model.load_state_dict(state)
         self._initialized = True
-        more = f" (its {len(words)} words, then {len(self._words) - len(words)} new ones that start fresh)" if grown else ""
+        more = f" (its {len(words)} words, and {len(self._words) - len(words)} new ones that start fresh)" if grown else ""
         rank_zero_info(f"model weights from {path}{more}")
 
     # -- steps

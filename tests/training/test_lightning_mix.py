@@ -96,6 +96,35 @@ def test_init_from_grows_into_a_vocabulary_that_adds_words_after_its_own(tiny_ru
         if "wte" not in name and "head" not in name:
             assert torch.equal(module.model.state_dict()[name], value)
     other = GameGPTModule(preset=config, vocab_size=config.vocab_size + 2, init_from=str(ckpt))
-    other._words = ["NEW_A", *words[1:], "NEW_B", "NEW_C"]  # not an extension: the ids would mean other words
+    other._words = ["NEW_A", *words[1:], "NEW_B", "NEW_C"]  # not an extension: one of its words is missing
     with pytest.raises(GameGrammarError, match="differs from the configured one"):
         other.setup("fit")
+
+
+def test_init_from_keeps_each_words_row_where_new_words_come_between_its_own(tiny_run):
+    """Battlesnake's four-snake vocabulary puts S2 and S3 among a duel model's words: rows follow the words."""
+    _, _, ckpt = tiny_run
+    loaded = load_checkpoint(ckpt)
+    words, config = loaded.tokenizer.tokens, loaded.gpt_config
+    cut = max(config.bos_id, config.tick_id) + 1  # the ids the model's config names stay where they are
+    module = GameGPTModule(preset=config, vocab_size=config.vocab_size + 2, init_from=str(ckpt))
+    module._words = [*words[:cut], "NEW_A", *words[cut:-1], "NEW_B", words[-1]]
+    fresh = module.model.wte.weight.detach().clone()
+    module.setup("fit")
+    emb, old = module.model.wte.weight, loaded.model.wte.weight
+    for i, word in enumerate(module._words):
+        assert torch.equal(emb[i], old[words.index(word)] if word in words else fresh[i]), word
+    assert module.model.head.weight is emb
+
+
+def test_init_from_takes_a_longer_context_with_rotary_positions(tiny_run):
+    """Rotary positions are computed, not learned: a duel model starts a four-snake fine-tune in a longer context."""
+    _, _, ckpt = tiny_run
+    loaded = load_checkpoint(ckpt)
+    config = loaded.gpt_config
+    assert config.rope
+    module = GameGPTModule(preset=config, block_size=config.block_size * 2, init_from=str(ckpt))
+    module.setup("fit")
+    assert module.model.config.block_size == config.block_size * 2
+    for name, value in loaded.model.state_dict().items():
+        assert torch.equal(module.model.state_dict()[name], value)

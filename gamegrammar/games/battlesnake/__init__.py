@@ -3,7 +3,7 @@
 Modules, lowest layer first:
   rules          the rules: one reference implementation (scalar simulator, start placement, food)
   api            the board in the API's JSON shape both ways, and `step_board` (one turn on an API board)
-  agents         random, safe, greedy, space: one agent per snake; `lineup` mixes them per snake
+  agents         random, safe, greedy, space, careless: one agent per snake; `lineup` mixes them per snake
   grammar        the token grammar: vocabulary, encoder, parser, automaton (five options: tails, smell, cells, sense, hits)
   batch          the rules on NumPy arrays, many games at once (byte-identical to the scalar engine)
   batch_agents   the agents on a batch; rollout: whole episodes as token ids (`play_batch`)

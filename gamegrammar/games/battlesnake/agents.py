@@ -13,6 +13,8 @@ greedy  among safe's candidates, the ones nearest (Manhattan) to a food
 space   among safe's candidates, the one whose flood-filled reachable area is largest; when its
         health runs low (at most width + height), the one nearest to a food among those whose
         area still holds its body
+careless  space, but one tick in ten (the draw's high bits, `core.agents.slips`) uniform among all
+        four moves: into its neck, a wall or a body as often as anywhere else
 
 A corpus mixes agents per snake: `lineup(mix, seed, episode, n)` draws snake k's agent with
 rng.unit(seed, episode, 0, AGENT_PICK + k << 8). For snake 0 that is exactly the core's
@@ -27,7 +29,7 @@ import functools
 from collections.abc import Iterable, Sequence
 
 from gamegrammar.core import rng
-from gamegrammar.core.agents import Agent, agent_for_episode, unknown_agent
+from gamegrammar.core.agents import Agent, agent_for_episode, slips, unknown_agent
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Cell, Draw, Move, neighbours, purpose, step
 
@@ -179,7 +181,27 @@ class SpaceAgent(BattlesnakeAgent):
         return self._pick(state, [m for m in candidates if area[m] == best])
 
 
-AGENTS: dict[str, type[BattlesnakeAgent]] = {cls.name: cls for cls in (RandomAgent, SafeAgent, GreedyAgent, SpaceAgent)}
+class CarelessAgent(SpaceAgent):
+    """Space, but one tick in ten it slips: uniform among all four moves, its neck included.
+
+    Why: no other agent ever reverses into its neck, and the safe ones steer into a body or a wall only where every
+    move dies, so a model of their games has never seen most moves that kill (it wrote the death of 1 of 240 forced
+    reversals), and a planner in its dreams walks into them. A slip shows each such move beside the moves that live.
+    """
+
+    name = "careless"
+
+    def act(self, state: BattlesnakeState) -> Move:
+        draw = rng.draw(self.seed, self.episode, state.tick, purpose(Draw.AGENT_MOVE, self.snake))
+        if slips(draw):
+            return self._pick(state, list(Move))
+        return super().act(state)
+
+
+AGENTS: dict[str, type[BattlesnakeAgent]] = {
+    cls.name: cls
+    for cls in (RandomAgent, SafeAgent, GreedyAgent, SpaceAgent, CarelessAgent)  # codes in this order
+}
 
 
 def make_agent(name: str, config: BattlesnakeConfig, snake: int = 0) -> BattlesnakeAgent:

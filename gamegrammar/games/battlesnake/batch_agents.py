@@ -13,13 +13,13 @@ import numpy as np
 from scipy import ndimage
 
 from gamegrammar.core import rng
-from gamegrammar.core.agents import agents_for_episodes
+from gamegrammar.core.agents import SLIP_EVERY, SLIP_SHIFT, agents_for_episodes
 from gamegrammar.games.battlesnake.agents import AGENTS
 from gamegrammar.games.battlesnake.batch import BattlesnakeBatch
 from gamegrammar.games.battlesnake.rules import purpose
 
 AGENT_NAMES = list(AGENTS)  # an agent's code is its position here (as in the corpus index)
-_RANDOM, _SAFE, _GREEDY, _SPACE = (AGENT_NAMES.index(name) for name in ("random", "safe", "greedy", "space"))
+_RANDOM, _SAFE, _GREEDY, _SPACE, _CARELESS = (AGENT_NAMES.index(name) for name in ("random", "safe", "greedy", "space", "careless"))
 _PLANE = np.zeros((3, 3, 3), bool)
 _PLANE[1] = [[0, 1, 0], [1, 1, 1], [0, 1, 0]]  # four-neighbour connectivity within one game's board only
 FAR = 1 << 28  # a food slot a game does not fill: never the nearest
@@ -80,7 +80,9 @@ def agent_moves(batch: BattlesnakeBatch, codes: np.ndarray, draws: np.ndarray) -
     non_reversing = ~reversing
     candidates = np.where(sure.any(axis=2, keepdims=True), sure, np.where(risky.any(axis=2, keepdims=True), risky, non_reversing))
     choice = np.where((codes == _RANDOM)[:, :, None], non_reversing, candidates)
-    greedy, space = (codes == _GREEDY) & alive, (codes == _SPACE) & alive
+    careless = (codes == _CARELESS) & alive
+    slip = careless & ((draws >> np.uint64(SLIP_SHIFT)) % np.uint64(SLIP_EVERY) == 0)
+    greedy, space = (codes == _GREEDY) & alive, ((codes == _SPACE) | careless & ~slip) & alive
     if greedy.any() or space.any():
         distance = np.zeros(target.shape, np.int32)
         g, k = np.nonzero(greedy | space)
@@ -95,6 +97,7 @@ def agent_moves(batch: BattlesnakeBatch, codes: np.ndarray, draws: np.ndarray) -
         feed = (hungry & roomy.any(axis=2))[:, :, None]
         spacious = np.where(feed, _best(roomy, -distance), _best(candidates, area))
         choice = np.where(space[:, :, None], spacious, choice)
+    choice = np.where(slip[:, :, None], True, choice)  # a careless slip: any of the four moves
     return np.where(alive, _pick(choice, draws), -1)
 
 

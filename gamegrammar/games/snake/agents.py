@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gamegrammar.core import rng
-from gamegrammar.core.agents import Agent, unknown_agent
+from gamegrammar.core.agents import SLIP_EVERY, SLIP_SHIFT, Agent, slips, unknown_agent
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, SnakeState, legal_directions, resolve
 
 
@@ -82,14 +82,6 @@ class GreedyAgent(SnakeAgent):
 
         best = min(distance(d) for d in candidates)
         return [d for d in candidates if distance(d) == best]
-
-
-SLIP_EVERY, SLIP_SHIFT = 10, 32
-
-
-def slips(draw: int) -> bool:
-    """The careless agent's coin, one tick in SLIP_EVERY: the draw's high bits, apart from the low bits that pick."""
-    return (draw >> SLIP_SHIFT) % SLIP_EVERY == 0
 
 
 class CarelessAgent(GreedyAgent):

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamegrammar.games.snake.agents import AGENTS, SLIP_EVERY, SLIP_SHIFT
+from gamegrammar.core.agents import SLIP_EVERY, SLIP_SHIFT
+from gamegrammar.games.snake.agents import AGENTS
 from gamegrammar.games.snake.batch import DIRS, EAT, OPPOSITE, Probe, SnakeBatch, probe
 
 AGENT_NAMES = list(AGENTS)  # an agent's code is its position here (as in the corpus index)

@@ -6,7 +6,8 @@ from collections import Counter
 
 import pytest
 
-from gamegrammar.core.agents import Agent, agent_for_episode
+from gamegrammar.core import rng
+from gamegrammar.core.agents import Agent, agent_for_episode, slips
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.gamespec import CodecConfig
 from gamegrammar.games.battlesnake import GAME
@@ -23,7 +24,7 @@ from gamegrammar.games.battlesnake.agents import (
     parse_lineup,
     safety,
 )
-from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Move, Snake, snake_id, sorted_food
+from gamegrammar.games.battlesnake.rules import BattlesnakeConfig, BattlesnakeState, Draw, Move, Snake, purpose, snake_id, sorted_food
 
 CFG = BattlesnakeConfig(11, 11, 2)
 
@@ -43,7 +44,7 @@ def choices(name, state, snake=0, config=CFG, episodes=40):
 
 
 def test_every_agent_is_a_core_agent_with_its_name():
-    assert set(AGENTS) == {"random", "safe", "greedy", "space"} == set(GAME.agent_names)
+    assert set(AGENTS) == {"random", "safe", "greedy", "space", "careless"} == set(GAME.agent_names)
     for name in AGENTS:
         agent = make_agent(name, CFG, 1)
         assert isinstance(agent, Agent) and agent.name == name and agent.snake == 1
@@ -112,7 +113,25 @@ def test_flood_area_counts_reachable_open_cells():
     assert flood_area((2, 2), column, config) == 0 and flood_area((5, 0), 0, config) == 0
 
 
-@pytest.mark.parametrize("name", ["random", "safe", "greedy", "space"])
+def test_careless_plays_space_but_slips_to_any_move_one_tick_in_ten():
+    state = board([(5, 5), (5, 4), (5, 3)], [(1, 9), (1, 8), (1, 7)], tick=7)
+    space, careless = make_agent("space", CFG, 0), make_agent("careless", CFG, 0)
+    counts, slipped = Counter(), 0
+    for e in range(800):
+        space.reset(0, e)
+        careless.reset(0, e)
+        slip = slips(rng.draw(0, e, state.tick, purpose(Draw.AGENT_MOVE, 0)))
+        move = careless.act(state)
+        if slip:
+            counts[move] += 1
+        else:
+            assert move == space.act(state)
+        slipped += slip
+    assert 0.07 < slipped / 800 < 0.13
+    assert set(counts) == set(Move)  # the reversal into its neck (DOWN) among them, which no other agent plays
+
+
+@pytest.mark.parametrize("name", ["random", "safe", "greedy", "space", "careless"])
 def test_agents_are_deterministic_per_seed_episode_tick_and_snake(name):
     config = BattlesnakeConfig(7, 7, 2, max_ticks=40)
     first = GAME.play_episode(config, CodecConfig(), name, 3, 5).tokens

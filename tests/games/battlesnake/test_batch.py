@@ -22,6 +22,7 @@ CONFIGS = [
     BattlesnakeConfig(5, 5, 1, minimum_food=0, food_spawn_chance=0, max_ticks=200),  # one snake, no spawns: it starves
 ]
 MIX = {"random": 0.25, "safe": 0.25, "greedy": 0.25, "space": 0.25}
+EVERY_AGENT = {"random": 0.2, "safe": 0.2, "greedy": 0.2, "space": 0.2, "careless": 0.2}
 
 
 def batch_run(config, codec, seed, episodes, codes):
@@ -43,7 +44,7 @@ def batch_run(config, codec, seed, episodes, codes):
 def test_batch_plays_every_episode_like_the_scalar_engine(config):
     codec = BattlesnakeCodec(4, tails=config.num_snakes % 2 == 0)
     seed, episodes = 11, np.arange(20, 32)
-    codes = lineup_codes(MIX, seed, episodes, config.num_snakes)
+    codes = lineup_codes(EVERY_AGENT, seed, episodes, config.num_snakes)
     states, tokens, result = batch_run(config, codec, seed, episodes, codes)
     for row, episode in enumerate(episodes.tolist()):
         record = GAME.play_episode(config, codec, ",".join(AGENT_NAMES[c] for c in codes[row]), seed, episode)

@@ -19,7 +19,7 @@ def test_the_registry_finds_the_game_by_name_and_by_config():
 
 def test_the_spec_describes_its_game():
     assert GAME.end_events == ("WIN", "DRAW", "DEATH", "TIMEOUT")
-    assert GAME.agent_names == ("random", "safe", "greedy", "space")
+    assert GAME.agent_names == ("random", "safe", "greedy", "space", "careless")
     assert set(GAME.default_agents) <= set(GAME.agent_names) and abs(sum(GAME.default_agents.values()) - 1) < 1e-9
     assert GAME.tick_token == "TICK" and GAME.keyframe_token == "SNAP"
     assert GAME.input_tokens(BattlesnakeConfig()) == ["UP", "DOWN", "LEFT", "RIGHT"]

@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 
 from gamegrammar.core import rng
+from gamegrammar.core.agents import slips
 from gamegrammar.core.errors import GameGrammarError
-from gamegrammar.games.snake.agents import AGENTS, make_agent, slips
+from gamegrammar.games.snake.agents import AGENTS, make_agent
 from gamegrammar.games.snake.rules import Outcome, SnakeConfig, SnakeGame, legal_directions, resolve
 
 
