@@ -143,15 +143,10 @@ def test_the_smell_option_writes_the_food_beside_each_head():
     moves = [m for item in parse(smell.tokens) if not isinstance(item, Keyframe) for m in item.moves]
     assert all(m.eat == bool(m.smell >> m.input & 1) for m in moves if m.head is not None)
     assert sum(m.eat for m in moves) >= 3
-    assert BattlesnakeCodec(smell=True).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 0, "smell": 1}
-    assert "smell" not in BattlesnakeCodec().to_dict()  # manifests written before the option read the same
-    with pytest.raises(GrammarError) as err:
-        list(parse(smell.tokens, smell=False))
-    assert err.value.index == smell.tokens.index("SMELL_NONE") and "smell design" in err.value.message
+    _assert_declared("smell", smell.tokens, plain.tokens, SMALL, smell.tokens.index("SMELL_NONE"))
     assert list(parse(plain.tokens, smell=True)) == list(parse(plain.tokens))  # missing words: the evaluator's rule
-    required, forbidden = (GAME.automaton(SMALL, BattlesnakeCodec(smell=s)) for s in (True, False))
+    required = GAME.automaton(SMALL, BattlesnakeCodec(smell=True))
     assert _accepts(required, smell.tokens) and not _accepts(required, plain.tokens)
-    assert _accepts(forbidden, plain.tokens) and not _accepts(forbidden, smell.tokens)
     assert _accepts(GAME.automaton(SMALL), smell.tokens) and _accepts(GAME.automaton(SMALL), plain.tokens)
     tails = GAME.play_episode(SMALL, BattlesnakeCodec(tails=True, smell=True), "greedy", 0, 25).tokens
     assert "TICK S0 LEFT SMELL_NONE FREE X5 Y3 X5 Y3" in " ".join(tails)
@@ -176,14 +171,9 @@ def test_the_sense_option_writes_the_bodies_beside_each_head():
                 assert m.sense is not None and m.positions["sense"] == m.positions["input"] + 1
                 if m.sense >> m.input & 1 and died.get(m.snake) not in ("head-collision", "out-of-health"):
                     assert died.get(m.snake) in ("snake-self-collision", "snake-collision"), (episode, item.number, m)
-    assert BattlesnakeCodec(sense=True).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 0, "sense": 1}
-    assert "sense" not in BattlesnakeCodec().to_dict()
-    with pytest.raises(GrammarError) as err:
-        list(parse(sense.tokens, sense=False))
-    assert err.value.index == next(i for i, t in enumerate(sense.tokens) if t in SENSE_OF) and "sense design" in err.value.message
-    required, forbidden = (GAME.automaton(config, BattlesnakeCodec(sense=s)) for s in (True, False))
+    _assert_declared("sense", sense.tokens, plain.tokens, config, next(i for i, t in enumerate(sense.tokens) if t in SENSE_OF))
+    required = GAME.automaton(config, BattlesnakeCodec(sense=True))
     assert _accepts(required, sense.tokens) and not _accepts(required, plain.tokens)
-    assert _accepts(forbidden, plain.tokens) and not _accepts(forbidden, sense.tokens)
     assert _accepts(GAME.automaton(config), sense.tokens) and _accepts(GAME.automaton(config), plain.tokens)
     every = BattlesnakeCodec(tails=True, smell=True, cells=True, sense=True)
     both = GAME.play_episode(SMALL, every, "greedy", 0, 25).tokens
@@ -239,14 +229,9 @@ def test_the_hits_option_marks_each_collision_where_the_move_makes_it():
                 seen["MEET"] += m.meet
             before = next(states)
     assert seen["HIT"] > 5 and seen["MEET"] > 0, seen
-    assert BattlesnakeCodec(hits=True).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 0, "hits": 1}
-    assert "hits" not in BattlesnakeCodec().to_dict()
-    with pytest.raises(GrammarError) as err:
-        list(parse(hits.tokens, hits=False))
-    assert err.value.index == next(i for i, t in enumerate(hits.tokens) if t in HIT_WORDS) and "hits design" in err.value.message
-    declared, forbidden = (GAME.automaton(config, BattlesnakeCodec(hits=h)) for h in (True, False))
+    _assert_declared("hits", hits.tokens, plain.tokens, config, next(i for i, t in enumerate(hits.tokens) if t in HIT_WORDS))
+    declared = GAME.automaton(config, BattlesnakeCodec(hits=True))
     assert _accepts(declared, hits.tokens) and _accepts(declared, plain.tokens)  # each word only where it applies
-    assert _accepts(forbidden, plain.tokens) and not _accepts(forbidden, hits.tokens)
     every = BattlesnakeCodec(tails=True, smell=True, cells=True, sense=True, hits=True)
     example = GAME.play_episode(SMALL, every, "greedy", 0, 25).tokens
     assert "S1 UP SMELL_NONE SENSE_DL FREE X3Y2 X5Y3 MEET S0 DIE_HEAD" in " ".join(example)  # MEET: S1's head on S0's
@@ -389,6 +374,18 @@ def test_the_automaton_knows_who_moves_and_how_long_a_body_is():
 def test_decode_events_is_the_specs_round_trip():
     record = GAME.play_episode(SMALL, CodecConfig(keyframe_interval=2), "space", 1, 1)
     assert GAME.decode_events(record.tokens) == record.events
+
+
+def _assert_declared(option, tokens, plain, config, first_word):
+    """An option's codec records it (and one without it records nothing, so manifests written before the option read
+    the same); a parse or an automaton declared without it refuses its first word and takes the plain design's text."""
+    assert BattlesnakeCodec(**{option: True}).to_dict() == {"keyframe_interval": 0, "min_salience": 0, "tails": 0, option: 1}
+    assert option not in BattlesnakeCodec().to_dict()
+    with pytest.raises(GrammarError) as err:
+        list(parse(tokens, **{option: False}))
+    assert err.value.index == first_word and f"{option} design" in err.value.message
+    forbidden = GAME.automaton(config, BattlesnakeCodec(**{option: False}))
+    assert _accepts(forbidden, plain) and not _accepts(forbidden, tokens)
 
 
 def _accepts(automaton, tokens):
