@@ -552,8 +552,8 @@ class GameGPTModule(L.LightningModule):
         init_from: a checkpoint whose model weights a fresh fit starts from (fine-tuning, as `gamegrammar
             ouroboros` does): its model must have this config (a longer context too, with rotary positions) and its
             vocabulary the corpus's or part of it (a grammar option's words, or more players' S words: each of its
-            words keeps its row, the new words' embeddings start fresh); optimizer, schedule and step start afresh. `--ckpt_path` (a resume)
-            restores its own weights over them.
+            words keeps its row, the new words' embeddings start fresh); optimizer, schedule and step start afresh.
+            `--ckpt_path` (a resume) restores its own weights over them.
     """
 
     def __init__(
