@@ -58,6 +58,13 @@ def add_analysis_arguments(p: argparse.ArgumentParser) -> None:
         help="probes, then edit the hidden state along them and check the model's next word against the rules (implies --probes)",
     )
     p.add_argument(
+        "--intervention-episodes",
+        type=int,
+        default=0,
+        help="interventions: how many of the episodes the probes held out to edit (half calibrate, half score); "
+        "0 takes them all (default: %(default)s)",
+    )
+    p.add_argument(
         "--tier3-windows",
         type=_windows,
         default=WINDOWS,
@@ -108,6 +115,7 @@ def analysis_from_args(
         probe_ticks=args.probe_ticks,
         all_layers=args.probe_layers == "all",
         interventions=args.interventions,
+        intervention_episodes=args.intervention_episodes,
         probe_epochs=args.probe_epochs,
         probe_min_steps=args.probe_min_steps,
         probe_patience=args.probe_patience,
@@ -199,9 +207,9 @@ def _print_summary(analysis: dict[str, Any]) -> None:
             )
         )
         found = analysis["probes"].get("interventions")
-        if found and found.get("checked"):
-            e = found["evaluation"]["by_kind"]["all"]
+        for section in found["sections"] if found and found.get("checked") else []:
+            e, at = section["evaluation"]["by_kind"]["all"], section["probe"]
             print(
-                f"interventions: {e['success']['rate']:.3f} of {e['cases']} edits give the edited board's word "
-                f"(control {e['control_success']['rate']:.3f})"
+                f"interventions at {f'offset {at}' if isinstance(at, int) else at}: {e['success']['rate']:.3f} of {e['cases']} "
+                f"edits read the edited board (control {e['control_success']['rate']:.3f})"
             )

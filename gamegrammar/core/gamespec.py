@@ -173,6 +173,10 @@ class InterventionCase:
     states[tick]) the hidden state is moved along the probes of `edits` ((plane, cell, value): a cell of a
     `probe_targets` plane set to 0 or 1). On the edited board the rules write `expected` as the next token; on the
     real one they write `actual`. A case whose `expected` is `actual` tests nothing, so a game gives none.
+
+    Where the rules draw the next words by chance (Snake's food spawn), `chance` gives the rules' probability of
+    `path` then `expected` on the real board and on the edited one, and the edit succeeds when the model's
+    probability of them moves past the midpoint, to the edited board's side (an added body cell gets no food).
     """
 
     tick: int
@@ -181,6 +185,15 @@ class InterventionCase:
     edits: tuple[tuple[str, int, int], ...]
     expected: str
     actual: str
+    probe: int | str | None = None  # the probes that edit: None, those at `offset`; a word, those read at that word
+    board: int = 0  # the edits change trace's states[tick + board] (a word's probes read the state after its tick: 1)
+    path: tuple[str, ...] = ()  # the words fed after the edited token, before `expected`
+    chance: tuple[float, float] | None = None  # the rules' P(path, then expected) on the real and on the edited board
+
+    @property
+    def key(self) -> int | str:
+        """Where the probes that edit it were read: an offset from the tick token, or a word."""
+        return self.offset if self.probe is None else self.probe
 
 
 class Encoder(Protocol):
@@ -367,8 +380,10 @@ class GameSpec:
     probe_anchor: ClassVar[str | None] = None
     # where the probes read, by offset from each tick token: the tick token and the token after it (Snake: the input
     # word, after which a sense grammar writes which of the head's neighbours are body); a game adds the tokens where
-    # its model works out the state (Battlesnake: snake 0's move word and its X)
-    probe_positions: ClassVar[tuple[tuple[str, int], ...]] = (("tick", 0), ("tick+1", 1))
+    # its model works out the state (Battlesnake: snake 0's move word and its X), or a word (str) whose next token needs
+    # the board, read at its first place in a tick against the state after that tick (Snake: FOOD_SPAWN, whose cell
+    # must be free); the first position must be an offset (it splits the episodes for every position)
+    probe_positions: ClassVar[tuple[tuple[str, int | str], ...]] = (("tick", 0), ("tick+1", 1))
 
     # -- metadata
 

@@ -472,7 +472,8 @@ def check_rule_determined(p: Played) -> None:
 
 def check_intervention_cases(p: Played) -> None:
     """`intervention_cases` edits a state's probe planes where they are not already so, at a token of the episode, and
-    expects another token than the one written there (a case whose word the edit does not change tests nothing)."""
+    expects another token than the one written there (a case whose word the edit does not change tests nothing), or
+    for a case of chance, rules' probabilities that the edit moves; its words are in the vocabulary and its probes read."""
     if "probes" not in p.spec.capabilities:
         raise Skipped(f"{p.spec.name} has no probes")
     for i, record in enumerate(p.records):
@@ -483,9 +484,19 @@ def check_intervention_cases(p: Played) -> None:
             _require(0 <= case.tick < min(len(starts), len(record.states)), f"{p.where(i)}: a case at tick {case.tick}")
             at = starts[case.tick] + case.offset
             _require(at + 1 < len(record.tokens) and record.tokens[at + 1] == case.actual, f"{p.where(i)}: {case} names a word not written")
-            _require(case.expected != case.actual, f"{p.where(i)}: {case} expects the real word")
-            _require(case.expected in p.tokenizer.ids, f"{p.where(i)}: {case} expects a word outside the vocabulary")
-            planes = p.spec.probe_targets(record.states[case.tick], p.config).planes
+            if case.chance is None:
+                _require(case.expected != case.actual, f"{p.where(i)}: {case} expects the real word")
+            else:
+                real, edited = case.chance
+                _require(
+                    min(real, edited) >= 0 and max(real, edited) <= 1 and real != edited, f"{p.where(i)}: {case} has no chance to move"
+                )
+            for word in (*case.path, case.expected):
+                _require(word in p.tokenizer.ids, f"{p.where(i)}: {case} expects a word outside the vocabulary")
+            if case.probe is not None:
+                _require(case.probe in dict(p.spec.probe_positions).values(), f"{p.where(i)}: {case} edits with probes never read")
+            _require(case.tick + case.board < len(record.states), f"{p.where(i)}: {case} edits a state past the trace")
+            planes = p.spec.probe_targets(record.states[case.tick + case.board], p.config).planes
             for plane, cell, value in case.edits:
                 _require(plane in planes and 0 <= cell < len(planes[plane]), f"{p.where(i)}: {case} edits an unknown cell")
                 _require(value in (0, 1) and planes[plane][cell] != value, f"{p.where(i)}: {case} edits a cell to what it is")

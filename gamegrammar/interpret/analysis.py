@@ -36,6 +36,7 @@ def run_analysis(
     probe_ticks: int = 0,
     all_layers: bool = True,
     interventions: bool = False,
+    intervention_episodes: int = 0,
     probe_epochs: int = PROBE_EPOCHS,
     probe_min_steps: int = 300,
     probe_patience: int = PROBE_PATIENCE,
@@ -57,6 +58,7 @@ def run_analysis(
     (default: the pair the statistics separate worst).
     `journal`: a folder where each part is kept as it finishes, and read back instead of run again by a rerun of
     the same model, corpus and settings (the caller removes it once the report is written).
+    `intervention_episodes` > 0 edits only that many of the episodes the probes held out (the first, in corpus order).
     """
     from gamegrammar.games import game_of
     from gamegrammar.interpret import archetypes
@@ -82,7 +84,7 @@ def run_analysis(
 
         settings = {"episodes": episodes, "probe_ticks": probe_ticks, "all_layers": all_layers, "seed": seed}
         if interventions:
-            settings["interventions"] = True
+            settings["interventions"] = True if intervention_episodes < 1 else intervention_episodes
         if (probe_epochs, probe_min_steps, probe_patience) != (PROBE_EPOCHS, 300, PROBE_PATIENCE):
             settings["probe_steps"] = [probe_epochs, probe_min_steps, probe_patience]
         if windows != archetypes.WINDOWS or tier3_pair:
@@ -128,10 +130,13 @@ def run_analysis(
                 model, ids, tokens, agents, config, baseline=baseline, windows=windows, pair=tier3_pair, seed=seed
             ),
         )
+    if intervention_episodes < 0:
+        raise GameGrammarError(f"--intervention-episodes must be 0 (all) or more, got {intervention_episodes}")
     if probes:
         from gamegrammar.interpret.interventions import run_interventions
 
-        def intervene(kept: dict[int, Any], held_out: list[int]) -> dict[str, Any]:
+        def intervene(kept: dict[int | str, Any], held_out: list[int]) -> dict[str, Any]:
+            held_out = held_out[:intervention_episodes] if intervention_episodes else held_out
             if log:
                 log(f"probes: interventions on {len(held_out)} episodes the probes did not train on")
             return run_interventions(model, ids, tokens, config, kept, dict(loaded.tokenizer.ids), held_out, seed=seed)

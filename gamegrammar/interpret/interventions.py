@@ -57,48 +57,66 @@ def edited_step(
 ) -> Tensor:
     """[R, V] log P(next) after feeding `token` at `position` (the cache holds the positions before it) in R rows, row
     r's state at layer edits[r][0] (`layer_names`) shifted by edits[r][1](state) (None: no edit; a list of such
-    pairs: an edit at each of their layers).
+    pairs: an edit at each of their layers)."""
+    return edited_steps(model, cache, clock, [token], position, edits)[:, 0]
 
-    Each row attends to the one cached prefix and to itself, as the model's own forward with a KV cache does
-    (tests compare the two); nothing is written to the cache.
+
+@torch.no_grad()
+def edited_steps(
+    model: GameGPT,
+    cache: Any,
+    clock: Tensor,
+    tokens: Sequence[int],
+    position: int,
+    edits: Sequence[tuple[str, Edit] | list[tuple[str, Edit]] | None],
+) -> Tensor:
+    """[R, T, V] log P(next) after each of `tokens` fed from `position` on, the first of them edited as
+    `edited_step` says: what the edit does to the words the model writes after it (Snake's spawn: its X, then its Y).
+
+    Each row attends to the one cached prefix and, causally, to its own tokens, as the model's own forward with a KV
+    cache does (tests compare the two); nothing is written to the cache.
     """
     c = model.config
     device = next(model.parameters()).device
-    rows = len(edits)
+    rows, steps = len(edits), len(tokens)
     names = layer_names(model)
     at: dict[str, list[tuple[int, Edit]]] = {}
     for r, e in enumerate(edits):
         for layer, fn in [e] if isinstance(e, tuple) else e or []:
             at.setdefault(layer, []).append((r, fn))
 
-    def edit(name: str, x: Tensor) -> Tensor:
+    def edit(name: str, x: Tensor) -> Tensor:  # x [R, T, C]: the first token's state is edited
+        x = x.clone()
         for r, fn in at.get(name, ()):
-            x[r] = x[r] + fn(x[r : r + 1])[0]
+            x[r, 0] = x[r, 0] + fn(x[r, 0:1])[0]
         return x
 
-    x = model.wte(torch.full((rows, 1), int(token), device=device))
+    where = torch.arange(position, position + steps, device=device)
+    x = model.wte(torch.tensor([int(t) for t in tokens], device=device)).expand(rows, steps, c.n_embd)
     rope = None
     if model.wpe is not None:
-        x = x + model.wpe(torch.tensor([position], device=device))
+        x = x + model.wpe(where)
     else:
-        rope = (model.rope_cos[position : position + 1], model.rope_sin[position : position + 1])
+        rope = (model.rope_cos[position : position + steps], model.rope_sin[position : position + steps])
     if model.wtick is not None:
-        x = x + model.wtick(clock[position].clamp(max=c.tick_table - 1))
-    x = edit(names[0], x[:, 0].clone())[:, None]
+        x = x + model.wtick(clock[where].clamp(max=c.tick_table - 1))
+    x = edit(names[0], x)
     head_dim = c.n_embd // c.n_head
+    causal = torch.ones(steps, steps, dtype=torch.bool, device=device).tril()
     for layer, block in enumerate(model.blocks):
         qkv = block.attn.qkv(block.ln_1(x))
-        q, k, v = qkv.view(rows, 1, 3, c.n_head, head_dim).permute(2, 0, 3, 1, 4)  # [R, H, 1, D] each
+        q, k, v = qkv.view(rows, steps, 3, c.n_head, head_dim).permute(2, 0, 3, 1, 4)  # [R, H, T, D] each
         if rope is not None:
             q, k = rotate(q, *rope), rotate(k, *rope)
         keys, values = cache.k[layer, 0, :, :position], cache.v[layer, 0, :, :position]  # [H, p, D], shared by every row
-        scores = torch.cat([q @ keys.transpose(-1, -2), (q * k).sum(-1, keepdim=True)], -1) / math.sqrt(head_dim)
+        own = (q @ k.transpose(-1, -2)).masked_fill(~causal, float("-inf"))
+        scores = torch.cat([q @ keys.transpose(-1, -2), own], -1) / math.sqrt(head_dim)
         weights = torch.softmax(scores.float(), -1).to(q.dtype)
-        y = weights[..., :position] @ values + weights[..., position:] * v
-        x = x + block.attn.proj(y.transpose(1, 2).reshape(rows, 1, c.n_embd))
+        y = weights[..., :position] @ values + weights[..., position:] @ v
+        x = x + block.attn.proj(y.transpose(1, 2).reshape(rows, steps, c.n_embd))
         x = x + block.mlp(block.ln_2(x))
-        x = edit(names[layer + 1], x[:, 0].clone())[:, None]
-    h = edit(names[-1], model.ln_f(x)[:, 0].clone())
+        x = edit(names[layer + 1], x)
+    h = edit(names[-1], model.ln_f(x))
     return F.log_softmax(model.head(h).float(), -1).cpu()
 
 
@@ -132,42 +150,56 @@ def random_edit(probe_shift: Edit, direction: Tensor) -> Edit:
     return shift
 
 
+def _in_order(keys: set[int | str]) -> list[int | str]:
+    """Offsets from the tick token first, in order, then words."""
+    return sorted(keys, key=lambda key: (isinstance(key, str), key if isinstance(key, int) else 0, str(key)))
+
+
 def gather_cases(
     model: GameGPT,
     tokens: Sequence[Sequence[str]],
     config: Any,
     episode_ids: Sequence[int],
-    offsets: set[int],
+    keys: set[int | str],
     vocab: dict[str, int],
     max_cases_per_episode: int,
     seed: int = 0,
     anchor: str | None = None,
 ) -> dict[int, list[tuple[int, InterventionCase, int | None]]]:
-    """episode -> [(position of the edited token, case, the anchor plane's cell)]: the game's cases at a probed offset,
-    inside the model's context, whose real next token is the one the rules wrote; at most `max_cases_per_episode`
-    (a seeded draw)."""
+    """episode -> [(position of the edited token, case, the anchor plane's cell)]: the game's cases whose probes were
+    read (`InterventionCase.key` in `keys`), inside the model's context, whose real next token is the one the rules
+    wrote; at most `max_cases_per_episode` of each key (a seeded draw)."""
     game = game_of(config)
-    out: dict[int, list[tuple[int, InterventionCase]]] = {}
+    out: dict[int, list[tuple[int, InterventionCase, int | None]]] = {}
     for e in episode_ids:
         toks = tokens[e]
         states = game.trace(toks, config)
         starts = tick_positions(toks, game.tick_token)
         found = []
         for case in game.intervention_cases(toks, states, config):
-            if case.offset not in offsets or case.tick >= len(starts) or case.expected not in vocab or case.expected == case.actual:
+            words = [*case.path, case.expected]
+            if case.key not in keys or case.tick >= len(starts) or any(w not in vocab for w in words):
+                continue
+            if case.chance is None and case.expected == case.actual:
                 continue
             p = starts[case.tick] + case.offset
-            if p + 1 < len(toks) and p < model.config.block_size and toks[p + 1] == case.actual:
+            if p + 1 < len(toks) and p + len(case.path) < model.config.block_size and toks[p + 1] == case.actual:
                 where = None
                 if anchor is not None:
-                    plane = game.probe_targets(states[case.tick], config).planes[anchor]
+                    plane = game.probe_targets(states[case.tick + case.board], config).planes[anchor]
                     where = int(np.argmax(plane)) if plane.sum() == 1 else None
                 found.append((p, case, where))
-        if len(found) > max_cases_per_episode:
-            pick = np.sort(np.random.default_rng([seed, e]).choice(len(found), max_cases_per_episode, replace=False))
-            found = [found[int(i)] for i in pick]
-        if found:
-            out[e] = found
+        kept = []
+        for k, key in enumerate(_in_order({case.key for _, case, _ in found})):
+            mine = [f for f in found if f[1].key == key]
+            if len(mine) > max_cases_per_episode:
+                pick = np.sort(
+                    np.random.default_rng([seed, e, *([k] if k else [])]).choice(len(mine), max_cases_per_episode, replace=False)
+                )
+                mine = [mine[int(i)] for i in pick]
+            kept += mine
+        if kept:
+            out[e] = kept
     return out
 
 
@@ -175,35 +207,38 @@ def _run(
     model: GameGPT,
     episodes: Sequence[Sequence[int]],
     cases: dict[int, list[tuple[int, InterventionCase, int | None]]],
-    probes: dict[int, dict[str, LinearPlaneProbe]],
+    probes: dict[int | str, dict[str, LinearPlaneProbe]],
     settings: Sequence[tuple[str, float]],
     seed: int,
     plans: dict[str, list[str]],
+    vocab: dict[str, int],
 ) -> list[dict[str, Any]]:
-    """Every case under every (plan, strength): the model's next-token log-probs unedited, edited and with the
-    control, one row each. A plan names the probes that edit (one, or one at each layer from one up); a case a
-    probe cannot edit (a relabelled one without its anchor) counts as unedited."""
+    """Every case under every (plan, strength): what the model predicts unedited, edited and with the control, one row
+    each: the next-token log-probs, or for a case of chance (`InterventionCase.chance`) the log-probability of its path
+    and expected word. A plan names the probes that edit (one, or one at each layer from one up); a case a probe cannot
+    edit (a relabelled one without its anchor) counts as unedited."""
     out = []
     for e, found in cases.items():
         ids = episodes[e]
         cache, clock = prefix_cache(model, ids, max(p for p, _, _ in found))
-        by_point: dict[int, list[tuple[InterventionCase, int | None]]] = {}
+        by_point: dict[tuple[int, tuple[str, ...]], list[tuple[InterventionCase, int | None]]] = {}
         for p, case, where in found:
-            by_point.setdefault(p, []).append((case, where))
-        for p, pairs in sorted(by_point.items()):
+            by_point.setdefault((p, case.path), []).append((case, where))
+        for (p, path), pairs in sorted(by_point.items()):
             here = [case for case, _ in pairs]
             rows: list[list[tuple[str, Edit]] | None] = [None]
             for j, (case, where) in enumerate(pairs):
                 g = torch.Generator().manual_seed(int(np.random.default_rng([seed, e, p, j]).integers(2**31)))
                 direction = torch.randn(model.config.n_embd, generator=g)
                 for label, strength in settings:
-                    used = [probes[case.offset][name] for name in plans[label]]
+                    used = [probes[case.key][name] for name in plans[label]]
                     if any(probe.anchor is not None for probe in used) and where is None:
                         rows += [None, None]
                         continue
                     shifts = [(probe.layer, probe_edit(probe, case.edits, strength, where)[0]) for probe in used]
                     rows += [shifts, [(layer, random_edit(shift, direction)) for layer, shift in shifts]]
-            logp = edited_step(model, cache, clock, int(ids[p]), p, rows)
+            logp = edited_steps(model, cache, clock, [int(ids[p]), *(vocab[w] for w in path)], p, rows)
+
             for j, case in enumerate(here):
                 base = 1 + 2 * len(settings) * j
                 out.append(
@@ -211,12 +246,20 @@ def _run(
                         "episode": e,
                         "position": p,
                         "case": case,
-                        "unedited": logp[0],
-                        "edited": {s: logp[base + 2 * i] for i, s in enumerate(settings)},
-                        "control": {s: logp[base + 2 * i + 1] for i, s in enumerate(settings)},
+                        "unedited": _read(logp[0], case, vocab),
+                        "edited": {s: _read(logp[base + 2 * i], case, vocab) for i, s in enumerate(settings)},
+                        "control": {s: _read(logp[base + 2 * i + 1], case, vocab) for i, s in enumerate(settings)},
                     }
                 )
     return out
+
+
+def _read(logp: Tensor, case: InterventionCase, vocab: dict[str, int]) -> Any:
+    """What a row [T, V] predicts of a case: its next-token log-probs, or the log-probability of a case of chance's path
+    and expected word."""
+    if case.chance is None:
+        return logp[0]
+    return float(sum(logp[t, vocab[w]] for t, w in enumerate((*case.path, case.expected))))
 
 
 def edit_plans(names: Sequence[str], probes: dict[str, LinearPlaneProbe], model: GameGPT) -> dict[str, list[str]]:
@@ -244,33 +287,42 @@ def _rate(hits: Sequence[bool], episodes: Sequence[int], seed: int) -> dict[str,
 
 
 def _score(rows: list[dict[str, Any]], setting: tuple[str, float], vocab: dict[str, int], seed: int) -> dict[str, Any]:
-    """Success (the model's first choice is the edited board's word) of the edit and of the control, by kind."""
+    """Success of the edit and of the control, by kind: the model's first choice is the edited board's word, or for a
+    case of chance its probability of the path and word lies past the midpoint of the rules' two, on the edited
+    board's side."""
+
+    def verdicts(r: dict[str, Any], value: Any) -> tuple[bool, bool, float]:
+        """(reads the edited board, reads the real one, P(expected)) of one prediction."""
+        case = r["case"]
+        if case.chance is None:
+            first = int(value.argmax())
+            return first == vocab[case.expected], first == vocab[case.actual], math.exp(float(value[vocab[case.expected]]))
+        p, (real, edited) = math.exp(value), case.chance
+        return abs(p - edited) < abs(p - real), abs(p - real) < abs(p - edited), p
+
     kinds = sorted({r["case"].kind for r in rows})
     out: dict[str, Any] = {}
     for kind in [*kinds, "all"]:
         mine = [r for r in rows if kind in ("all", r["case"].kind)]
         eps = [r["episode"] for r in mine]
-        want = [vocab[r["case"].expected] for r in mine]
-        real = [vocab[r["case"].actual] for r in mine]
-        edited = [int(r["edited"][setting].argmax()) for r in mine]
-        control = [int(r["control"][setting].argmax()) for r in mine]
-        unedited = [int(r["unedited"].argmax()) for r in mine]
+        edited = [verdicts(r, r["edited"][setting]) for r in mine]
+        control = [verdicts(r, r["control"][setting]) for r in mine]
+        unedited = [verdicts(r, r["unedited"]) for r in mine]
         out[kind] = {
             "cases": len(mine),
             "episodes": len(set(eps)),
-            "success": _rate([a == b for a, b in zip(edited, want)], eps, seed),
-            "control_success": _rate([a == b for a, b in zip(control, want)], eps, seed),
-            "unedited_right": _rate([a == b for a, b in zip(unedited, real)], eps, seed),
-            "control_unchanged": _rate([a == b for a, b in zip(control, real)], eps, seed),
+            "success": _rate([v[0] for v in edited], eps, seed),
+            "control_success": _rate([v[0] for v in control], eps, seed),
+            "unedited_right": _rate([v[1] for v in unedited], eps, seed),
+            "control_unchanged": _rate([v[1] for v in control], eps, seed),
             "p_expected": {
-                which: float(np.mean([math.exp(float(logp[w])) for logp, w in zip(values, want)])) if mine else None
-                for which, values in (
-                    ("unedited", [r["unedited"] for r in mine]),
-                    ("edited", [r["edited"][setting] for r in mine]),
-                    ("control", [r["control"][setting] for r in mine]),
-                )
+                which: float(np.mean([v[2] for v in values])) if mine else None
+                for which, values in (("unedited", unedited), ("edited", edited), ("control", control))
             },
         }
+        chances = [r["case"].chance for r in mine if r["case"].chance is not None]
+        if chances:
+            out[kind]["p_rules"] = {"real": float(np.mean([c[0] for c in chances])), "edited": float(np.mean([c[1] for c in chances]))}
     return out
 
 
@@ -284,7 +336,7 @@ def run_interventions(
     episodes: Sequence[Sequence[int]],
     tokens: Sequence[Sequence[str]],
     config: Any,
-    probes: dict[int, dict[str, LinearPlaneProbe]],
+    probes: dict[int | str, dict[str, LinearPlaneProbe]],
     vocab: dict[str, int],
     episode_ids: Sequence[int],
     *,
@@ -293,9 +345,10 @@ def run_interventions(
     strengths: Sequence[float] = STRENGTHS,
     calibration_fraction: float = 0.5,
 ) -> dict[str, Any]:
-    """The interventions of `episode_ids` (held out from the probes' training): `probes[offset][layer]` the linear
-    probes at each offset from the tick token. Calibration episodes choose the layer and strength, evaluation
-    episodes give the success rates (by episode bootstrap intervals) of the edit and of the random control."""
+    """The interventions of `episode_ids` (held out from the probes' training): `probes[key][layer]` the linear
+    probes read at each key (an offset from the tick token, or a word: `InterventionCase.key`). Each key's cases are a
+    section: its calibration episodes choose the layer and strength, its evaluation episodes give the success rates
+    (by episode bootstrap intervals) of the edit and of the random control."""
     game = game_of(config)
     anchors = {p.anchor[0] for by_name in probes.values() for p in by_name.values() if p.anchor is not None}
     anchor = next(iter(anchors)) if len(anchors) == 1 else None
@@ -303,49 +356,87 @@ def run_interventions(
     found = gather_cases(model, tokens, config, episode_ids, set(probes), vocab, max_cases_per_episode, seed, anchor)
     if not found:
         return {"checked": False, "reason": f"{game.name} gives no intervention case on these episodes ({len(episode_ids)})"}
+    keys = _in_order({case.key for cases in found.values() for _, case, _ in cases})
+    sections = []
+    for key in keys:
+        mine = {e: kept for e, cases in found.items() if (kept := [c for c in cases if c[1].key == key])}
+        sections.append(
+            {"probe": key, **_section(model, episodes, tokens, config, mine, probes[key], strengths, calibration_fraction, seed, vocab)}
+        )
+    return {"checked": True, "sections": sections}
+
+
+def _section(
+    model: GameGPT,
+    episodes: Sequence[Sequence[int]],
+    tokens: Sequence[Sequence[str]],
+    config: Any,
+    found: dict[int, list[tuple[int, InterventionCase, int | None]]],
+    probes: dict[str, LinearPlaneProbe],
+    strengths: Sequence[float],
+    calibration_fraction: float,
+    seed: int,
+    vocab: dict[str, int],
+) -> dict[str, Any]:
+    """Calibrate (the plan and strength with the best success) on some episodes of one key's cases, score the rest."""
+    game = game_of(config)
     ids = np.array(sorted(found))
     evaluation, calibration = split_by_episode(ids, calibration_fraction, seed)
     calib = {int(e): found[int(e)] for e in ids[calibration]}
     held = {int(e): found[int(e)] for e in ids[evaluation]}
-    offsets = {case.offset for cases in found.values() for _, case, _ in cases}
-    names = [name for name in next(iter(probes.values())) if all(name in probes[o] for o in offsets)]
-    plans = edit_plans(names, {name: probes[min(offsets)][name] for name in names}, model)
+    key = next(case.key for cases in found.values() for _, case, _ in cases)
+    plans = edit_plans(list(probes), probes, model)
     layers = list(plans)
     settings = [(layer, float(s)) for layer in layers for s in strengths]
-    calib_rows = _run(model, episodes, calib, probes, settings, seed, plans)
+    by_key = {key: probes}
+    calib_rows = _run(model, episodes, calib, by_key, settings, seed, plans, vocab)
     sweep = {f"{layer}@{s:g}": _score(calib_rows, (layer, s), vocab, seed)["all"] for layer, s in settings}
     # The best success; ties to the weaker push, then the earlier layer (settings are in that order per layer).
     chosen = max(settings, key=lambda st: (sweep[f"{st[0]}@{st[1]:g}"]["success"]["rate"] or 0.0, -st[1], -layers.index(st[0])))
-    rows = _run(model, episodes, held, probes, [chosen], seed, plans)
+    rows = _run(model, episodes, held, by_key, [chosen], seed, plans, vocab)
     names = {i: t for t, i in vocab.items()}
     result: dict[str, Any] = {
-        "checked": True,
-        "offsets": sorted(offsets),
+        "offsets": sorted({case.offset for cases in found.values() for _, case, _ in cases}),
         "strengths": [float(s) for s in strengths],
         "layers": layers,
         "calibration": {"episodes": len(calib), "cases": len(calib_rows), "sweep": sweep},
-        "chosen": {"layer": chosen[0], "strength": chosen[1], "edited_layers": [probes[min(offsets)][n].layer for n in plans[chosen[0]]]},
+        "chosen": {"layer": chosen[0], "strength": chosen[1], "edited_layers": [probes[n].layer for n in plans[chosen[0]]]},
         "evaluation": {"episodes": len(held), "cases": len(rows), "by_kind": _score(rows, chosen, vocab, seed)},
     }
     example = next((r for r in rows if r["case"].kind.startswith("add")), rows[0] if rows else None)
     if example is not None:
         case = example["case"]
         states = game.trace(tokens[example["episode"]], config)
-        planes = game.probe_targets(states[case.tick], config).planes
+        planes = game.probe_targets(states[case.tick + case.board], config).planes
         result["example"] = {
             "episode": example["episode"],
             "tick": case.tick,
             "kind": case.kind,
             "edits": [list(e) for e in case.edits],
-            "expected": case.expected,
+            "expected": " ".join([*case.path, case.expected]),
             "actual": case.actual,
             "shape": list(game.board_shape(config)),
             "planes": {name: [int(v) for v in plane] for name, plane in planes.items()},
             "context": list(tokens[example["episode"]][max(0, example["position"] - 6) : example["position"] + 1]),
-            "top_unedited": _top(example["unedited"], names),
-            "top_edited": _top(example["edited"][chosen], names),
-            "top_control": _top(example["control"][chosen], names),
         }
+        if case.chance is None:
+            result["example"] |= {
+                "top_unedited": _top(example["unedited"], names),
+                "top_edited": _top(example["edited"][chosen], names),
+                "top_control": _top(example["control"][chosen], names),
+            }
+        else:
+            result["example"] |= {
+                "chance": list(case.chance),
+                "p": {
+                    which: round(math.exp(v), 4)
+                    for which, v in (
+                        ("unedited", example["unedited"]),
+                        ("edited", example["edited"][chosen]),
+                        ("control", example["control"][chosen]),
+                    )
+                },
+            }
     return result
 
 
@@ -356,32 +447,47 @@ def _rate_text(entry: dict[str, Any]) -> str:
     return f"{100 * entry['rate']:.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]"
 
 
+def _where(key: int | str) -> str:
+    return f"offset {key} from the tick token" if isinstance(key, int) else f"the word {key}"
+
+
 def markdown(probes: dict[str, Any]) -> list[str]:
     """Markdown lines for the run_interventions() result of a world_state_probes() result (its "interventions")."""
     result = probes["interventions"]
-    lines = ["### Interventions: edit the board along the probes, and check the next word against the rules", ""]
+    lines = ["### Interventions: edit the board along the probes, and check the next words against the rules", ""]
     if not result.get("checked"):
         return [*lines, f"Not checked: {result.get('reason', 'no case')}."]
-    chosen, ev, cal = result["chosen"], result["evaluation"], result["calibration"]
     lines += [
-        "At the token each case names (Snake: the input word, where the model writes next which of the head's neighbours "
-        "are body) the hidden state at one layer is moved the shortest way that makes that layer's linear probe read the edited cells as a typical real cell reads "
-        "(times a strength); the layers above run on, and the model's first choice for the next token is compared with "
-        "the one the rules write for the edited board. Control: a shift as long along a random direction. "
-        "The probe (the model's linear probe of a layer, of the board or relabelled around an anchor) and the strength "
-        f"are chosen on {cal['episodes']} calibration episodes ({cal['cases']} cases): "
-        f"`{chosen['layer']}`, strength {chosen['strength']:g}; rates below on {ev['episodes']} other held-out episodes "
-        "(95% intervals: bootstrap over episodes).",
+        "At the token each case names the hidden state at one layer (or at each layer from one up) is moved the shortest "
+        "way that makes that layer's linear probe read the edited cells as a typical real cell reads (times a strength); "
+        "the layers above run on. Where the rules fix the next word (Snake's SENSE word after the input) the model's "
+        "first choice is compared with the one the rules write for the edited board; where they draw it (Snake's food "
+        "spawn, uniform over the free cells) the model's probability of the edited cell must move past the midpoint "
+        "between the rules' values on the real and the edited board, to the edited board's side. Control: a shift as "
+        "long along a random direction. The probe and the strength are chosen on calibration episodes, the rates read on "
+        "other held-out episodes (95% intervals: bootstrap over episodes).",
+    ]
+    for section in result["sections"]:
+        lines += ["", *_section_lines(section)]
+    return lines
+
+
+def _section_lines(result: dict[str, Any]) -> list[str]:
+    chosen, ev, cal = result["chosen"], result["evaluation"], result["calibration"]
+    lines = [
+        f"#### At {_where(result['probe'])}: `{chosen['layer']}`, strength {chosen['strength']:g} (chosen on "
+        f"{cal['episodes']} calibration episodes, {cal['cases']} cases; rates on {ev['episodes']} others)",
         "",
-        "| edit | cases | success (first choice = the edited board's word) | control success | unedited right | control leaves the real word | P(edited board's word): unedited / edited / control |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| edit | cases | success (reads the edited board) | control success | unedited reads the real board | control leaves the real board's reading | P(the edited board's word): unedited / edited / control | rules: real / edited |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for kind, e in ev["by_kind"].items():
-        p = e["p_expected"]
+        p, rules = e["p_expected"], e.get("p_rules")
         lines.append(
             f"| {kind} | {e['cases']} ({e['episodes']} episodes) | {_rate_text(e['success'])} | {_rate_text(e['control_success'])} | "
             f"{_rate_text(e['unedited_right'])} | {_rate_text(e['control_unchanged'])} | "
-            f"{_pf(p['unedited'])} / {_pf(p['edited'])} / {_pf(p['control'])} |"
+            f"{_pf(p['unedited'])} / {_pf(p['edited'])} / {_pf(p['control'])} | "
+            + (f"{_pf(rules['real'])} / {_pf(rules['edited'])} |" if rules else "fixed words |")
         )
     layers, strengths = result["layers"], result["strengths"]
     lines += ["", "Calibration: success of the edit (and of the control) by probe and strength, every kind together", ""]
@@ -394,19 +500,35 @@ def markdown(probes: dict[str, Any]) -> list[str]:
         lines.append(f"| {layer} | " + " | ".join(cells) + " |")
     if "example" in result:
         x = result["example"]
-        lines += [
-            "",
-            f"Example (intervention.png: the first evaluation case that adds, whatever its outcome): episode {x['episode']}, "
-            f"tick {x['tick'] + 1}, {x['kind']} (`{' '.join(x['context'])}`): the rules write `{x['actual']}` on the real "
-            f"board and `{x['expected']}` on the edited one; the model's first choices unedited "
-            + ", ".join(f"`{t}` {p:.3f}" for t, p in x["top_unedited"])
-            + "; edited "
-            + ", ".join(f"`{t}` {p:.3f}" for t, p in x["top_edited"])
-            + "; control "
-            + ", ".join(f"`{t}` {p:.3f}" for t, p in x["top_control"])
-            + ".",
-        ]
+        lead = (
+            f"Example ({_figure(result)}: the first evaluation case that adds, whatever its outcome): episode {x['episode']}, "
+            f"tick {x['tick'] + 1}, {x['kind']} (`{' '.join(x['context'])}`): "
+        )
+        if "chance" in x:
+            lines += [
+                "",
+                lead + f"the rules give `{x['expected']}` probability {x['chance'][0]:.4f} on the real board and "
+                f"{x['chance'][1]:.4f} on the edited one; the model {x['p']['unedited']:.4f} unedited, {x['p']['edited']:.4f} "
+                f"edited, {x['p']['control']:.4f} with the control.",
+            ]
+        else:
+            lines += [
+                "",
+                lead + f"the rules write `{x['actual']}` on the real board and `{x['expected']}` on the edited one; the model's "
+                "first choices unedited "
+                + ", ".join(f"`{t}` {p:.3f}" for t, p in x["top_unedited"])
+                + "; edited "
+                + ", ".join(f"`{t}` {p:.3f}" for t, p in x["top_edited"])
+                + "; control "
+                + ", ".join(f"`{t}` {p:.3f}" for t, p in x["top_control"])
+                + ".",
+            ]
     return lines
+
+
+def _figure(section: dict[str, Any]) -> str:
+    key = section["probe"]
+    return "intervention.png" if isinstance(key, int) else f"intervention-{str(key).lower()}.png"
 
 
 def _pf(v: float | None) -> str:
@@ -441,8 +563,9 @@ def _square(cell: int, width: int, colour: str) -> Any:
 
 
 def plot(probes: dict[str, Any], out: Any) -> list[str]:
-    """intervention.png: the example's real and edited boards with the model's next words, and the success rates (of
-    the run_interventions() result of a world_state_probes() result; nothing where none was checked)."""
+    """intervention.png (and intervention-<word>.png for the cases at a word): the example's real and edited boards
+    with the model's next words, and the success rates (of the run_interventions() result of a world_state_probes()
+    result; nothing where none was checked)."""
     result = probes["interventions"]
     if not result.get("checked"):
         return []
@@ -453,45 +576,44 @@ def plot(probes: dict[str, Any], out: Any) -> list[str]:
 
     from gamegrammar.core.io import save_figure
 
-    fig, axes = plt.subplots(1, 3, figsize=(12, 4), gridspec_kw={"width_ratios": [1, 1, 1.3]})
-    x = result.get("example")
-    if x is not None:
-        edited = {name: list(plane) for name, plane in x["planes"].items()}
-        for plane, cell, value in x["edits"]:
-            edited[plane][cell] = value
+    names = []
+    for section in result["sections"]:
+        fig, axes = plt.subplots(1, 3, figsize=(12, 4), gridspec_kw={"width_ratios": [1, 1, 1.3]})
+        x = section.get("example")
+        if x is not None:
+            edited = {name: list(plane) for name, plane in x["planes"].items()}
+            for plane, cell, value in x["edits"]:
+                edited[plane][cell] = value
+            if "chance" in x:
+                real = f"rules: P({x['expected']}) {x['chance'][0]:.3f}\nmodel: {x['p']['unedited']:.3f}"
+                after = f"rules: {x['chance'][1]:.3f}; model: {x['p']['edited']:.3f}\ncontrol: {x['p']['control']:.3f}"
+            else:
 
-        def words(top: list[list[Any]]) -> str:
-            return "\n".join(f"{t} {p:.3f}" for t, p in top)
+                def words(top: list[list[Any]]) -> str:
+                    return "\n".join(f"{t} {p:.3f}" for t, p in top)
 
-        _board(
-            axes[0],
-            x["planes"],
-            x["shape"],
-            None,
-            f"real board (tick {x['tick'] + 1}); rules: {x['actual']}\nmodel:\n{words(x['top_unedited'])}",
+                real = f"rules: {x['actual']}\nmodel:\n{words(x['top_unedited'])}"
+                after = f"rules: {x['expected']}\nmodel:\n{words(x['top_edited'])}\ncontrol: {words(x['top_control'][:1])}"
+            _board(axes[0], x["planes"], x["shape"], None, f"real board (tick {x['tick'] + 1}); {real}")
+            _board(axes[1], edited, x["shape"], x["edits"], f"edited ({x['kind']}, gold); {after}")
+        kinds = [k for k in section["evaluation"]["by_kind"] if k != "all"] + ["all"]
+        ax = axes[2]
+        pos = np.arange(len(kinds))
+        for j, (key, label) in enumerate((("success", "probe edit"), ("control_success", "random control"))):
+            entries = [section["evaluation"]["by_kind"][k][key] for k in kinds]
+            ys = np.array([e["rate"] or 0.0 for e in entries])
+            err = np.array([[y - e["ci95"][0], e["ci95"][1] - y] if e["ci95"] else [0, 0] for y, e in zip(ys, entries)]).T
+            ax.bar(pos + (j - 0.5) * 0.38, ys, width=0.38, yerr=err, capsize=2, label=label, color=f"C{j}")
+        ax.set_xticks(pos, [f"{k}\n({section['evaluation']['by_kind'][k]['cases']})" for k in kinds], fontsize=7)
+        ax.set_ylim(0, 1.05)
+        ax.axhline(0.9, color="grey", lw=0.8, ls=":")
+        ax.legend(fontsize=7)
+        chosen = section["chosen"]
+        ax.set_title(
+            f"at {_where(section['probe'])}: reads the edited board ({chosen['layer']}, strength {chosen['strength']:g})", fontsize=8
         )
-        _board(
-            axes[1],
-            edited,
-            x["shape"],
-            x["edits"],
-            f"edited ({x['kind']}, gold); rules: {x['expected']}\nmodel:\n{words(x['top_edited'])}\ncontrol: {words(x['top_control'][:1])}",
-        )
-    kinds = [k for k in result["evaluation"]["by_kind"] if k != "all"] + ["all"]
-    ax = axes[2]
-    pos = np.arange(len(kinds))
-    for j, (key, label) in enumerate((("success", "probe edit"), ("control_success", "random control"))):
-        entries = [result["evaluation"]["by_kind"][k][key] for k in kinds]
-        ys = np.array([e["rate"] or 0.0 for e in entries])
-        err = np.array([[y - e["ci95"][0], e["ci95"][1] - y] if e["ci95"] else [0, 0] for y, e in zip(ys, entries)]).T
-        ax.bar(pos + (j - 0.5) * 0.38, ys, width=0.38, yerr=err, capsize=2, label=label, color=f"C{j}")
-    ax.set_xticks(pos, [f"{k}\n({result['evaluation']['by_kind'][k]['cases']})" for k in kinds], fontsize=7)
-    ax.set_ylim(0, 1.05)
-    ax.axhline(0.9, color="grey", lw=0.8, ls=":")
-    ax.legend(fontsize=7)
-    chosen = result["chosen"]
-    ax.set_title(f"next word = the edited board's ({chosen['layer']}, strength {chosen['strength']:g})", fontsize=8)
-    fig.tight_layout()
-    save_figure(fig, out / "intervention.png")
-    plt.close(fig)
-    return ["intervention.png"]
+        fig.tight_layout()
+        save_figure(fig, out / _figure(section))
+        plt.close(fig)
+        names.append(_figure(section))
+    return names

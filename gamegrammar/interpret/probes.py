@@ -92,65 +92,81 @@ def collect_positions(
     tokens: Sequence[Sequence[str]],
     config: Any,
     layers: Sequence[str] = ("final",),
-    positions: dict[str, int] | None = None,
+    positions: dict[str, int | str] | None = None,
     max_ticks_per_episode: int | None = None,
     seed: int = 0,
     batch_size: int = 16,
     token_window: int = 0,
 ) -> dict[str, ProbeData]:
-    """For each named position (an offset from the tick token), the hidden states there, one row per tick, and the
-    targets of the state before that tick (after the previous one): every position has the same rows and targets.
+    """For each named position, the hidden states there and the targets of the state the model holds there.
 
-    At the tick token the model has read everything up to the previous tick; a token later (Snake: the input) it
-    has read the input too, and is about to write what the same state makes of it. Ticks past the end of the
-    episode's trace (where the rules cannot follow it), and ticks too short to hold every offset, are left out.
-    `token_window` > 0 adds the feature set "tokens": the one-hot of that many tokens ending at the position.
-    One forward per episode serves every position; episodes run in order of length (less padding).
+    A position is an offset from the tick token (int), one row per tick with the targets of the state before that
+    tick (after the previous one); every such position has the same rows and targets. At the tick token the model
+    has read everything up to the previous tick; a token later (Snake: the input) it has read the input too, and is
+    about to write what the same state makes of it. Or a position is a word (str: Snake's FOOD_SPAWN), read at the
+    first such word of each tick that has one, with the targets of the state after that tick: where the grammar
+    asks the model to know the board (a food spawn needs every free cell), whatever the tick's length.
+    Ticks past the end of the episode's trace (where the rules cannot follow it), and ticks too short to hold every
+    offset, are left out. `token_window` > 0 adds the feature set "tokens": the one-hot of that many tokens ending at
+    the position. One forward per episode serves every position; episodes run in order of length (less padding).
     """
     positions = dict(POSITIONS if positions is None else positions)
+    offsets = {pos: at for pos, at in positions.items() if isinstance(at, int)}
     game = game_of(config)
     names = [*layers, *(["tokens"] if token_window > 0 else [])]
-    found: dict[int, tuple[dict[str, dict[str, np.ndarray]], list[Any]]] = {}  # episode -> (features, targets)
+    found: dict[str, dict[int, tuple[dict[str, np.ndarray], list[Any]]]] = {pos: {} for pos in positions}  # pos -> episode -> rows
+
+    def draw(points: list[tuple[int, int]], e: int, salt: int) -> list[tuple[int, int]]:
+        if max_ticks_per_episode is None or len(points) <= max_ticks_per_episode:
+            return points
+        keep = np.sort(
+            np.random.default_rng([seed, e, *([salt] if salt else [])]).choice(len(points), max_ticks_per_episode, replace=False)
+        )
+        return [points[int(i)] for i in keep]
+
+    def read(out: Any, e: int, where: list[int]) -> dict[str, np.ndarray]:
+        feats = {name: out.hidden[name][torch.tensor(where)].numpy() for name in layers}
+        if token_window > 0:
+            feats["tokens"] = last_tokens(episodes[e], where, token_window, model.config.vocab_size)
+        return feats
+
     order = sorted(range(len(episodes)), key=lambda i: len(episodes[i]))
     for e, out in zip(order, iter_outputs(model, [episodes[i] for i in order], layers, batch_size)):
         toks = tokens[e]
         states = game.trace(toks, config)
         starts = tick_positions(toks, game.tick_token)[: len(states)]  # tick k starts from states[k]
         ends = [*starts[1:], len(toks)]
-        ticks = [(k, start) for k, (start, end) in enumerate(zip(starts, ends)) if start + max(positions.values()) < end]
-        if max_ticks_per_episode is not None and len(ticks) > max_ticks_per_episode:
-            keep = np.sort(np.random.default_rng([seed, e]).choice(len(ticks), max_ticks_per_episode, replace=False))
-            ticks = [ticks[int(i)] for i in keep]
-        if not ticks:
-            continue
-        feats: dict[str, dict[str, np.ndarray]] = {}
-        for pos, offset in positions.items():
-            where = [start + offset for _, start in ticks]
-            feats[pos] = {name: out.hidden[name][torch.tensor(where)].numpy() for name in layers}
-            if token_window > 0:
-                feats[pos]["tokens"] = last_tokens(episodes[e], where, token_window, model.config.vocab_size)
-        found[e] = feats, [game.probe_targets(states[k], config) for k, _ in ticks]
-    done = sorted(found)  # rows in episode order, whatever order the episodes ran in
+        if offsets:
+            ticks = draw([(k, start) for k, (start, end) in enumerate(zip(starts, ends)) if start + max(offsets.values()) < end], e, 0)
+            if ticks:
+                targets = [game.probe_targets(states[k], config) for k, _ in ticks]
+                for pos, offset in offsets.items():
+                    found[pos][e] = read(out, e, [start + offset for _, start in ticks]), targets
+        for salt, (pos, word) in enumerate(((p, w) for p, w in positions.items() if isinstance(w, str)), start=1):
+            at = [
+                (k, toks.index(word, start, end))
+                for k, (start, end) in enumerate(zip(starts, ends))
+                if k + 1 < len(states) and word in toks[start:end]
+            ]
+            at = draw(at, e, salt)
+            if at:
+                found[pos][e] = read(out, e, [p for _, p in at]), [game.probe_targets(states[k + 1], config) for k, _ in at]
+    width = {name: model.config.n_embd for name in layers} | {"tokens": token_window * model.config.vocab_size}
+    return {pos: _probe_data(found[pos], names, width) for pos in positions}
+
+
+def _probe_data(found: dict[int, tuple[dict[str, np.ndarray], list[Any]]], names: Sequence[str], width: dict[str, int]) -> ProbeData:
+    """One position's rows, in episode order whatever order the episodes ran in."""
+    done = sorted(found)
     targets = [t for e in done for t in found[e][1]]
     sizes = {name: size for t in targets[:1] for name, (_, size) in t.classes.items()}
-    width = {name: model.config.n_embd for name in layers} | {"tokens": token_window * model.config.vocab_size}
-    shared_planes = {name: np.stack([t.planes[name] for t in targets]) for name in (targets[0].planes if targets else {})}
-    shared_scalars = {name: np.array([t.scalars[name] for t in targets]) for name in (targets[0].scalars if targets else {})}
-    shared_classes = {name: (np.array([t.classes[name][0] for t in targets], dtype=np.int64), sizes[name]) for name in sizes}
-    rows = np.array([e for e in done for _ in found[e][1]], dtype=np.int64)
-    return {
-        pos: ProbeData(
-            {
-                name: np.concatenate([found[e][0][pos][name] for e in done]) if done else np.zeros((0, width[name]), np.float32)
-                for name in names
-            },
-            shared_planes,
-            shared_scalars,
-            shared_classes,
-            rows,
-        )
-        for pos in positions
-    }
+    return ProbeData(
+        {name: np.concatenate([found[e][0][name] for e in done]) if done else np.zeros((0, width[name]), np.float32) for name in names},
+        {name: np.stack([t.planes[name] for t in targets]) for name in (targets[0].planes if targets else {})},
+        {name: np.array([t.scalars[name] for t in targets]) for name in (targets[0].scalars if targets else {})},
+        {name: (np.array([t.classes[name][0] for t in targets], dtype=np.int64), sizes[name]) for name in sizes},
+        np.array([e for e in done for _ in found[e][1]], dtype=np.int64),
+    )
 
 
 def relative_planes(data: ProbeData, shape: tuple[int, int], anchor: str = "head") -> ProbeData:
@@ -527,7 +543,7 @@ def evaluate_probes(
 def probe_fits(
     model: GameGPT,
     all_layers: bool,
-    positions: dict[str, int] | None = None,
+    positions: dict[str, int | str] | None = None,
     relative: str | None = "head",
     token_window: int = 6,
     curve: int = len(CURVE_FRACTIONS),
@@ -554,12 +570,12 @@ def world_state_probes(
     epochs: int = 40,
     min_steps: int = 300,
     seed: int = 0,
-    positions: dict[str, int] | None = None,
+    positions: dict[str, int | str] | None = None,
     relative: str | None = "head",
     token_window: int = 6,
     patience: int = 4,
     curve: Sequence[float] = CURVE_FRACTIONS,
-    intervene: Callable[[dict[int, dict[str, LinearPlaneProbe]], list[int]], dict[str, Any]] | None = None,
+    intervene: Callable[[dict[int | str, dict[str, LinearPlaneProbe]], list[int]], dict[str, Any]] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Linear and MLP probes of the board at each position and layer: the model, an untrained twin, the model's
@@ -567,7 +583,7 @@ def world_state_probes(
 
     "model" and "untrained" keep the final layer at the first position with every target kind (planes, classes,
     scalars); "sweep" holds every position x source x kind x layer (planes only). `intervene(probes, test episodes)`,
-    given, puts its finding under "interventions": `probes[offset][name]` are the model's linear probes (of the board,
+    given, puts its finding under "interventions": `probes[offset or word][name]` are the model's linear probes (of the board,
     and relabelled: name "<layer>, relative"), the episodes those held out from their training
     (`interventions.run_interventions` edits the hidden state along them). `progress` hears the number of probes fitted as they are
     (`probe_fits(model, all_layers, positions, relative, token_window, len(curve))` in all).
@@ -597,6 +613,7 @@ def world_state_probes(
         "layers": layers,
         "positions": positions,
         "rows": len(data),
+        "rows_by_position": {pos: len(trained[pos]) for pos in positions},
         "train_episodes": len(np.unique(data.episode[train])),
         "test_episodes": len(np.unique(data.episode[test])),
         "train_rows": int(train.sum()),
@@ -609,17 +626,21 @@ def world_state_probes(
     }
     options = {"epochs": epochs, "min_steps": min_steps, "seed": seed, "patience": patience}
     result["patience"] = patience
-    kept: dict[int, dict[str, LinearPlaneProbe]] = {}  # offset -> name -> the model's linear probe (interventions)
+    kept: dict[int | str, dict[str, LinearPlaneProbe]] = {}  # offset or word -> name -> the model's linear probe (interventions)
+    per_position = probe_fits(model, all_layers, {first: 0}, relative, token_window, 0)
     for pos, offset in positions.items():
+        split = np.isin(trained[pos].episode, data.episode[train]), np.isin(trained[pos].episode, data.episode[test])
+        if not (split[0].any() and split[1].any()):  # a word no test (or no training) episode writes: nothing to score
+            result.setdefault("unread_positions", {})[pos] = f"{int(split[0].sum())} training and {int(split[1].sum())} test rows"
+            fitted({}, per_position)
+            continue
         sweep: dict[str, Any] = {"model": {"linear": {}, "mlp": {}}, "untrained": {"linear": {}, "mlp": {}}}
         sources = [("model", trained[pos]), ("untrained", untrained[pos])]
         if shape is not None:
             sources.append(("relative", relative_planes(trained[pos], shape, relative)))
             sweep["relative"] = {"linear": {}, "mlp": {}}
         for source, d in sources:
-            tr, te = (
-                (train, test) if source != "relative" else (np.isin(d.episode, data.episode[train]), np.isin(d.episode, data.episode[test]))
-            )
+            tr, te = np.isin(d.episode, data.episode[train]), np.isin(d.episode, data.episode[test])  # the first position's split
             for layer in layers:
                 for kind, hidden in (("linear", 0), ("mlp", mlp_hidden)):
                     full = pos == first and layer == "final" and source != "relative"
@@ -649,11 +670,13 @@ def world_state_probes(
             fitted({}, 2 * len(layers))
         if token_window > 0:
             d = trained[pos]
+            tr, te = np.isin(d.episode, data.episode[train]), np.isin(d.episode, data.episode[test])
             sweep["tokens"] = {
-                kind: fitted(evaluate_probes(d.features["tokens"], d, train, test, hidden=hidden, targets=("planes",), **options))
+                kind: fitted(evaluate_probes(d.features["tokens"], d, tr, te, hidden=hidden, targets=("planes",), **options))
                 for kind, hidden in (("linear", 0), ("mlp", mlp_hidden))
             }
         result["sweep"][pos] = sweep
+    result["positions"] = {pos: at for pos, at in positions.items() if pos in result["sweep"]}  # the unread left out
     result["best"] = best_probes(result)
     if curve:
         result["learning_curve"] = learning_curve(trained[first], train, test, result, curve, options, fitted)
@@ -766,6 +789,12 @@ def _source_name(result: dict[str, Any], source: str) -> str:
     return SOURCES[source].format(relative=result.get("relative"), window=result.get("token_window"))
 
 
+def _where(at: int | str, rows: int | None) -> str:
+    if isinstance(at, int):
+        return f"offset {at} from the tick token"
+    return f"the first `{at}` of a tick, {rows} rows" if rows is not None else f"the first `{at}` of a tick"
+
+
 def markdown(result: dict[str, Any]) -> list[str]:
     """Markdown lines for a world_state_probes() result."""
     planes, positions = result["planes"], result["positions"]
@@ -774,9 +803,9 @@ def markdown(result: dict[str, Any]) -> list[str]:
         f"train/test split by episode: {result['train_episodes']} / {result['test_episodes']} episodes, "
         f"{result['train_rows']} / {result['test_rows']} rows)",
         "",
-        "Targets: the state before each tick (after the previous one), from the game's trace of the episode through its "
-        "rules, one binary probe output per cell of each plane. Read at "
-        + ", ".join(f"`{name}` (offset {off} from the tick token)" for name, off in positions.items())
+        "Targets: the state before each tick (after the previous one; at a word, the state after the word's tick), from "
+        "the game's trace of the episode through its rules, one binary probe output per cell of each plane. Read at "
+        + ", ".join(f"`{name}` ({_where(at, result.get('rows_by_position', {}).get(name))})" for name, at in positions.items())
         + f"; linear probes and MLP probes (one hidden layer of {result['mlp_hidden']}) on every layer of the model and of an "
         "untrained model of its shape, and on the one-hot of the last "
         f"{result['token_window']} tokens (a reader of the recent tokens alone)"
@@ -786,7 +815,8 @@ def markdown(result: dict[str, Any]) -> list[str]:
             else ""
         )
         + ". F1 of each plane's occupied cells and cell accuracy, over every test row and cell, with 95% intervals "
-        "from a bootstrap over the test episodes.",
+        "from a bootstrap over the test episodes."
+        + "".join(f" Not read at `{pos}`: {why}." for pos, why in result.get("unread_positions", {}).items()),
         "",
         "### Best probe per plane (test F1 [95% interval]; where it reads)",
         "",

@@ -136,16 +136,25 @@ def test_analyze_interventions_on_a_sense_corpus(tmp_path, capsys):
     out = tmp_path / "analysis"
     args = ["analyze", "--ckpt", str(tmp_path / "model"), "--corpus", str(tmp_path / "c"), "--out", str(out), "--tiers", "none"]
     args += ["--interventions", "--analysis-episodes", "8", "--probe-ticks", "12", "--probe-layers", "final", "--device", "cpu"]
-    code = main([*args, "--probe-epochs", "2", "--probe-min-steps", "10"])
+    assert main([*args, "--intervention-episodes", "-1"]) == 2 and "--intervention-episodes must be" in capsys.readouterr().err
+    code = main([*args, "--probe-epochs", "2", "--probe-min-steps", "10", "--intervention-episodes", "3"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert "probes: world-state probes and interventions" in captured.err and "interventions: " in captured.out
+    assert "probes: world-state probes and interventions" in captured.err and "interventions at offset 1: " in captured.out
+    assert "interventions at FOOD_SPAWN: " in captured.out  # the spawn's cases, edited with the probes read at the word
     assert [line.split(":")[1].strip() for line in captured.err.splitlines() if "done in" in line] == ["probes"]  # --tiers none
     found = json.loads((out / "analysis.json").read_text())["probes"]["interventions"]
-    assert found["checked"] and found["layers"] == ["final", "final, relative"] and found["evaluation"]["cases"] > 0
+    assert found["checked"] and [s["probe"] for s in found["sections"]] == [1, "FOOD_SPAWN"]
+    for section in found["sections"]:
+        assert section["layers"] == ["final", "final, relative"] and section["evaluation"]["cases"] > 0
+        assert section["evaluation"]["episodes"] + section["calibration"]["episodes"] <= 3  # --intervention-episodes 3
+    spawn = found["sections"][1]["evaluation"]["by_kind"]
+    assert set(spawn) == {"add body (spawn)", "remove body (spawn)", "all"} and spawn["all"]["p_rules"]["real"] > 0
     md = (out / "analysis.md").read_text()
     assert "### Interventions" in md and "| all |" in md and "![intervention.png](intervention.png)" in md
+    assert "#### At the word FOOD_SPAWN" in md and "![intervention-food_spawn.png](intervention-food_spawn.png)" in md
     assert (out / "intervention.png").stat().st_size > 1000 and (out / "probes_by_layer.png").stat().st_size > 1000
+    assert (out / "intervention-food_spawn.png").stat().st_size > 1000
 
 
 def test_analyze_probes_battlesnake_where_its_game_says(tmp_path, capsys):
@@ -162,7 +171,12 @@ def test_analyze_probes_battlesnake_where_its_game_says(tmp_path, capsys):
     assert main([*args, "--probe-epochs", "2", "--probe-min-steps", "10"]) == 0, capsys.readouterr().err
     found = json.loads((out / "analysis.json").read_text())["probes"]
     assert found["relative"] == "own_head" and found["board_shape"] == [7, 7]
-    assert found["positions"] == {"tick": 0, "tick+1": 1, "tick+2": 2, "tick+3": 3} and set(found["sweep"]) == set(found["positions"])
+    read = {"tick": 0, "tick+1": 1, "tick+2": 2, "tick+3": 3}
+    if "unread_positions" in found:  # a test game that spawns no food in a test episode: said, not scored
+        assert set(found["unread_positions"]) == {"spawn"} and found["positions"] == read
+    else:
+        assert found["positions"] == {**read, "spawn": "SPAWN"}
+    assert set(found["sweep"]) == set(found["positions"]) and found["rows_by_position"]["spawn"] < found["rows"]
     relabelled = found["sweep"]["tick"]["relative"]["linear"]["final"]["planes"]
     assert set(relabelled) == {"food", "own_body", "other_bodies", "other_heads"}  # the anchor's own plane left out
     assert len(relabelled["own_body"]["per_cell_f1"]) == 13 * 13

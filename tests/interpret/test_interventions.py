@@ -3,6 +3,8 @@ read the model's first choice against the edited board's word."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -39,6 +41,21 @@ def test_edited_step_without_edits_is_the_models_forward(sense_corpus):
         with torch.no_grad():
             want = torch.log_softmax(model(torch.tensor([ids[: p + 1]]))[0][0, -1], -1)
         assert torch.allclose(got[0], want, atol=1e-5) and torch.equal(got[0], got[1])
+
+
+def test_edited_steps_feed_several_tokens_as_the_models_forward_does(sense_corpus):
+    """Several tokens after the cache: each reads the prefix and the ones before it; an edit of the first reaches the
+    later ones through attention only (its own row's later tokens, never another row's)."""
+    model = model_for(sense_corpus)
+    ids = [int(t) for t in sense_corpus.episode_ids(0)]
+    cache, clock = iv.prefix_cache(model, ids, 25)
+    push = torch.randn(model.config.n_embd, generator=torch.Generator().manual_seed(0)) * 20.0
+    got = iv.edited_steps(model, cache, clock, ids[25:28], 25, [None, ("block1", lambda h: push.expand_as(h))])
+    with torch.no_grad():
+        want = torch.log_softmax(model(torch.tensor([ids[:28]]))[0][0, 25:28], -1)
+    assert got.shape == (2, 3, model.config.vocab_size) and torch.allclose(got[0], want, atol=1e-5)
+    assert torch.allclose(got[0, 0], iv.edited_step(model, cache, clock, ids[25], 25, [None])[0], atol=1e-6)
+    assert not torch.allclose(got[1, 0], got[0, 0]) and not torch.allclose(got[1, 2], got[0, 2])
 
 
 def test_an_edit_changes_only_its_row_and_pushes_where_asked(sense_corpus):
@@ -96,7 +113,9 @@ def test_run_interventions_on_a_random_model(sense_corpus):
         model, ids, tokens, sense_corpus.game, probes, vocab, list(rows), max_cases_per_episode=3, strengths=(1.0, 4.0)
     )
     names = layer_names(model)
-    assert result["checked"] and result["layers"] == [*names, *(f"{n} and above" for n in names[:-1])]
+    assert result["checked"] and [s["probe"] for s in result["sections"]] == [1]  # no probe read at FOOD_SPAWN: its cases wait
+    result = result["sections"][0]
+    assert result["layers"] == [*names, *(f"{n} and above" for n in names[:-1])]
     assert len(result["calibration"]["sweep"]) == 2 * len(result["layers"])
     ev, cal = result["evaluation"], result["calibration"]
     assert ev["episodes"] + cal["episodes"] <= 16 and ev["cases"] <= 3 * ev["episodes"]
@@ -107,9 +126,9 @@ def test_run_interventions_on_a_random_model(sense_corpus):
         assert 0 <= low <= everything[key]["rate"] <= high <= 1
     x = result["example"]
     assert x["expected"] != x["actual"] and len(x["top_edited"]) == 3
-    lines = iv.markdown({"interventions": result})
+    lines = iv.markdown({"interventions": {"checked": True, "sections": [result]}})
     assert any(line.startswith("| all |") for line in lines) and any("Calibration" in line for line in lines)
-    # Grammar v1 (no SENSE word) gives nothing to check: said, not scored.
+    # Grammar v1 (no SENSE word) gives nothing to check at the input: said, not scored.
     plain = [[t for t in toks if not t.startswith("SENSE_")] for toks in tokens]
     none = iv.run_interventions(model, ids, plain, sense_corpus.game, probes, vocab, list(rows))
     assert none["checked"] is False and "Not checked" in iv.markdown({"interventions": none})[-1]
@@ -138,6 +157,29 @@ def test_edit_plans_edit_one_layer_or_every_layer_above_of_one_kind(sense_corpus
 
     out = iv.edited_step(model, cache, clock, ids[15], 15, [[("block1", push)], [("block1", push), ("final", push)], ("block1", push)])
     assert torch.equal(out[0], out[2]) and not torch.allclose(out[0], out[1])
+
+
+def test_a_case_of_chance_succeeds_past_the_midpoint_of_the_rules_two_probabilities():
+    """An added body cell (rules: 1/20, then 0) succeeds below 1/40; a freed one (0, then 1/21) above 1/42; the
+    probability is that of the path and the expected word together."""
+    from gamegrammar.core.gamespec import InterventionCase
+
+    vocab = {"X3": 0, "Y4": 1}
+    add = InterventionCase(0, 9, "add", (("body", 43, 1),), "Y4", "X1", "FOOD_SPAWN", 1, ("X3",), (1 / 20, 0.0))
+    freed = InterventionCase(0, 9, "free", (("body", 43, 0),), "Y4", "X1", "FOOD_SPAWN", 1, ("X3",), (0.0, 1 / 21))
+    row = torch.log(torch.tensor([[0.1, 0.9], [0.5, 0.2]]))  # P(X3) 0.1, then P(Y4 | X3) 0.2: 0.02 for the cell
+    assert iv._read(row, add, vocab) == pytest.approx(math.log(0.02))
+    setting = ("final", 1.0)
+    rows = [
+        {"episode": e, "case": case, "unedited": math.log(u), "edited": {setting: math.log(p)}, "control": {setting: math.log(c)}}
+        for e, (case, u, p, c) in enumerate(
+            [(add, 0.05, 0.02, 0.03), (add, 0.05, 0.04, 0.05), (freed, 0.001, 0.03, 0.02), (freed, 1e-9, 0.02, 0.001)]
+        )
+    ]
+    scores = iv._score(rows, setting, vocab, 0)
+    assert scores["add"]["success"]["rate"] == 0.5 and scores["free"]["success"]["rate"] == 0.5
+    assert scores["all"]["control_success"]["rate"] == 0.0 and scores["all"]["unedited_right"]["rate"] == 1.0
+    assert scores["add"]["p_rules"] == {"real": 0.05, "edited": 0.0}
 
 
 def test_scores_read_the_first_choice_against_the_edited_board():

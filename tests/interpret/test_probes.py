@@ -221,12 +221,47 @@ def test_collect_positions_reads_the_token_after_the_tick(small_corpus):
     starts = [t.start for t in parse(tokens[0]) if isinstance(t, Tick)]
     n = len(starts)
     assert np.allclose(data["input"].features["block1"][:n], out.hidden["block1"][[s + 1 for s in starts]].numpy(), atol=1e-5)
-    assert data["input"].planes is data["tick"].planes and (data["input"].episode[:n] == 0).all()
+    assert all((data["input"].planes[k] == data["tick"].planes[k]).all() for k in PLANES) and (data["input"].episode[:n] == 0).all()
     # The last two tokens at the input: the tick token, then the input word.
     vocab = model.config.vocab_size
     one_hot = data["input"].features["tokens"][0].reshape(2, vocab)
     assert one_hot[0].argmax() == small_corpus.tokenizer.ids["TICK"] and one_hot[1].argmax() == int(ids[0][starts[0] + 1])
     assert one_hot.sum() == 2
+
+
+def test_a_word_position_reads_each_spawn_against_the_board_it_was_drawn_on(small_corpus):
+    """A position named by a word (Snake's FOOD_SPAWN) has a row per tick that writes it, at the word, and the state
+    after that tick: the spawned food on a cell the new body leaves free."""
+    model = model_for(small_corpus)
+    ids = [small_corpus.episode_ids(r) for r in range(3)]
+    tokens = [small_corpus.episode_tokens(r) for r in range(3)]
+    data = pr.collect_positions(model, ids, tokens, small_corpus.game, ["block1"], {"tick": 0, "spawn": "FOOD_SPAWN"})
+    spawn = data["spawn"]
+    where = [i for i, t in enumerate(tokens[0]) if t == "FOOD_SPAWN"]
+    assert len(where) > 0 and (spawn.episode == 0).sum() == len(where) and len(spawn) < len(data["tick"])
+    out = run_episodes(model, ids[:1], ["block1"])[0]
+    assert np.allclose(spawn.features["block1"][: len(where)], out.hidden["block1"][where].numpy(), atol=1e-5)
+    states = trace(tokens[0], small_corpus.game)
+    ticks = [sum(t == "TICK" for t in tokens[0][:i]) for i in where]  # tick k (1-based) wrote it: states[k] follows
+    expected = np.stack([state_planes(states[k], small_corpus.game)[PLANES.index("body")] for k in ticks])
+    assert (spawn.planes["body"][: len(where)] == expected).all()
+    assert not (spawn.planes["body"] & spawn.planes["food"]).any() and (spawn.planes["food"].sum(1) == 1).all()
+    assert game_of(small_corpus.game).probe_positions[-1] == ("spawn", "FOOD_SPAWN")
+
+
+def test_a_word_no_episode_writes_is_said_unread_not_scored(small_corpus):
+    model = model_for(small_corpus)
+    ids = [small_corpus.episode_ids(r) for r in range(8)]
+    tokens = [small_corpus.episode_tokens(r) for r in range(8)]
+    positions = {"tick": 0, "spawn": "FOOD_SPAWN", "never": "NO_SUCH_WORD"}
+    heard: list[int] = []
+    options = {"mlp_hidden": 8, "max_ticks_per_episode": 6, "epochs": 1, "min_steps": 5, "all_layers": False, "curve": ()}
+    result = pr.world_state_probes(model, ids, tokens, small_corpus.game, positions=positions, progress=heard.append, **options)
+    assert sum(heard) == pr.probe_fits(model, False, positions, curve=0)  # the bar ends where it said it would
+    assert result["unread_positions"] == {"never": "0 training and 0 test rows"} and set(result["sweep"]) == {"tick", "spawn"}
+    assert result["positions"] == {"tick": 0, "spawn": "FOOD_SPAWN"} and 0 < result["rows_by_position"]["spawn"] < result["rows"]
+    lines = pr.markdown(result)
+    assert any("Not read at `never`" in line and "the first `FOOD_SPAWN` of a tick" in line for line in lines)
 
 
 def test_relative_planes_put_the_head_at_the_centre():

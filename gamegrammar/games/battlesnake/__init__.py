@@ -74,8 +74,9 @@ class BattlesnakeSpec(GameSpec):
     game_type = GameType(1, MAX_SNAKES, "simultaneous", "sampled")  # the starts and the food are drawn
     probe_anchor = "own_head"
     # TICK S0 <move> X Y ...: the model works out snake 0's head only as it writes the move (its head's column is read
-    # at 0.15 at the tick token and 0.99 at the move word, docs/results.md), so the probes read there too
-    probe_positions = (("tick", 0), ("tick+1", 1), ("tick+2", 2), ("tick+3", 3))
+    # at 0.15 at the tick token and 0.99 at the move word, docs/results.md), so the probes read there too; and at a
+    # SPAWN, whose cell the rules draw among those no snake or food holds (against the board after its tick)
+    probe_positions = (("tick", 0), ("tick+1", 1), ("tick+2", 2), ("tick+3", 3), ("spawn", "SPAWN"))
     capabilities = frozenset(
         ("batch_engine", "automaton", "chance", "play", "dream", "plan", "novelty", "probes", "replay", "emergence")
     )  # no symmetries yet, no tier-3 statistics

@@ -41,6 +41,7 @@ from gamegrammar.games.snake import grammar as _grammar
 from gamegrammar.games.snake import statistics as _statistics
 from gamegrammar.games.snake import validity as _validity
 from gamegrammar.games.snake.agents import AGENTS
+from gamegrammar.games.snake.planes import SPAWN_WORD
 from gamegrammar.games.snake.rules import SnakeConfig, SnakeGame, SnakeState
 
 
@@ -61,6 +62,8 @@ class SnakeSpec(GameSpec):
     statistic_names = _statistics.NAMES
     game_type = GameType(1, 1, "sequential", "sampled")  # one player; the start's direction and the food are drawn
     probe_anchor = "head"
+    # and where a food spawn must avoid every body cell: the body is read there better than at any tick (issue 50)
+    probe_positions = (("tick", 0), ("tick+1", 1), ("spawn", SPAWN_WORD))
     # all but Go's protocol, records and move measures, and the turn-based planner
     capabilities = frozenset(CAPABILITIES) - {"gtp", "records", "moves", "turn_plan"}
 

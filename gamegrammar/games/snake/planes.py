@@ -51,6 +51,49 @@ def probe_targets(state: SnakeState, config: SnakeConfig) -> ProbeTargets:
 
 
 def intervention_cases(tokens: Sequence[str], states: Sequence[SnakeState], config: SnakeConfig) -> list[InterventionCase]:
+    """The SENSE word's cases (`sense_cases`), then the food spawn's (`spawn_cases`)."""
+    return [*sense_cases(tokens, states, config), *spawn_cases(tokens, states, config)]
+
+
+SPAWN_WORD = "FOOD_SPAWN"
+
+
+def spawn_cases(tokens: Sequence[str], states: Sequence[SnakeState], config: SnakeConfig) -> list[InterventionCase]:
+    """At each FOOD_SPAWN followed by its X and Y words: one free cell made body, and one body cell (not the head)
+    made free, each drawn by a seeded coin from the tick.
+
+    The rules draw the spawn uniformly among the cells the snake leaves free after the tick's move (states[tick + 1]'s
+    body), so on the real board a free cell has probability 1/N and a body cell 0, and on the edited board the added
+    cell 0 and the freed one 1/(N + 1). The model's probability of a cell is that of its X word at FOOD_SPAWN times its
+    Y word after that X: the case's path and expected word. The food's own cell is left alone.
+    """
+    out: list[InterventionCase] = []
+    tick, start = -1, 0
+    for i, token in enumerate(tokens):
+        if token == "TICK":
+            tick, start = tick + 1, i
+        if token != SPAWN_WORD or tick + 1 >= len(states) or i + 2 >= len(tokens):
+            continue
+        if not (tokens[i + 1].startswith("X") and tokens[i + 2].startswith("Y")):
+            continue  # a design that writes more between them (spawn_column) has no case
+        state = states[tick + 1]
+        body = set(state.body)
+        free = [c for y in range(config.height) for x in range(config.width) if (c := (x, y)) not in body and c != state.food]
+        n = config.width * config.height - len(body)
+        rng = np.random.default_rng([tick, i])
+        picks = []
+        if free:
+            picks.append(("add body (spawn)", free[int(rng.integers(len(free)))], 1, (1.0 / n, 0.0)))
+        if len(state.body) > 1:
+            picks.append(("remove body (spawn)", state.body[1 + int(rng.integers(len(state.body) - 1))], 0, (0.0, 1.0 / (n + 1))))
+        for kind, (x, y), value, chance in picks:
+            index = y * config.width + x
+            edits = (("body", index, value), ("empty", index, 1 - value))
+            out.append(InterventionCase(tick, i - start, kind, edits, f"Y{y}", tokens[i + 1], SPAWN_WORD, 1, (f"X{x}",), chance))
+    return out
+
+
+def sense_cases(tokens: Sequence[str], states: Sequence[SnakeState], config: SnakeConfig) -> list[InterventionCase]:
     """At each input word followed by a SENSE word: a body cell added on each empty neighbour of the head, and each
     deadly body neighbour taken away; the SENSE word the rules write for the edited board is the expected next token.
 

@@ -58,6 +58,8 @@ def test_intervention_cases_follow_the_rules_on_the_edited_board() -> None:
         tokens, states = record.tokens, GAME.trace(record.tokens, BOARD)
         starts = [i for i, t in enumerate(tokens) if t == "TICK"]
         for case in GAME.intervention_cases(tokens, states, BOARD):
+            if case.chance is not None:
+                continue  # the spawn's: test_spawn_cases_give_the_rules_chance_on_both_boards
             kinds.add(case.kind)
             state = states[case.tick]
             assert case.offset == 1 and tokens[starts[case.tick] + 1].startswith("INPUT_")
@@ -76,6 +78,36 @@ def test_intervention_cases_follow_the_rules_on_the_edited_board() -> None:
             assert case.expected == sense_token(body_neighbours(edited)) != case.actual
             assert case.expected in SENSE_OF
     assert kinds == {"add body", "remove neck", "remove body"}
-    # Grammar v1 writes no SENSE word: nothing to check the edit against.
-    record = GAME.play_episode(BOARD, CodecConfig(), "random", 5, 0)
-    assert GAME.intervention_cases(record.tokens, GAME.trace(record.tokens, BOARD), BOARD) == []
+    # Grammar v1 writes no SENSE word: nothing to check the edit against at the input.
+    record = GAME.play_episode(BOARD, CodecConfig(), "greedy", 5, 0)
+    cases = GAME.intervention_cases(record.tokens, GAME.trace(record.tokens, BOARD), BOARD)
+    assert cases and all(case.chance is not None for case in cases)
+
+
+def test_spawn_cases_give_the_rules_chance_on_both_boards() -> None:
+    """At FOOD_SPAWN: a free cell made body (probability 1/N, then 0) and a body cell made free (0, then 1/(N+1)),
+    the cell's X the path and its Y the expected word, on the board after the tick (the one the spawn was drawn on)."""
+    from gamegrammar.games.snake.planes import spawn_cases
+    from gamegrammar.games.snake.rules import empty_cells
+
+    kinds: dict[str, int] = {}
+    for e in range(6):
+        record = GAME.play_episode(BOARD, CodecConfig(), "greedy", 5, e)
+        tokens, states = record.tokens, GAME.trace(record.tokens, BOARD)
+        starts = [i for i, t in enumerate(tokens) if t == "TICK"]
+        for case in spawn_cases(tokens, states, BOARD):
+            kinds[case.kind] = kinds.get(case.kind, 0) + 1
+            at = starts[case.tick] + case.offset
+            assert tokens[at] == case.probe == "FOOD_SPAWN" and case.board == 1 and case.actual == tokens[at + 1]
+            state = states[case.tick + 1]
+            assert (tokens[at + 1], tokens[at + 2]) == (f"X{state.food[0]}", f"Y{state.food[1]}")  # the board it was drawn on
+            (plane, cell, value), (other, same, other_value) = case.edits
+            assert (plane, other, same, other_value) == ("body", "empty", cell, 1 - value)
+            xy = (cell % BOARD.width, cell // BOARD.width)
+            assert case.path == (f"X{xy[0]}",) and case.expected == f"Y{xy[1]}" and xy != state.food
+            n = len(empty_cells(state.body, BOARD))
+            if value:
+                assert case.kind == "add body (spawn)" and xy not in state.body and case.chance == (1 / n, 0.0)
+            else:
+                assert case.kind == "remove body (spawn)" and xy in state.body[1:] and case.chance == (0.0, 1 / (n + 1))
+    assert kinds.get("add body (spawn)", 0) > 5 and kinds.get("remove body (spawn)", 0) > 5
