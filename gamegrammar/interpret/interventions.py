@@ -8,12 +8,15 @@ and the legal moves the model predicts follow the edited board). The game says w
 where the model writes next which of the head's neighbours are body): at the case's token, the hidden state at one
 layer is moved the shortest way that makes the linear probe of that layer read the edited cells as a typical real
 cell reads (`LinearPlaneProbe.typical`, times a strength), the layers above run on, and the next token the model
-ranks first is compared with the one the rules write for the edited board. A control moves the same state as far
-along a random direction: a model that only breaks under any push fails both alike.
+ranks first is compared with the one the rules write for the edited board. Where the rules draw the next words
+by chance (Snake's food spawn, edited at FOOD_SPAWN with the probes read there: a cell made body or free), the
+model's probability of the edited cell is compared with the rules' on both boards. A control moves the same state as
+far along a random direction: a model that only breaks under any push fails both alike.
 
-The layer and strength are chosen on half of the held-out episodes (calibration) and the success rate is read on
-the other half (evaluation), so the figure is not the best of many tries on the same cases. The edit runs on one
-token: the prefix is read once per episode into a KV cache, and each edited row attends to it (no copy per row).
+Each place the probes were read is a section of its own: the layer and strength are chosen on half of its held-out
+episodes (calibration) and the success rate is read on the other half (evaluation), so the figure is not the best of
+many tries on the same cases. The edit runs on the case's token and the few words after it: the prefix is read once
+per episode into a KV cache, and each edited row attends to it (no copy per row).
 """
 
 from __future__ import annotations
@@ -366,6 +369,14 @@ def run_interventions(
     return {"checked": True, "sections": sections}
 
 
+def _merit(scores: dict[str, Any], setting: tuple[str, float], layers: list[str]) -> tuple[float, float, int]:
+    """How calibration ranks a setting: its success above its random control's (a push that disrupts any state can
+    "succeed" where the edited board's answer is the disrupted one, as a cell made body and given no food), ties to
+    the weaker push, then the earlier layer."""
+    margin = (scores["success"]["rate"] or 0.0) - (scores["control_success"]["rate"] or 0.0)
+    return margin, -setting[1], -layers.index(setting[0])
+
+
 def _section(
     model: GameGPT,
     episodes: Sequence[Sequence[int]],
@@ -378,7 +389,8 @@ def _section(
     seed: int,
     vocab: dict[str, int],
 ) -> dict[str, Any]:
-    """Calibrate (the plan and strength with the best success) on some episodes of one key's cases, score the rest."""
+    """Calibrate (the plan and strength whose success most exceeds its control's) on some episodes of one key's cases,
+    score the rest."""
     game = game_of(config)
     ids = np.array(sorted(found))
     evaluation, calibration = split_by_episode(ids, calibration_fraction, seed)
@@ -391,8 +403,7 @@ def _section(
     by_key = {key: probes}
     calib_rows = _run(model, episodes, calib, by_key, settings, seed, plans, vocab)
     sweep = {f"{layer}@{s:g}": _score(calib_rows, (layer, s), vocab, seed)["all"] for layer, s in settings}
-    # The best success; ties to the weaker push, then the earlier layer (settings are in that order per layer).
-    chosen = max(settings, key=lambda st: (sweep[f"{st[0]}@{st[1]:g}"]["success"]["rate"] or 0.0, -st[1], -layers.index(st[0])))
+    chosen = max(settings, key=lambda st: _merit(sweep[f"{st[0]}@{st[1]:g}"], st, layers))
     rows = _run(model, episodes, held, by_key, [chosen], seed, plans, vocab)
     names = {i: t for t, i in vocab.items()}
     result: dict[str, Any] = {

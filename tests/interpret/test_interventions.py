@@ -182,6 +182,18 @@ def test_a_case_of_chance_succeeds_past_the_midpoint_of_the_rules_two_probabilit
     assert scores["add"]["p_rules"] == {"real": 0.05, "edited": 0.0}
 
 
+def test_calibration_ranks_an_edit_by_what_it_does_beyond_its_random_control():
+    layers = ["block1", "final"]
+
+    def scores(success: float, control: float) -> dict:
+        return {"success": {"rate": success}, "control_success": {"rate": control}}
+
+    # A push that "succeeds" 99% with a control that does as well is worth less than 30% against 1%.
+    assert iv._merit(scores(0.30, 0.01), ("block1", 256.0), layers) > iv._merit(scores(0.99, 0.99), ("final", 1.0), layers)
+    assert iv._merit(scores(0.3, 0.0), ("final", 4.0), layers) > iv._merit(scores(0.3, 0.0), ("final", 16.0), layers)
+    assert iv._merit(scores(0.3, 0.0), ("block1", 4.0), layers) > iv._merit(scores(0.3, 0.0), ("final", 4.0), layers)
+
+
 def test_scores_read_the_first_choice_against_the_edited_board():
     from gamegrammar.core.gamespec import InterventionCase
 
