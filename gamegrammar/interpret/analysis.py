@@ -68,6 +68,8 @@ def run_analysis(
     corpus.check_model(loaded)
     if episodes < 1:
         raise GameGrammarError(f"--analysis-episodes must be at least 1, got {episodes}")
+    if intervention_episodes < 0:
+        raise GameGrammarError(f"--intervention-episodes must be 0 (all) or more, got {intervention_episodes}")
     rows = corpus.split("val")[:episodes]
     if not len(rows):
         raise GameGrammarError(f"{corpus.path} has no held-out (val) episodes to analyse")
@@ -130,8 +132,6 @@ def run_analysis(
                 model, ids, tokens, agents, config, baseline=baseline, windows=windows, pair=tier3_pair, seed=seed
             ),
         )
-    if intervention_episodes < 0:
-        raise GameGrammarError(f"--intervention-episodes must be 0 (all) or more, got {intervention_episodes}")
     if probes:
         from gamegrammar.interpret.interventions import run_interventions
 

@@ -628,8 +628,14 @@ def world_state_probes(
     result["patience"] = patience
     kept: dict[int | str, dict[str, LinearPlaneProbe]] = {}  # offset or word -> name -> the model's linear probe (interventions)
     per_position = probe_fits(model, all_layers, {first: 0}, relative, token_window, 0)
+    train_eps, test_eps = np.unique(data.episode[train]), np.unique(data.episode[test])
+
+    def split_of(d: ProbeData) -> tuple[np.ndarray, np.ndarray]:
+        """The first position's split by episode, over another place's rows."""
+        return np.isin(d.episode, train_eps), np.isin(d.episode, test_eps)
+
     for pos, offset in positions.items():
-        split = np.isin(trained[pos].episode, data.episode[train]), np.isin(trained[pos].episode, data.episode[test])
+        split = split_of(trained[pos])
         if not (split[0].any() and split[1].any()):  # a word no test (or no training) episode writes: nothing to score
             result.setdefault("unread_positions", {})[pos] = f"{int(split[0].sum())} training and {int(split[1].sum())} test rows"
             fitted({}, per_position)
@@ -640,7 +646,7 @@ def world_state_probes(
             sources.append(("relative", relative_planes(trained[pos], shape, relative)))
             sweep["relative"] = {"linear": {}, "mlp": {}}
         for source, d in sources:
-            tr, te = np.isin(d.episode, data.episode[train]), np.isin(d.episode, data.episode[test])  # the first position's split
+            tr, te = split if source != "relative" else split_of(d)  # relabelling drops rows without one anchor
             for layer in layers:
                 for kind, hidden in (("linear", 0), ("mlp", mlp_hidden)):
                     full = pos == first and layer == "final" and source != "relative"
@@ -670,9 +676,8 @@ def world_state_probes(
             fitted({}, 2 * len(layers))
         if token_window > 0:
             d = trained[pos]
-            tr, te = np.isin(d.episode, data.episode[train]), np.isin(d.episode, data.episode[test])
             sweep["tokens"] = {
-                kind: fitted(evaluate_probes(d.features["tokens"], d, tr, te, hidden=hidden, targets=("planes",), **options))
+                kind: fitted(evaluate_probes(d.features["tokens"], d, *split, hidden=hidden, targets=("planes",), **options))
                 for kind, hidden in (("linear", 0), ("mlp", mlp_hidden))
             }
         result["sweep"][pos] = sweep

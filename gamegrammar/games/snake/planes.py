@@ -9,7 +9,7 @@ import numpy as np
 
 from gamegrammar.core.gamespec import InterventionCase, ProbeTargets
 from gamegrammar.games.snake.grammar import SENSE_OF, sense_token
-from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState, body_neighbours
+from gamegrammar.games.snake.rules import Direction, SnakeConfig, SnakeState, body_neighbours, empty_cells
 
 PLANES = ("head", "body", "food", "empty")
 
@@ -77,9 +77,8 @@ def spawn_cases(tokens: Sequence[str], states: Sequence[SnakeState], config: Sna
         if not (tokens[i + 1].startswith("X") and tokens[i + 2].startswith("Y")):
             continue  # a design that writes more between them (spawn_column) has no case
         state = states[tick + 1]
-        body = set(state.body)
-        free = [c for y in range(config.height) for x in range(config.width) if (c := (x, y)) not in body and c != state.food]
-        n = config.width * config.height - len(body)
+        empty = empty_cells(state.body, config)  # what the rules drew the food from
+        free, n = [c for c in empty if c != state.food], len(empty)
         rng = np.random.default_rng([tick, i])
         picks = []
         if free:
