@@ -28,6 +28,7 @@ from torch import Tensor, nn
 
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.core.gamespec import SPECIAL_TOKENS
+from gamegrammar.model import kernels
 
 IGNORE_INDEX = -100  # targets at PAD positions; skipped by the loss
 
@@ -319,6 +320,16 @@ class Packed:
         return full.view(*self.shape, *x.shape[1:])
 
 
+def _own_attention(q: Tensor, cache: KVCache, layer: int, lengths: Tensor, counts: Tensor | int) -> Tensor | None:
+    """Decoding attention by our own CPU kernel (`kernels.row_attention`), or None where torch's is used: off the CPU,
+    where a gradient is wanted, without a compiler. [B, T, H, D]."""
+    if q.device.type != "cpu" or (torch.is_grad_enabled() and q.requires_grad):
+        return None
+    if isinstance(counts, int):
+        counts = lengths.new_full((q.shape[0],), counts)
+    return kernels.row_attention(q, cache.k[layer], cache.v[layer], lengths, counts)
+
+
 class CausalSelfAttention(nn.Module):
     def __init__(self, config: GPTConfig) -> None:
         super().__init__()
@@ -356,7 +367,10 @@ class CausalSelfAttention(nn.Module):
             D = k.shape[-1]
             cache.k[layer].view(-1, D).index_copy_(0, rp.flat, k.reshape(-1, D))
             cache.v[layer].view(-1, D).index_copy_(0, rp.flat, v.reshape(-1, D))
-            if rp.spans is None:
+            own = _own_attention(q, cache, layer, cache.lengths, rp.T if packed is None else packed.counts)
+            if own is not None:
+                y = own.view(B, T, C)
+            elif rp.spans is None:
                 k, v = cache.k[layer, :, :, : rp.end], cache.v[layer, :, :, : rp.end]
                 y = F.scaled_dot_product_attention(q, k, v, attn_mask=rp.mask, dropout_p=dropout_p)
             else:  # each run of rows up to its own last key and real query; the padding's outputs stay 0
@@ -371,10 +385,15 @@ class CausalSelfAttention(nn.Module):
             cache.k[layer, :, :, start:end] = k
             cache.v[layer, :, :, start:end] = v
             k, v = cache.k[layer, :, :, :end], cache.v[layer, :, :, :end]
-            # Query i (absolute position start+i) sees keys 0..start+i; one new token sees everything cached.
-            mask = None if T == 1 else torch.ones(T, end, dtype=torch.bool, device=x.device).tril(diagonal=start)
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
-        y = y.transpose(1, 2).reshape(B, T, C)
+            own = _own_attention(q, cache, layer, cache.ticks.new_full((B,), start), T)
+            if own is not None:
+                y = own.view(B, T, C)
+            else:
+                # Query i (absolute position start+i) sees keys 0..start+i; one new token sees everything cached.
+                mask = None if T == 1 else torch.ones(T, end, dtype=torch.bool, device=x.device).tril(diagonal=start)
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+        if y.dim() == 4:
+            y = y.transpose(1, 2).reshape(B, T, C)
         if packed is not None:
             y = packed.pack(y)
         return self.resid_dropout(self.proj(y))

@@ -31,6 +31,7 @@ from torch import Tensor
 
 from gamegrammar.core.gamespec import RuleDraft
 from gamegrammar.core.tokenizer import GameTokenizer
+from gamegrammar.model import kernels
 from gamegrammar.model.decoding import SamplingConfig, SamplingStats, keyed_tokens, keyed_uniforms
 from gamegrammar.model.gpt import GameGPT, KVCache
 
@@ -67,8 +68,9 @@ class IdDraft:
 class DraftStore:
     """The KV cache of every batch of one call, with room past the context for a pass's padding.
 
-    Masked keys are never read as values, but a masked key's value must still be a number (0 x NaN is NaN): every
-    position a pass may read is zeroed once, as passes first reach it, and holds numbers from then on.
+    Masked keys are never read as values, but torch's attention still multiplies them, so a masked key's value must be
+    a number (0 x NaN is NaN): every position a pass may read is zeroed once, as passes first reach it, and holds
+    numbers from then on. Our own attention (`kernels`) reads only the keys each row wrote: nothing to zero.
     """
 
     def __init__(self, model: GameGPT, rows: int, positions: int) -> None:
@@ -78,6 +80,8 @@ class DraftStore:
         self.v = torch.empty(shape, dtype=p.dtype, device=p.device)
         self.positions = positions  # positions a row may fill (the model's context, or less)
         self.clean = 0
+        if kernels.serves(self.k.device, self.k.dtype, shape[-1]):  # our attention reads only keys a row wrote
+            self.clean = shape[3]
 
     def view(self, rows: int, lengths: Tensor, reach: int) -> KVCache:
         """The first `rows` rows, at their own lengths, with every position below `reach` holding numbers."""

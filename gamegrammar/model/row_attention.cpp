@@ -1,0 +1,299 @@
+// Attention of a few new queries a row over a KV cache whose rows sit at their own lengths: the decode step of the
+// sampler, of `play` and of the speculative sampler (gamegrammar/model/kernels.py builds and calls it).
+//
+// Why our own: torch's CPU attention runs these shapes (1-17 queries a row, head size 32 or 48, a few hundred keys)
+// far below what the machine can do, in bfloat16 most of all (docs/speed.md). Here the queries of one (row, head) are
+// the 16 lanes of a vector, so a key costs one broadcast multiply-add per head dimension and no horizontal sum, and
+// each key and value is read once for all the row's queries (flash attention's online softmax over tiles of keys).
+//
+// Within a path a query's output does not depend on what else its pass holds (which lane it takes, how many rows):
+// every lane does the same operations on its own numbers, the tiles always start at key 0, and a key a query may not
+// see adds exact zeros. A row's lone query takes another path (the head dimensions in the lanes), which sums in
+// another order: the same to rounding.
+//
+// Written with GCC's vector extensions: the compiler lowers a 16-float vector to what -march=native has (one AVX-512
+// register, two AVX2 ones, NEON quads), so the one source serves every CPU it is compiled on.
+
+#include <cstdint>
+#include <cstring>
+#include <omp.h>
+
+typedef float v16 __attribute__((vector_size(64)));
+typedef int32_t vi16 __attribute__((vector_size(64)));
+typedef float v8 __attribute__((vector_size(32)));
+typedef int32_t vi8 __attribute__((vector_size(32)));
+
+namespace {
+
+constexpr int TILE = 64;   // keys per tile of the online softmax
+constexpr int DMAX = 256;  // head sizes up to this
+constexpr int CHUNK = 16;  // head dimensions accumulated in registers at a time
+
+inline float from_bf16(uint16_t x) {
+    uint32_t u = uint32_t(x) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+inline uint16_t to_bf16(float f) {  // round to nearest even, as torch does
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // NaN stays NaN
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return uint16_t(u >> 16);
+}
+
+inline float load(const float* p) { return *p; }
+inline float load(const uint16_t* p) { return from_bf16(*p); }
+inline void store(float* p, float x) { *p = x; }
+inline void store(uint16_t* p, float x) { *p = to_bf16(x); }
+
+template <typename V>
+inline V splat(float x) { return V{} + x; }
+
+// e^x for x <= 0 (x - max of a softmax), relative error about 1e-7; exp(0) is exactly 1.
+template <typename V, typename VI>
+inline V vexp(V x) {
+    x = x < -87.0f ? splat<V>(-87.0f) : x;
+    V t = x * 1.44269504088896341f;
+    const V shifter = splat<V>(12582912.0f);  // 1.5 * 2^23: adding and subtracting it rounds to an integer
+    V n = (t + shifter) - shifter;
+    V f = (t - n) * 0.693147180559945309f;  // |f| <= ln 2 / 2
+    V p = splat<V>(1.0f / 5040.0f);
+    p = p * f + 1.0f / 720.0f;
+    p = p * f + 1.0f / 120.0f;
+    p = p * f + 1.0f / 24.0f;
+    p = p * f + 1.0f / 6.0f;
+    p = p * f + 0.5f;
+    p = p * f + 1.0f;
+    p = p * f + 1.0f;
+    VI bits = (__builtin_convertvector(n, VI) + 127) << 23;
+    V scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
+// Keys and values of a tile as float32: the cache itself where it is float32, else converted once for all queries.
+template <typename KV>
+inline const float* as_float(const KV* x, long count, float* scratch) {
+    if constexpr (sizeof(KV) == 4) {
+        return reinterpret_cast<const float*>(x);
+    } else {
+        for (long i = 0; i < count; ++i) scratch[i] = load(x + i);
+        return scratch;
+    }
+}
+
+// Several queries of one (row, head), W of them a block in the W lanes of a vector: queries q[t * q_step + d] for
+// t < nq, keys and values k[j * D + d] for j < L0 + nq, query t seeing keys j <= L0 + t; output y[t * y_step + d].
+template <typename V, typename VI, int W, typename KV, typename Q>
+void attend_lanes(const Q* q, long q_step, int nq, const KV* k, const KV* v, int L0, int D, float scale, Q* y, long y_step) {
+    alignas(64) V Qt[DMAX];
+    alignas(64) V acc[DMAX];
+    alignas(64) V S[TILE + 4];
+    alignas(64) float kf[TILE * DMAX];
+    alignas(64) float vf[TILE * DMAX];
+    V lane;
+    for (int t = 0; t < W; ++t) lane[t] = float(t);
+    const V minus_inf = splat<V>(-__builtin_inff());
+    for (int t0 = 0; t0 < nq; t0 += W) {
+        const int nb = nq - t0 < W ? nq - t0 : W;
+        for (int d = 0; d < D; ++d) {
+            V col{};
+            for (int t = 0; t < nb; ++t) col[t] = load(q + (t0 + t) * q_step + d) * scale;
+            Qt[d] = col;
+            acc[d] = V{};
+        }
+        V m = minus_inf, l{};
+        const int first_new = L0 + t0;  // keys from here on are hidden from some lanes
+        const int keys = L0 + t0 + nb;  // what the block's last query sees
+        for (int j0 = 0; j0 < keys; j0 += TILE) {
+            const int n = keys - j0 < TILE ? keys - j0 : TILE;
+            const float* kt = as_float(k + long(j0) * D, long(n) * D, kf);
+            const float* vt = as_float(v + long(j0) * D, long(n) * D, vf);
+            alignas(64) float tail[4 * DMAX];  // the last keys of a tile padded to 4 with zeros
+            for (int jj = 0; jj < n; jj += 4) {
+                const float* k0 = kt + jj * D;
+                if (jj + 4 > n) {  // every key through the same code, so its score does not depend on the tile's size
+                    std::memset(tail, 0, sizeof(float) * 4 * D);
+                    std::memcpy(tail, k0, sizeof(float) * (n - jj) * D);
+                    k0 = tail;
+                }
+                const float *k1 = k0 + D, *k2 = k1 + D, *k3 = k2 + D;
+                V s0{}, s1{}, s2{}, s3{};
+                for (int d = 0; d < D; ++d) {
+                    const V qd = Qt[d];
+                    s0 += qd * k0[d];
+                    s1 += qd * k1[d];
+                    s2 += qd * k2[d];
+                    s3 += qd * k3[d];
+                }
+                S[jj] = s0;
+                S[jj + 1] = s1;
+                S[jj + 2] = s2;
+                S[jj + 3] = s3;
+            }
+            V top = minus_inf;
+            int jj;
+            for (jj = 0; jj < n; ++jj) {
+                const int j = j0 + jj;
+                if (j >= first_new) S[jj] = lane >= splat<V>(float(j - first_new)) ? S[jj] : minus_inf;
+                top = S[jj] > top ? S[jj] : top;
+            }
+            const V m_new = top > m ? top : m;
+            const V keep = vexp<V, VI>(m - m_new);  // -inf - finite on the first tile: a tiny factor on zeros
+            l *= keep;
+            for (int d = 0; d < D; ++d) acc[d] *= keep;
+            for (jj = 0; jj < n; ++jj) {
+                const V p = S[jj] == minus_inf ? V{} : vexp<V, VI>(S[jj] - m_new);
+                S[jj] = p;
+                l += p;
+            }
+            for (int c = 0; c < D; c += CHUNK) {
+                const int w = D - c < CHUNK ? D - c : CHUNK;
+                if (w == CHUNK) {
+                    V a[CHUNK];
+                    for (int d = 0; d < CHUNK; ++d) a[d] = acc[c + d];
+                    for (jj = 0; jj < n; ++jj) {
+                        const V p = S[jj];
+                        const float* vj = vt + jj * D + c;
+                        for (int d = 0; d < CHUNK; ++d) a[d] += p * vj[d];
+                    }
+                    for (int d = 0; d < CHUNK; ++d) acc[c + d] = a[d];
+                } else {
+                    for (jj = 0; jj < n; ++jj)
+                        for (int d = 0; d < w; ++d) acc[c + d] += S[jj] * vt[jj * D + c + d];
+                }
+            }
+            m = m_new;
+        }
+        for (int t = 0; t < nb; ++t) {
+            const float inv = 1.0f / l[t];
+            for (int d = 0; d < D; ++d) store(y + (t0 + t) * y_step + d, acc[d][t] * inv);
+        }
+    }
+}
+
+inline float hsum(v16 a) {
+    v8 b = __builtin_shufflevector(a, a, 0, 1, 2, 3, 4, 5, 6, 7) + __builtin_shufflevector(a, a, 8, 9, 10, 11, 12, 13, 14, 15);
+    float s = 0.0f;
+    for (int i = 0; i < 8; ++i) s += b[i];
+    return s;
+}
+
+inline v16 chunk(const float* p) {
+    v16 x;
+    std::memcpy(&x, p, sizeof x);
+    return x;
+}
+
+inline v16 chunk(const uint16_t* p) {
+    typedef uint16_t u16x16 __attribute__((vector_size(32)));
+    u16x16 h;
+    std::memcpy(&h, p, sizeof h);
+    vi16 bits = __builtin_convertvector(h, vi16) << 16;
+    v16 x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+// One query of one (row, head), the head dimensions in the lanes (D a multiple of 16): what a plain decoding step
+// asks, where queries in lanes would leave all but one idle. Keys j < n, in tiles of 16 for the softmax.
+template <typename KV, typename Q>
+void attend_one(const Q* q, int n, const KV* k, const KV* v, int D, float scale, Q* y) {
+    constexpr int NC = DMAX / 16;
+    const int nc = D / 16;
+    v16 qc[NC], acc[NC];
+    for (int c = 0; c < nc; ++c) {
+        v16 x;
+        for (int i = 0; i < 16; ++i) x[i] = load(q + c * 16 + i) * scale;
+        qc[c] = x;
+        acc[c] = v16{};
+    }
+    const v16 minus_inf = splat<v16>(-__builtin_inff());
+    float m = -__builtin_inff(), l = 0.0f;
+    for (int j0 = 0; j0 < n; j0 += 16) {
+        const int nt = n - j0 < 16 ? n - j0 : 16;
+        v16 s = minus_inf;
+        for (int jj = 0; jj < nt; ++jj) {
+            const KV* kj = k + long(j0 + jj) * D;
+            v16 a = qc[0] * chunk(kj);
+            for (int c = 1; c < nc; ++c) a += qc[c] * chunk(kj + c * 16);
+            s[jj] = hsum(a);
+        }
+        float top = s[0];
+        for (int jj = 1; jj < nt; ++jj) top = s[jj] > top ? s[jj] : top;
+        const float m_new = top > m ? top : m;
+        const float keep = vexp<v16, vi16>(splat<v16>(m - m_new))[0];
+        const v16 p = s == minus_inf ? v16{} : vexp<v16, vi16>(s - m_new);
+        l = l * keep + hsum(p);
+        for (int c = 0; c < nc; ++c) acc[c] *= keep;
+        for (int jj = 0; jj < nt; ++jj) {
+            const KV* vj = v + long(j0 + jj) * D;
+            const float pj = p[jj];
+            for (int c = 0; c < nc; ++c) acc[c] += pj * chunk(vj + c * 16);
+        }
+        m = m_new;
+    }
+    const float inv = 1.0f / l;
+    for (int c = 0; c < nc; ++c)
+        for (int i = 0; i < 16; ++i) store(y + c * 16 + i, acc[c][i] * inv);
+}
+
+// A row's queries in blocks of 16, the last block by the path that fits its size: one query alone, up to 8 in the
+// lanes of a half-width vector, more in the full width (a drafted pass feeds up to 17: 16 and then 1).
+template <typename KV, typename Q>
+void attend(const Q* q, long q_step, int nq, const KV* k, const KV* v, int L0, int D, float scale, Q* y, long y_step) {
+    for (int t0 = 0; t0 < nq; t0 += 16) {
+        const int nb = nq - t0 < 16 ? nq - t0 : 16;
+        const Q* qb = q + t0 * q_step;
+        Q* yb = y + t0 * y_step;
+        if (nb == 1 && D % 16 == 0)
+            attend_one<KV, Q>(qb, L0 + t0 + 1, k, v, D, scale, yb);
+        else if (nb <= 8)
+            attend_lanes<v8, vi8, 8, KV, Q>(qb, q_step, nb, k, v, L0 + t0, D, scale, yb, y_step);
+        else
+            attend_lanes<v16, vi16, 16, KV, Q>(qb, q_step, nb, k, v, L0 + t0, D, scale, yb, y_step);
+    }
+}
+
+template <typename KV, typename Q>
+void run(const Q* q, const long* q_strides, const KV* k, const KV* v, const long* kv_strides, const int64_t* lengths,
+         const int64_t* counts, int B, int H, int D, Q* y, const long* y_strides, int threads) {
+    const float scale = 1.0f / __builtin_sqrtf(float(D));
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+    for (long task = 0; task < long(B) * H; ++task) {
+        const int b = int(task / H), h = int(task % H);
+        const int nq = int(counts[b]);
+        if (nq <= 0) continue;
+        const long kv_at = b * kv_strides[0] + h * kv_strides[1];
+        attend<KV, Q>(q + b * q_strides[0] + h * q_strides[1], q_strides[2], nq, k + kv_at, v + kv_at, int(lengths[b]), D,
+                      scale, y + b * y_strides[0] + h * y_strides[1], y_strides[2]);
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+// q [B, H, T, D] with strides q_strides (b, h, t; d contiguous); k, v one layer of the cache [rows >= B, H, room, D]
+// with strides kv_strides (b, h; a token's D values contiguous, tokens D apart); row b's query t < counts[b] sees keys
+// 0 .. lengths[b] + t; y [B, H, T, D] with strides y_strides (b, h, t). bf16: 1 when q, k, v and y are bfloat16.
+// Queries past counts[b] are not written. Returns 0, or -1 for a head size it does not take.
+int row_attention(const void* q, const long* q_strides, const void* k, const void* v, const long* kv_strides,
+                  const int64_t* lengths, const int64_t* counts, int B, int H, int D, void* y, const long* y_strides,
+                  int bf16, int threads) {
+    if (D < 1 || D > DMAX) return -1;
+    if (bf16)
+        run<uint16_t, uint16_t>(static_cast<const uint16_t*>(q), q_strides, static_cast<const uint16_t*>(k),
+                                static_cast<const uint16_t*>(v), kv_strides, lengths, counts, B, H, D,
+                                static_cast<uint16_t*>(y), y_strides, threads);
+    else
+        run<float, float>(static_cast<const float*>(q), q_strides, static_cast<const float*>(k),
+                          static_cast<const float*>(v), kv_strides, lengths, counts, B, H, D, static_cast<float*>(y),
+                          y_strides, threads);
+    return 0;
+}
+
+}
