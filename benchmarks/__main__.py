@@ -20,6 +20,7 @@ BENCHMARKS = [  # (module, its own arguments)
     ("bench_evaluator", ["--game", "battlesnake", "--repeats", "1"]),  # its reference replay takes minutes: one pass
     ("bench_sampling", []),
     ("bench_draft", []),
+    ("bench_attention", []),
     ("bench_training", []),
     ("bench_denormals", []),
     ("bench_envs", []),

@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     if args.ckpt is not None:
         from gamegrammar.act.play import ModelAgent, torch_threads
         from gamegrammar.commands.sample import device_of, generation_precision
-        from gamegrammar.model.precision import DRAFTED_TOKENS, cast_for_generation
+        from gamegrammar.model.precision import TICK_TOKENS, cast_for_generation
 
         agent = ModelAgent.from_checkpoint(
             args.ckpt, temperature=args.temperature, batch_size=args.batch_size, device=device_of(args.device)
@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     players = {name: (agent if name == "model" else planner if name == "planner" else name) for name in names}
     if agent is not None:  # every setting checked: now the measurement, if --dtype auto
         with torch_threads(args.threads):  # measured as the games will run
-            precision = generation_precision(args, agent.model, DRAFTED_TOKENS)  # a pass feeds a game its tick's tokens
+            precision = generation_precision(args, agent.model, TICK_TOKENS)  # a pass feeds a game its tick's tokens
         cast_for_generation(agent.model, precision)  # the agent (and the planner, which shares its model) only generates: cast in place
     return play(args, game, config, codec, players, opponents, precision)
 

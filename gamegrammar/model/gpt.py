@@ -2,7 +2,8 @@
 
 Written to be read in one sitting: token + learned position embeddings, pre-norm
 blocks (attention through `scaled_dot_product_attention`, then an MLP), a final
-LayerNorm and an output head tied to the token embedding.
+LayerNorm and an output head tied to the token embedding. Decoding on a CPU attends
+through our own kernel instead (`kernels.row_attention`), where it can be built.
 
 The KV cache holds every layer's keys and values for a batch of sequences that
 all sit at the same position `pos`; `forward(idx, cache=cache)` appends idx's

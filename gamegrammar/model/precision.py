@@ -7,7 +7,8 @@ bytes/s: bfloat16 is fastest. On an AMD EPYC with AVX-512 BF16 but no AMX, bf16 
 torch's bf16 attention over one query a row reads 4 GB/s against fp32's 21: a pass of one token a row (`dream`,
 `--draft none`) runs 0.6-0.8x float32 in bfloat16 and 1.0-1.3x in mixed (matmuls in bf16, the KV cache and
 attention in float32), while a pass of four or more (`evaluate`'s drafted passes, `play`'s passes of a tick) runs
-1.4-1.7x in bfloat16. Without bf16 units (AVX2 only) everything bf16 is 5-50x slower. So `auto` times the pass the
+1.4-1.7x in bfloat16 (those figures are torch's attention's; where our own decoding attention serves, `kernels`, a
+bf16 cache is read at float32's bytes/s or better). Without bf16 units (AVX2 only) everything bf16 is 5-50x slower. So `auto` times the pass the
 command repeats (`PROBE_ROWS` rows at their own positions over `PROBE_CONTEXT` cached tokens, each fed the command's
 tokens a pass) with the model itself in each format, and takes the fastest where it is clearly faster than float32;
 the choice, and why, is reported beside the figures it produced. Samples depend on the format (its rounding changes
@@ -31,7 +32,9 @@ DTYPE_CHOICES = ("auto", "float32", "bfloat16", "mixed")
 MIN_SPEEDUP = 1.2  # `auto` leaves float32 only for a format whose pass is at least this much faster
 PROBE_ROWS = 64  # the pass `auto` times: rows ...
 PROBE_CONTEXT = 384  # ... over this many cached tokens (a Snake game's length; less where the context is shorter)
-DRAFTED_TOKENS = 4  # new tokens a row in a drafted sampler's pass (about 5 on models/snake) or a pass of play's tick
+DRAFTED_TOKENS = 12  # new tokens a row in a drafted sampler's pass (models/snake: 10.5 on average, up to 17: the
+# rules' five and two guessed ticks; with our own attention the format that wins at 4 can lose at 12, docs/speed.md)
+TICK_TOKENS = 4  # new tokens a row in a pass of play's tick (about 5 on models/snake)
 
 
 @dataclass(frozen=True)
@@ -98,40 +101,47 @@ def for_generation(model: nn.Module, precision: Precision) -> nn.Module:
     return cast_for_generation(copy.deepcopy(model), precision)
 
 
-def _best_pass_seconds(model: nn.Module, rows: int, tokens: int, context: int, calls: int = 3) -> float:
-    """The fastest of `calls` passes of `model` (after a warm-up) feeding `tokens` tokens to each of `rows` rows over
-    `context` cached ones, the rows at their own positions as the samplers' and play's caches hold them. The cache is
-    zeros (uninitialised memory could hold denormal floats, which x86 CPUs compute slowly): attention costs the same
-    whatever the keys hold."""
-    cache = model.new_cache(rows, context + tokens)
-    cache.k.zero_(), cache.v.zero_()
-    fed = torch.full((rows, tokens), model.config.bos_id, dtype=torch.long, device=cache.k.device)
-    best = float("inf")
-    with torch.no_grad():
-        for call in range(calls + 1):
-            cache.lengths = torch.full((rows,), context, device=cache.k.device)
+class _Pass:
+    """One pass of `model` feeding `tokens` tokens to each of `rows` rows over `context` cached ones, the rows at their
+    own positions as the samplers' and play's caches hold them. The cache is zeros (uninitialised memory could hold
+    denormal floats, which x86 CPUs compute slowly): attention costs the same whatever the keys hold."""
+
+    def __init__(self, model: nn.Module, rows: int, tokens: int, context: int) -> None:
+        self.model, self.rows, self.context = model, rows, context
+        self.cache = model.new_cache(rows, context + tokens)
+        self.cache.k.zero_(), self.cache.v.zero_()
+        self.fed = torch.full((rows, tokens), model.config.bos_id, dtype=torch.long, device=self.cache.k.device)
+
+    def seconds(self) -> float:
+        self.cache.lengths = torch.full((self.rows,), self.context, device=self.cache.k.device)
+        with torch.no_grad():
             start = time.perf_counter()
-            model(fed, cache=cache)
-            if call:  # the first call warms up: kernel selection, weight packing
-                best = min(best, time.perf_counter() - start)
-    return best
+            self.model(self.fed, cache=self.cache)
+            return time.perf_counter() - start
 
 
 _speedups: dict[tuple, dict[str, float]] = {}  # by (model config, tokens, threads): a command asks once per model
 
 
-def format_speedups(model: nn.Module, tokens: int = 1) -> dict[str, float]:
+def format_speedups(model: nn.Module, tokens: int = 1, calls: int = 4) -> dict[str, float]:
     """float32 time / each format's time for a pass of this model feeding `tokens` tokens a row, on this CPU (measured
-    once per shape, tokens and threads)."""
+    once per shape, tokens and threads): the best of `calls` passes each, after a warm-up (kernel selection, weight
+    packing), the formats taking turns so that a moment of another load weighs on all of them alike."""
     key = (model.config, tokens, torch.get_num_threads())
     if key not in _speedups:
         tokens = min(tokens, model.config.block_size - 1)
         context = min(PROBE_CONTEXT, model.config.block_size - tokens)
-        times = {
-            name: _best_pass_seconds(for_generation(model, Precision(dtype, "probe", matmuls)), PROBE_ROWS, tokens, context)
+        passes = {
+            name: _Pass(for_generation(model, Precision(dtype, "probe", matmuls)), PROBE_ROWS, tokens, context)
             for name, (dtype, matmuls) in FORMATS.items()
         }
-        _speedups[key] = {name: times["float32"] / t for name, t in times.items()}
+        for probe in passes.values():
+            probe.seconds()
+        best = {name: probe.seconds() for name, probe in passes.items()}
+        for _ in range(calls - 1):
+            for name, probe in passes.items():
+                best[name] = min(best[name], probe.seconds())
+        _speedups[key] = {name: best["float32"] / t for name, t in best.items()}
     return _speedups[key]
 
 

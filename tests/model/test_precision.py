@@ -42,21 +42,28 @@ def test_auto_times_the_models_own_pass_once_in_each_format(monkeypatch):
     asked once per shape: a command that samples many batches measures once."""
     import gamegrammar.model.precision as precision
 
-    calls = []
-    real = precision._best_pass_seconds
+    made, timed = [], []
+    real_init, real_seconds = precision._Pass.__init__, precision._Pass.seconds
 
-    def timed(m, rows, tokens, context):
-        calls.append((precision.format_of(m), rows, tokens, context))
-        return real(m, rows, tokens, context, calls=1)
+    def init(self, m, rows, tokens, context):
+        made.append((precision.format_of(m), rows, tokens, context))
+        real_init(self, m, rows, tokens, context)
+
+    def seconds(self):
+        timed.append(precision.format_of(self.model))
+        return real_seconds(self)
 
     monkeypatch.setattr(precision, "_speedups", {})
-    monkeypatch.setattr(precision, "_best_pass_seconds", timed)
+    monkeypatch.setattr(precision._Pass, "__init__", init)
+    monkeypatch.setattr(precision._Pass, "seconds", seconds)
     model = _model()
-    speedups = precision.format_speedups(model, 4)
+    speedups = precision.format_speedups(model, 4, calls=2)
     assert set(speedups) == {"float32", "bfloat16", "mixed"} and speedups["float32"] == 1.0
     assert precision.format_speedups(model, 4) == speedups  # measured once
     shape = (precision.PROBE_ROWS, 4, precision.PROBE_CONTEXT)
-    assert calls == [((torch.float32, None), *shape), ((torch.bfloat16, None), *shape), ((torch.float32, torch.bfloat16), *shape)]
+    formats = [(torch.float32, None), (torch.bfloat16, None), (torch.float32, torch.bfloat16)]
+    assert made == [(f, *shape) for f in formats]
+    assert timed == formats * 3  # a warm-up, then the formats in turns
     assert precision.format_of(model) == (torch.float32, None)  # the probe cast copies
 
 
