@@ -14,7 +14,6 @@ to what the memory allows.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 
@@ -83,7 +82,9 @@ def main(argv: list[str] | None = None) -> None:
                     f"{ours * 1e3:.2f} ({gb / ours:.1f}) | **{theirs / ours:.2f}x** |",
                     flush=True,
                 )
-                rows.append({"shape": label, "dtype": name, "batch": batch, "queries": queries, "torch_s": theirs, "ours_s": ours, "gigabytes": gb})
+                rows.append(
+                    {"shape": label, "dtype": name, "batch": batch, "queries": queries, "torch_s": theirs, "ours_s": ours, "gigabytes": gb}
+                )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"bandwidth": bandwidth, "threads": torch.get_num_threads(), "context": args.context, "rows": rows}, f, indent=1)

@@ -106,7 +106,14 @@ def row_attention(q: Tensor, k: Tensor, v: Tensor, lengths: Tensor, counts: Tens
     D] (zeros past counts[b]), ready to be viewed as [B, T, H * D]."""
     if q.device.type != "cpu" or q.dtype not in (torch.float32, torch.bfloat16) or not (k.dtype == v.dtype == q.dtype):
         return None
-    if q.shape[-1] > HEAD_MAX or q.stride(-1) != 1 or k.stride(-1) != 1 or v.stride(-1) != 1 or k.stride() != v.stride() or k.stride(2) != k.shape[-1]:
+    if (
+        q.shape[-1] > HEAD_MAX
+        or q.stride(-1) != 1
+        or k.stride(-1) != 1
+        or v.stride(-1) != 1
+        or k.stride() != v.stride()
+        or k.stride(2) != k.shape[-1]
+    ):
         return None
     lib = library()
     if lib is None:

@@ -20,7 +20,9 @@ def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.
         n, length = int(counts[b]), int(lengths[b])
         if n:
             mask = torch.arange(length + n)[None, :] <= (length + torch.arange(n))[:, None]
-            out = F.scaled_dot_product_attention(q[b : b + 1, :, :n].float(), k[b : b + 1, :, : length + n].float(), v[b : b + 1, :, : length + n].float(), attn_mask=mask)
+            out = F.scaled_dot_product_attention(
+                q[b : b + 1, :, :n].float(), k[b : b + 1, :, : length + n].float(), v[b : b + 1, :, : length + n].float(), attn_mask=mask
+            )
             y[b, :n] = out[0].transpose(0, 1)
     return y
 
