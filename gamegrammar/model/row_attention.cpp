@@ -182,6 +182,23 @@ inline float hsum(v16 a) {
     return s;
 }
 
+// The sums of 16 vectors at once, lane i holding the sum of a[i]: a tree of shuffles, each level halving the vectors
+// and the partial sums each lane holds (15 pairings, where summing each vector alone takes 16 reductions).
+inline v16 hsum16(const v16* a) {
+    v16 z[8], u[4], w[2];
+    for (int i = 0; i < 8; ++i)
+        z[i] = __builtin_shufflevector(a[2 * i], a[2 * i + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+               __builtin_shufflevector(a[2 * i], a[2 * i + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    for (int i = 0; i < 4; ++i)
+        u[i] = __builtin_shufflevector(z[2 * i], z[2 * i + 1], 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+               __builtin_shufflevector(z[2 * i], z[2 * i + 1], 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    for (int i = 0; i < 2; ++i)
+        w[i] = __builtin_shufflevector(u[2 * i], u[2 * i + 1], 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29) +
+               __builtin_shufflevector(u[2 * i], u[2 * i + 1], 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+    return __builtin_shufflevector(w[0], w[1], 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30) +
+           __builtin_shufflevector(w[0], w[1], 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+}
+
 inline v16 chunk(const float* p) {
     v16 x;
     std::memcpy(&x, p, sizeof x);
@@ -215,13 +232,15 @@ void attend_one(const Q* q, int n, const KV* k, const KV* v, int D, float scale,
     float m = -__builtin_inff(), l = 0.0f;
     for (int j0 = 0; j0 < n; j0 += 16) {
         const int nt = n - j0 < 16 ? n - j0 : 16;
-        v16 s = minus_inf;
-        for (int jj = 0; jj < nt; ++jj) {
-            const KV* kj = k + long(j0 + jj) * D;
-            v16 a = qc[0] * chunk(kj);
-            for (int c = 1; c < nc; ++c) a += qc[c] * chunk(kj + c * 16);
-            s[jj] = hsum(a);
+        v16 a[16];
+        for (int jj = 0; jj < 16; ++jj) {  // a key past the tile's end repeats its last one: its score is dropped
+            const KV* kj = k + long(j0 + (jj < nt ? jj : nt - 1)) * D;
+            v16 x = qc[0] * chunk(kj);
+            for (int c = 1; c < nc; ++c) x += qc[c] * chunk(kj + c * 16);
+            a[jj] = x;
         }
+        v16 s = hsum16(a);  // lane jj: key j0 + jj's score
+        for (int jj = nt; jj < 16; ++jj) s[jj] = -__builtin_inff();
         float top = s[0];
         for (int jj = 1; jj < nt; ++jj) top = s[jj] > top ? s[jj] : top;
         const float m_new = top > m ? top : m;
