@@ -386,7 +386,7 @@ class CausalSelfAttention(nn.Module):
             cache.k[layer, :, :, start:end] = k
             cache.v[layer, :, :, start:end] = v
             k, v = cache.k[layer, :, :, :end], cache.v[layer, :, :, :end]
-            own = _own_attention(q, cache, layer, cache.ticks.new_full((B,), start), T)
+            own = _own_attention(q, cache, layer, torch.full((B,), start, dtype=torch.long), T)
             if own is not None:
                 y = own.view(B, T, C)
             else:

@@ -104,20 +104,12 @@ def row_attention(q: Tensor, k: Tensor, v: Tensor, lengths: Tensor, counts: Tens
     q [B, H, T, D]: row b's first counts[b] queries are real, at positions lengths[b] + t, and see keys 0 ..
     lengths[b] + t of k, v [>= B, H, room, D] (one layer of the cache, those keys already written). Returns y [B, T, H,
     D] (zeros past counts[b]), ready to be viewed as [B, T, H * D]."""
-    if q.device.type != "cpu" or q.dtype not in (torch.float32, torch.bfloat16) or not (k.dtype == v.dtype == q.dtype):
+    if not serves(q.device, q.dtype, q.shape[-1]) or not k.dtype == v.dtype == q.dtype:
         return None
-    if (
-        q.shape[-1] > HEAD_MAX
-        or q.stride(-1) != 1
-        or k.stride(-1) != 1
-        or v.stride(-1) != 1
-        or k.stride() != v.stride()
-        or k.stride(2) != k.shape[-1]
-    ):
+    if q.stride(-1) != 1 or k.stride(-1) != 1 or k.stride() != v.stride() or k.stride(2) != k.shape[-1]:
         return None
     lib = library()
-    if lib is None:
-        return None
+    assert lib is not None  # serves() built it
     B, H, T, D = q.shape
     y = q.new_zeros(B, T, H, D)
     lengths = lengths.to(torch.int64).contiguous()
