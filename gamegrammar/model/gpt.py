@@ -3,7 +3,7 @@
 Written to be read in one sitting: token + learned position embeddings, pre-norm
 blocks (attention through `scaled_dot_product_attention`, then an MLP), a final
 LayerNorm and an output head tied to the token embedding. Decoding on a CPU attends
-through our own kernel instead (`kernels.row_attention`), where it can be built.
+through our own kernels instead (`kernels.row_attention`, `kernels.branch_attention`), where they can be built.
 
 The KV cache holds every layer's keys and values for a batch of sequences that
 all sit at the same position `pos`; `forward(idx, cache=cache)` appends idx's
@@ -256,19 +256,37 @@ class BranchCache(KVCache):
         self.prefix_lengths = prefix_lengths.to(k.device)
         longest = int(self.prefix_lengths.max()) if len(self.prefix_lengths) else 0
         self.prefix_k, self.prefix_v = prefix_k[:, :, :, :longest], prefix_v[:, :, :, :longest]
-        if k.device.type == "cpu" and k.dtype != torch.float32:
+        self.kernel = kernels.serves(k.device, k.dtype, head_dim) and head_dim % 16 == 0  # `kernels.branch_attention`'s
+        if k.device.type == "cpu" and k.dtype != torch.float32 and not self.kernel:
             # torch's CPU batched matmul in reduced precision copies a sliced operand on every call (2-4x slower per
             # pass, measured in bf16): such a prefix is copied once, here, into one block. float32 reads it in place.
             self.prefix_k, self.prefix_v = self.prefix_k.contiguous(), self.prefix_v.contiguous()
         self.per_group = per_group
         self.offset = self.prefix_lengths.repeat_interleave(per_group)  # each branch's absolute position at its start
 
-    def attend(self, q: Tensor, k: Tensor, v: Tensor, layer: int) -> Tensor:
-        """Attention of the branches' new queries over their group's prefix and their own entries, one softmax."""
+    def attend(self, q: Tensor, k: Tensor, v: Tensor, layer: int, counts: Tensor | None = None) -> Tensor:
+        """Attention of the branches' new queries over their group's prefix and their own entries, one softmax: [B, T, C]
+        from our CPU kernel, which reads each group's prefix once for all its branches, else [B, H, T, D]. `counts`: the
+        real tokens of each branch this pass (a packed pass: T or 0, a branch that has stopped)."""
         B, H, T, D = q.shape
         start, end = self.pos, self.pos + T  # every branch has written `pos` tokens of its own (they move in step)
         self.k[layer, :, :, start:end] = k
         self.v[layer, :, :, start:end] = v
+        if self.kernel and not (torch.is_grad_enabled() and q.requires_grad):
+            live = torch.ones(B, dtype=torch.bool) if counts is None else counts.cpu() > 0
+            y = kernels.branch_attention(
+                q,
+                self.prefix_k[layer],
+                self.prefix_v[layer],
+                self.prefix_lengths,
+                self.per_group,
+                self.k[layer],
+                self.v[layer],
+                start,
+                live,
+            )
+            if y is not None:
+                return y.view(B, T, H * D)
         own_k, own_v = self.k[layer, :, :, :end], self.v[layer, :, :, :end]
         scale = 1.0 / math.sqrt(D)
         own = (q @ own_k.transpose(-1, -2)) * scale  # [B, H, T, end]
@@ -360,7 +378,7 @@ class CausalSelfAttention(nn.Module):
         if cache is None:
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
         elif isinstance(cache, BranchCache):
-            y = cache.attend(q, k, v, layer)
+            y = cache.attend(q, k, v, layer, None if packed is None else packed.counts)
         elif cache.lengths is not None:  # rows at their own positions: write each row's keys there, mask per row
             rp = cache.row_pass(T, None if packed is None else packed.counts)
             # One index_copy_ of (row, head, token) rows, no scatter per element: a per-row cache is the first rows of a

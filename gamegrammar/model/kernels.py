@@ -71,6 +71,22 @@ def _build() -> ctypes.CDLL | None:
     pointer, longs, integer = ctypes.c_void_p, ctypes.POINTER(ctypes.c_long), ctypes.c_int
     library.row_attention.argtypes = [pointer, longs, pointer, pointer, longs, pointer, pointer, integer, integer, integer]
     library.row_attention.argtypes += [pointer, longs, integer, integer]
+    library.branch_attention.restype = ctypes.c_int
+    library.branch_attention.argtypes = [pointer, longs, integer, pointer, pointer, longs, pointer, integer]
+    library.branch_attention.argtypes += [
+        pointer,
+        pointer,
+        longs,
+        integer,
+        pointer,
+        integer,
+        integer,
+        integer,
+        pointer,
+        longs,
+        integer,
+        integer,
+    ]
     return library
 
 
@@ -123,6 +139,54 @@ def row_attention(q: Tensor, k: Tensor, v: Tensor, lengths: Tensor, counts: Tens
         lengths.data_ptr(),
         counts.data_ptr(),
         B,
+        H,
+        D,
+        y.data_ptr(),
+        _strides(y.stride(0), y.stride(2), y.stride(1)),
+        int(q.dtype == torch.bfloat16),
+        torch.get_num_threads(),
+    )
+    return y if status == 0 else None
+
+
+def branch_attention(
+    q: Tensor, prefix_k: Tensor, prefix_v: Tensor, prefix_lengths: Tensor, per_group: int, k: Tensor, v: Tensor, own: int, live: Tensor
+) -> Tensor | None:
+    """A planner's branches (`gpt.BranchCache`), or None where the kernel does not apply (the caller uses torch's).
+
+    q [B, H, T, D], B = groups x per_group, branch b continuing group b // per_group: each query sees its group's
+    prefix, prefix_k, prefix_v [>= groups, H, room, D] up to prefix_lengths[group], then its branch's own keys k, v [>= B,
+    H, room, D], query t keys 0 .. own + t. A group's queries read its prefix once, together. Returns y [B, T, H, D],
+    zeros where live[b] is 0. Head sizes that are multiples of 16."""
+    D = q.shape[-1]
+    if not serves(q.device, q.dtype, D) or D % 16 or not prefix_k.dtype == k.dtype == q.dtype:
+        return None
+    for t in (prefix_k, prefix_v, k, v):
+        if t.stride(-1) != 1 or t.stride(2) != D:
+            return None
+    if q.stride(-1) != 1 or prefix_k.stride() != prefix_v.stride() or k.stride() != v.stride():
+        return None
+    lib = library()
+    assert lib is not None  # serves() built it
+    B, H, T, _ = q.shape
+    y = q.new_zeros(B, T, H, D)
+    lengths = prefix_lengths.to(torch.int64).contiguous()
+    live = live.to(torch.int64).contiguous()
+    status = lib.branch_attention(
+        q.data_ptr(),
+        _strides(q.stride(0), q.stride(1), q.stride(2)),
+        T,
+        prefix_k.data_ptr(),
+        prefix_v.data_ptr(),
+        _strides(prefix_k.stride(0), prefix_k.stride(1)),
+        lengths.data_ptr(),
+        per_group,
+        k.data_ptr(),
+        v.data_ptr(),
+        _strides(k.stride(0), k.stride(1)),
+        own,
+        live.data_ptr(),
+        B // per_group,
         H,
         D,
         y.data_ptr(),

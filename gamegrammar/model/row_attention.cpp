@@ -1,5 +1,6 @@
 // Attention of a few new queries a row over a KV cache whose rows sit at their own lengths: the decode step of the
-// sampler, of `play` and of the speculative sampler (gamegrammar/model/kernels.py builds and calls it).
+// sampler, of `play` and of the speculative sampler; and of a planner's branches, each group of which shares one game's
+// history (gpt.BranchCache). gamegrammar/model/kernels.py builds and calls it.
 //
 // Why our own: torch's CPU attention runs these shapes (1-17 queries a row, head size 32 or 48, a few hundred keys)
 // far below what the machine can do, in bfloat16 most of all (docs/speed.md). Here the queries of one (row, head) are
@@ -85,18 +86,85 @@ inline const float* as_float(const KV* x, long count, float* scratch) {
     }
 }
 
+// The online softmax of W queries in the W lanes of a vector (scaled, transposed: Qt[d] holds dimension d of every
+// lane's query) over keys and values k[j * D + d], v[j * D + d] for j < keys, carried on from the state (m, l, acc):
+// lane t sees keys j < first_new + t + 1 past first_new (first_new >= keys: every lane sees every key).
+template <typename V, typename VI, typename KV>
+void lanes_over_keys(const V* Qt, int D, const KV* k, const KV* v, int keys, int first_new, V& m, V& l, V* acc) {
+    alignas(64) V S[TILE + 4];
+    alignas(64) float kf[TILE * DMAX];
+    alignas(64) float vf[TILE * DMAX];
+    V lane;
+    for (int t = 0; t < int(sizeof(V) / sizeof(float)); ++t) lane[t] = float(t);
+    const V minus_inf = splat<V>(-__builtin_inff());
+    for (int j0 = 0; j0 < keys; j0 += TILE) {
+        const int n = keys - j0 < TILE ? keys - j0 : TILE;
+        const float* kt = as_float(k + long(j0) * D, long(n) * D, kf);
+        const float* vt = as_float(v + long(j0) * D, long(n) * D, vf);
+        alignas(64) float tail[4 * DMAX];  // the last keys of a tile padded to 4 with zeros
+        for (int jj = 0; jj < n; jj += 4) {
+            const float* k0 = kt + jj * D;
+            if (jj + 4 > n) {  // every key through the same code, so its score does not depend on the tile's size
+                std::memset(tail, 0, sizeof(float) * 4 * D);
+                std::memcpy(tail, k0, sizeof(float) * (n - jj) * D);
+                k0 = tail;
+            }
+            const float *k1 = k0 + D, *k2 = k1 + D, *k3 = k2 + D;
+            V s0{}, s1{}, s2{}, s3{};
+            for (int d = 0; d < D; ++d) {
+                const V qd = Qt[d];
+                s0 += qd * k0[d];
+                s1 += qd * k1[d];
+                s2 += qd * k2[d];
+                s3 += qd * k3[d];
+            }
+            S[jj] = s0;
+            S[jj + 1] = s1;
+            S[jj + 2] = s2;
+            S[jj + 3] = s3;
+        }
+        V top = minus_inf;
+        int jj;
+        for (jj = 0; jj < n; ++jj) {
+            const int j = j0 + jj;
+            if (j >= first_new) S[jj] = lane >= splat<V>(float(j - first_new)) ? S[jj] : minus_inf;
+            top = S[jj] > top ? S[jj] : top;
+        }
+        const V m_new = top > m ? top : m;
+        const V keep = vexp<V, VI>(m - m_new);  // -inf - finite on the first tile: a tiny factor on zeros
+        l *= keep;
+        for (int d = 0; d < D; ++d) acc[d] *= keep;
+        for (jj = 0; jj < n; ++jj) {
+            const V p = S[jj] == minus_inf ? V{} : vexp<V, VI>(S[jj] - m_new);
+            S[jj] = p;
+            l += p;
+        }
+        for (int c = 0; c < D; c += CHUNK) {
+            const int w = D - c < CHUNK ? D - c : CHUNK;
+            if (w == CHUNK) {
+                V a[CHUNK];
+                for (int d = 0; d < CHUNK; ++d) a[d] = acc[c + d];
+                for (jj = 0; jj < n; ++jj) {
+                    const V p = S[jj];
+                    const float* vj = vt + jj * D + c;
+                    for (int d = 0; d < CHUNK; ++d) a[d] += p * vj[d];
+                }
+                for (int d = 0; d < CHUNK; ++d) acc[c + d] = a[d];
+            } else {
+                for (jj = 0; jj < n; ++jj)
+                    for (int d = 0; d < w; ++d) acc[c + d] += S[jj] * vt[jj * D + c + d];
+            }
+        }
+        m = m_new;
+    }
+}
+
 // Several queries of one (row, head), W of them a block in the W lanes of a vector: queries q[t * q_step + d] for
 // t < nq, keys and values k[j * D + d] for j < L0 + nq, query t seeing keys j <= L0 + t; output y[t * y_step + d].
 template <typename V, typename VI, int W, typename KV, typename Q>
 void attend_lanes(const Q* q, long q_step, int nq, const KV* k, const KV* v, int L0, int D, float scale, Q* y, long y_step) {
     alignas(64) V Qt[DMAX];
     alignas(64) V acc[DMAX];
-    alignas(64) V S[TILE + 4];
-    alignas(64) float kf[TILE * DMAX];
-    alignas(64) float vf[TILE * DMAX];
-    V lane;
-    for (int t = 0; t < W; ++t) lane[t] = float(t);
-    const V minus_inf = splat<V>(-__builtin_inff());
     for (int t0 = 0; t0 < nq; t0 += W) {
         const int nb = nq - t0 < W ? nq - t0 : W;
         for (int d = 0; d < D; ++d) {
@@ -105,69 +173,8 @@ void attend_lanes(const Q* q, long q_step, int nq, const KV* k, const KV* v, int
             Qt[d] = col;
             acc[d] = V{};
         }
-        V m = minus_inf, l{};
-        const int first_new = L0 + t0;  // keys from here on are hidden from some lanes
-        const int keys = L0 + t0 + nb;  // what the block's last query sees
-        for (int j0 = 0; j0 < keys; j0 += TILE) {
-            const int n = keys - j0 < TILE ? keys - j0 : TILE;
-            const float* kt = as_float(k + long(j0) * D, long(n) * D, kf);
-            const float* vt = as_float(v + long(j0) * D, long(n) * D, vf);
-            alignas(64) float tail[4 * DMAX];  // the last keys of a tile padded to 4 with zeros
-            for (int jj = 0; jj < n; jj += 4) {
-                const float* k0 = kt + jj * D;
-                if (jj + 4 > n) {  // every key through the same code, so its score does not depend on the tile's size
-                    std::memset(tail, 0, sizeof(float) * 4 * D);
-                    std::memcpy(tail, k0, sizeof(float) * (n - jj) * D);
-                    k0 = tail;
-                }
-                const float *k1 = k0 + D, *k2 = k1 + D, *k3 = k2 + D;
-                V s0{}, s1{}, s2{}, s3{};
-                for (int d = 0; d < D; ++d) {
-                    const V qd = Qt[d];
-                    s0 += qd * k0[d];
-                    s1 += qd * k1[d];
-                    s2 += qd * k2[d];
-                    s3 += qd * k3[d];
-                }
-                S[jj] = s0;
-                S[jj + 1] = s1;
-                S[jj + 2] = s2;
-                S[jj + 3] = s3;
-            }
-            V top = minus_inf;
-            int jj;
-            for (jj = 0; jj < n; ++jj) {
-                const int j = j0 + jj;
-                if (j >= first_new) S[jj] = lane >= splat<V>(float(j - first_new)) ? S[jj] : minus_inf;
-                top = S[jj] > top ? S[jj] : top;
-            }
-            const V m_new = top > m ? top : m;
-            const V keep = vexp<V, VI>(m - m_new);  // -inf - finite on the first tile: a tiny factor on zeros
-            l *= keep;
-            for (int d = 0; d < D; ++d) acc[d] *= keep;
-            for (jj = 0; jj < n; ++jj) {
-                const V p = S[jj] == minus_inf ? V{} : vexp<V, VI>(S[jj] - m_new);
-                S[jj] = p;
-                l += p;
-            }
-            for (int c = 0; c < D; c += CHUNK) {
-                const int w = D - c < CHUNK ? D - c : CHUNK;
-                if (w == CHUNK) {
-                    V a[CHUNK];
-                    for (int d = 0; d < CHUNK; ++d) a[d] = acc[c + d];
-                    for (jj = 0; jj < n; ++jj) {
-                        const V p = S[jj];
-                        const float* vj = vt + jj * D + c;
-                        for (int d = 0; d < CHUNK; ++d) a[d] += p * vj[d];
-                    }
-                    for (int d = 0; d < CHUNK; ++d) acc[c + d] = a[d];
-                } else {
-                    for (jj = 0; jj < n; ++jj)
-                        for (int d = 0; d < w; ++d) acc[c + d] += S[jj] * vt[jj * D + c + d];
-                }
-            }
-            m = m_new;
-        }
+        V m = splat<V>(-__builtin_inff()), l{};
+        lanes_over_keys<V, VI, KV>(Qt, D, k, v, L0 + t0 + nb, L0 + t0, m, l, acc);
         for (int t = 0; t < nb; ++t) {
             const float inv = 1.0f / l[t];
             for (int d = 0; d < D; ++d) store(y + (t0 + t) * y_step + d, acc[d][t] * inv);
@@ -215,21 +222,11 @@ inline v16 chunk(const uint16_t* p) {
     return x;
 }
 
-// One query of one (row, head), the head dimensions in the lanes (D a multiple of 16): what a plain decoding step
-// asks, where queries in lanes would leave all but one idle. Keys j < n, in tiles of 16 for the softmax.
-template <typename KV, typename Q>
-void attend_one(const Q* q, int n, const KV* k, const KV* v, int D, float scale, Q* y) {
-    constexpr int NC = DMAX / 16;
-    const int nc = D / 16;
-    v16 qc[NC], acc[NC];
-    for (int c = 0; c < nc; ++c) {
-        v16 x;
-        for (int i = 0; i < 16; ++i) x[i] = load(q + c * 16 + i) * scale;
-        qc[c] = x;
-        acc[c] = v16{};
-    }
+// One query, the head dimensions in the lanes (qc: its nc chunks of 16, scaled), over keys j < n in tiles of 16 for
+// the softmax, carried on from the state (m, l, acc).
+template <typename KV>
+void one_over_keys(const v16* qc, int nc, const KV* k, const KV* v, int n, int D, float& m, float& l, v16* acc) {
     const v16 minus_inf = splat<v16>(-__builtin_inff());
-    float m = -__builtin_inff(), l = 0.0f;
     for (int j0 = 0; j0 < n; j0 += 16) {
         const int nt = n - j0 < 16 ? n - j0 : 16;
         v16 a[16];
@@ -255,6 +252,23 @@ void attend_one(const Q* q, int n, const KV* k, const KV* v, int D, float scale,
         }
         m = m_new;
     }
+}
+
+// One query of one (row, head), the head dimensions in the lanes (D a multiple of 16): what a plain decoding step
+// asks, where queries in lanes would leave all but one idle. Keys j < n.
+template <typename KV, typename Q>
+void attend_one(const Q* q, int n, const KV* k, const KV* v, int D, float scale, Q* y) {
+    constexpr int NC = DMAX / 16;
+    const int nc = D / 16;
+    v16 qc[NC], acc[NC];
+    for (int c = 0; c < nc; ++c) {
+        v16 x;
+        for (int i = 0; i < 16; ++i) x[i] = load(q + c * 16 + i) * scale;
+        qc[c] = x;
+        acc[c] = v16{};
+    }
+    float m = -__builtin_inff(), l = 0.0f;
+    one_over_keys<KV>(qc, nc, k, v, n, D, m, l, acc);
     const float inv = 1.0f / l;
     for (int c = 0; c < nc; ++c)
         for (int i = 0; i < 16; ++i) store(y + c * 16 + i, acc[c][i] * inv);
@@ -292,6 +306,71 @@ void run(const Q* q, const long* q_strides, const KV* k, const KV* v, const long
     }
 }
 
+// A block of up to W of a group's queries (gpt.BranchCache: a planner's branches of one game): one read of the group's
+// prefix for all of them in the lanes, then each query alone over its own branch's keys. Query i of group g is branch
+// g * n + i / T's query i % T, which sees every prefix key and its own keys j <= own0 + i % T. D a multiple of 16.
+template <typename V, typename VI, typename KV, typename Q>
+void branch_block(const Q* q, const long* q_strides, int T, int i0, int nb, const KV* pk, const KV* pv, int plen, int g, int h,
+                  int n, const KV* ok, const KV* ov, const long* o_strides, int own0, const int64_t* live, int D, float scale, Q* y,
+                  const long* y_strides) {
+    alignas(64) V Qt[DMAX];
+    alignas(64) V acc[DMAX];
+    for (int d = 0; d < D; ++d) {
+        V col{};
+        for (int t = 0; t < nb; ++t) {
+            const long b = long(g) * n + (i0 + t) / T, tt = (i0 + t) % T;
+            col[t] = load(q + b * q_strides[0] + h * q_strides[1] + tt * q_strides[2] + d) * scale;
+        }
+        Qt[d] = col;
+        acc[d] = V{};
+    }
+    V m = splat<V>(-__builtin_inff()), l{};
+    lanes_over_keys<V, VI, KV>(Qt, D, pk, pv, plen, plen, m, l, acc);
+    constexpr int NC = DMAX / 16;
+    const int nc = D / 16;
+    for (int t = 0; t < nb; ++t) {
+        const long b = long(g) * n + (i0 + t) / T, tt = (i0 + t) % T;
+        if (!live[b]) continue;
+        v16 qc[NC], a[NC];
+        for (int c = 0; c < nc; ++c)
+            for (int i = 0; i < 16; ++i) {
+                qc[c][i] = Qt[c * 16 + i][t];
+                a[c][i] = acc[c * 16 + i][t];
+            }
+        float mt = m[t], lt = l[t];
+        const long at = b * o_strides[0] + h * o_strides[1];
+        one_over_keys<KV>(qc, nc, ok + at, ov + at, own0 + int(tt) + 1, D, mt, lt, a);
+        const float inv = 1.0f / lt;
+        Q* out = y + b * y_strides[0] + h * y_strides[1] + tt * y_strides[2];
+        for (int c = 0; c < nc; ++c)
+            for (int i = 0; i < 16; ++i) store(out + c * 16 + i, a[c][i] * inv);
+    }
+}
+
+template <typename KV, typename Q>
+void run_branches(const Q* q, const long* q_strides, int T, const KV* pk, const KV* pv, const long* p_strides, const int64_t* plen,
+                  int n, const KV* ok, const KV* ov, const long* o_strides, int own0, const int64_t* live, int G, int H, int D, Q* y,
+                  const long* y_strides, int threads) {
+    const float scale = 1.0f / __builtin_sqrtf(float(D));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (long task = 0; task < long(G) * H; ++task) {
+        const int g = int(task / H), h = int(task % H);
+        bool any = false;
+        for (int i = 0; i < n; ++i) any = any || live[long(g) * n + i];
+        if (!any) continue;
+        const long at = g * p_strides[0] + h * p_strides[1];
+        for (int i0 = 0; i0 < n * T; i0 += 16) {
+            const int nb = n * T - i0 < 16 ? n * T - i0 : 16;
+            if (nb <= 8)
+                branch_block<v8, vi8, KV, Q>(q, q_strides, T, i0, nb, pk + at, pv + at, int(plen[g]), g, h, n, ok, ov, o_strides,
+                                             own0, live, D, scale, y, y_strides);
+            else
+                branch_block<v16, vi16, KV, Q>(q, q_strides, T, i0, nb, pk + at, pv + at, int(plen[g]), g, h, n, ok, ov, o_strides,
+                                               own0, live, D, scale, y, y_strides);
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" {
@@ -312,6 +391,27 @@ int row_attention(const void* q, const long* q_strides, const void* k, const voi
         run<float, float>(static_cast<const float*>(q), q_strides, static_cast<const float*>(k),
                           static_cast<const float*>(v), kv_strides, lengths, counts, B, H, D, static_cast<float*>(y),
                           y_strides, threads);
+    return 0;
+}
+
+// The branches' attention (gpt.BranchCache.attend): q [G * n, H, T, D] (strides b, h, t); the groups' prefixes pk, pv
+// [>= G, H, room, D] (strides g, h; tokens D apart), plen[g] keys each; the branches' own keys ok, ov [>= G * n, H, room, D]
+// (strides b, h), query t of every branch seeing own keys 0 .. own0 + t; y [G * n, H, T, D] (strides b, h, t), written
+// only for branches with live[b] != 0. Returns 0, or -1 for a head size it does not take (a multiple of 16 up to DMAX).
+int branch_attention(const void* q, const long* q_strides, int T, const void* pk, const void* pv, const long* p_strides,
+                     const int64_t* plen, int n, const void* ok, const void* ov, const long* o_strides, int own0,
+                     const int64_t* live, int G, int H, int D, void* y, const long* y_strides, int bf16, int threads) {
+    if (D < 16 || D > DMAX || D % 16) return -1;
+    if (bf16)
+        run_branches<uint16_t, uint16_t>(static_cast<const uint16_t*>(q), q_strides, T, static_cast<const uint16_t*>(pk),
+                                         static_cast<const uint16_t*>(pv), p_strides, plen, n, static_cast<const uint16_t*>(ok),
+                                         static_cast<const uint16_t*>(ov), o_strides, own0, live, G, H, D,
+                                         static_cast<uint16_t*>(y), y_strides, threads);
+    else
+        run_branches<float, float>(static_cast<const float*>(q), q_strides, T, static_cast<const float*>(pk),
+                                   static_cast<const float*>(pv), p_strides, plen, n, static_cast<const float*>(ok),
+                                   static_cast<const float*>(ov), o_strides, own0, live, G, H, D, static_cast<float*>(y),
+                                   y_strides, threads);
     return 0;
 }
 

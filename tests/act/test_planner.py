@@ -17,7 +17,7 @@ from gamegrammar.games import load_game
 from gamegrammar.games.battlesnake import BattlesnakeSpec
 from gamegrammar.games.snake import SnakeSpec
 from gamegrammar.games.snake.rules import Direction, Outcome, SnakeConfig, resolve
-from gamegrammar.model import GameGPT, KVCache
+from gamegrammar.model import GameGPT, KVCache, kernels
 from gamegrammar.model.gpt import BranchCache
 from tests.act.test_play import BATTLESNAKE, episodes_of, inputs_of, tiny
 
@@ -27,12 +27,19 @@ SHORT = SnakeConfig(6, 6, 20)  # for the costliest planners (MCTS): games that e
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-@pytest.mark.parametrize(("seed", "chunk", "dtype"), [(0, 1, "float32"), (1, 1, "float32"), (0, 2, "float32"), (0, 1, "bfloat16")])
-def test_branched_logits_equal_recomputing_each_branch(seed, chunk, dtype):
+@pytest.mark.parametrize(
+    ("seed", "chunk", "dtype", "width"),
+    [
+        *((0, 1, "float32", 16), (1, 1, "float32", 16), (0, 2, "float32", 16), (0, 1, "bfloat16", 16)),
+        *((0, 1, "float32", 32), (1, 2, "float32", 32), (0, 1, "bfloat16", 32)),
+    ],
+)
+def test_branched_logits_equal_recomputing_each_branch(seed, chunk, dtype, width):
     """Branches of per-row-lengths cache rows, each writing its own tokens (`chunk` a pass), give the logits of a full
     forward pass over their row's history and their own tokens (rotary positions and the tick clock included); in bf16
-    too, where the prefix is read from a copy."""
-    model, tokenizer = tiny(SNAKE, block=64, scale=5, seed=seed)
+    too, where torch reads the prefix from a copy. Heads of 16 (width 32) go through our CPU kernel where it is built,
+    heads of 8 through torch's attention."""
+    model, tokenizer = tiny(SNAKE, block=64, scale=5, seed=seed, width=width)
     model = model.to(getattr(torch, dtype))
     torch.manual_seed(seed)
     lengths = [7, 12, 3]  # each row's history: random tokens, a TICK among them for the clock
@@ -51,6 +58,7 @@ def test_branched_logits_equal_recomputing_each_branch(seed, chunk, dtype):
     suffix = torch.randint(4, len(tokenizer), (3 * per_group, steps))
     suffix[1, 2] = tokenizer.ids["TICK"]
     branches = BranchCache(store.k, store.v, torch.tensor(lengths), per_group, steps)
+    assert branches.kernel == (width == 32 and kernels.library() is not None)
     branches.ticks = torch.tensor([int((h == tokenizer.ids["TICK"]).sum()) for h in histories]).repeat_interleave(per_group)
     with torch.no_grad():
         stepped = torch.cat([model(suffix[:, s : s + chunk], cache=branches)[0] for s in range(0, steps, chunk)], dim=1)

@@ -50,13 +50,22 @@ class Biased(GameGPT):
         return logits, loss
 
 
-def tiny(config, block: int, prefer: dict[str, float] | None = None, scale: float = 1.0, seed: int = 0) -> tuple[GameGPT, object]:
-    """An untrained 1-layer model, its weights drawn with torch seed `seed`; `scale` multiplies them so that its choices
-    depend on the context."""
+def tiny(
+    config, block: int, prefer: dict[str, float] | None = None, scale: float = 1.0, seed: int = 0, width: int = 16
+) -> tuple[GameGPT, object]:
+    """An untrained 1-layer model of two heads, its weights drawn with torch seed `seed`; `scale` multiplies them so that
+    its choices depend on the context."""
     tokenizer = tokenizer_for(config)
     torch.manual_seed(seed)
     gpt = GPTConfig(
-        vocab_size=len(tokenizer), block_size=block, n_layer=1, n_head=2, n_embd=16, tick_table=64, rope=True, tick_id=tokenizer.ids["TICK"]
+        vocab_size=len(tokenizer),
+        block_size=block,
+        n_layer=1,
+        n_head=2,
+        n_embd=width,
+        tick_table=64,
+        rope=True,
+        tick_id=tokenizer.ids["TICK"],
     )
     model = GameGPT(gpt) if prefer is None else Biased(gpt, {tokenizer.ids[t]: b for t, b in prefer.items()})
     with torch.no_grad():

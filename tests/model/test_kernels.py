@@ -70,6 +70,62 @@ def test_a_query_does_not_depend_on_the_others_in_its_pass() -> None:
     assert torch.equal(six[:, :3], three)
 
 
+def branch_case(dtype: torch.dtype, per_group: int, T: int, prefix: list[int], seed: int = 0):
+    """A planner's branches as BranchCache holds them: each group's prefix a slice of a larger store, the branches' own
+    keys (`own` written before this pass's T) in a cache with room to spare, queries a permuted view."""
+    torch.manual_seed(seed)
+    H, D, G, own = 3, 32, len(prefix), 5
+    B = G * per_group
+    q = torch.randn(B, T, 3, H, D).to(dtype).permute(2, 0, 3, 1, 4)[0]
+    pk, pv = (torch.randn(G + 2, H, 90, D).to(dtype)[:, :, : max(prefix)] for _ in "kv")
+    k, v = (torch.randn(B + 1, H, own + T + 4, D).to(dtype) for _ in "kv")
+    return q, pk, pv, torch.tensor(prefix), per_group, k, v, own
+
+
+def branch_reference(q, pk, pv, plen, per_group, k, v, own, live) -> torch.Tensor:
+    """torch's attention branch by branch over its group's prefix and then its own keys, in float32."""
+    B, H, T, D = q.shape
+    y = torch.zeros(B, T, H, D)
+    for b in range(B):
+        if live[b]:
+            g, n = b // per_group, int(plen[b // per_group])
+            keys = torch.cat([pk[g, :, :n], k[b, :, : own + T]], dim=1).float()
+            values = torch.cat([pv[g, :, :n], v[b, :, : own + T]], dim=1).float()
+            mask = torch.arange(n + own + T)[None, :] <= (n + own + torch.arange(T))[:, None]
+            y[b] = F.scaled_dot_product_attention(q[b : b + 1].float(), keys[None], values[None], attn_mask=mask)[0].transpose(0, 1)
+    return y
+
+
+# Groups of branches that reach every block: up to 8 queries in half-width lanes, 9-16 in full ones, more in blocks of 16
+# (two queries a branch double them); a group with no prefix.
+@pytest.mark.parametrize(("per_group", "T"), [(1, 1), (6, 1), (12, 1), (20, 1), (6, 2)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_branches_equal_torch(per_group: int, T: int, dtype: torch.dtype) -> None:
+    args = branch_case(dtype, per_group, T, [40, 0, 77])
+    live = torch.ones(3 * per_group, dtype=torch.bool)
+    live[1] = False  # a branch that has stopped: nothing written
+    y = kernels.branch_attention(*args, live)
+    assert y is not None and y.shape == (3 * per_group, T, 3, 32) and y.dtype == dtype
+    tolerance = 2e-6 if dtype == torch.float32 else 1e-2
+    torch.testing.assert_close(y.float(), branch_reference(*args, live), atol=tolerance, rtol=tolerance * 5)
+    if per_group > 1:
+        assert not y[1].any()
+
+
+def test_a_branch_does_not_depend_on_the_other_branches_or_groups() -> None:
+    """Bit for bit: a group's branches computed with the other groups and some branches stopped, or alone."""
+    q, pk, pv, plen, n, k, v, own = branch_case(torch.float32, 6, 1, [40, 25])
+    every = kernels.branch_attention(q, pk, pv, plen, n, k, v, own, torch.ones(12, dtype=torch.bool))
+    live = torch.tensor([1, 0, 1, 1, 0, 1], dtype=torch.bool)
+    alone = kernels.branch_attention(q[6:], pk[1:], pv[1:], plen[1:], n, k[6:], v[6:], own, live)
+    assert torch.equal(every[6:][live], alone[live])
+
+
+def test_head_sizes_the_branch_kernel_does_not_take() -> None:
+    q, pk, pv, plen, n, k, v, own = branch_case(torch.float32, 2, 1, [10])
+    assert kernels.branch_attention(q[..., :24], pk[..., :24], pv[..., :24], plen, n, k[..., :24], v[..., :24], own, torch.ones(2)) is None
+
+
 def test_the_model_decodes_alike_with_and_without_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     """A cached forward at the rows' own lengths (the sampler's and play's) and at one position (the plain loop's)."""
     torch.manual_seed(0)
