@@ -1,7 +1,7 @@
 """Decoding attention on the CPU: our kernel (gamegrammar/model/row_attention.cpp) against torch's attention as the
 model called it before, in the same run, at the shipped models' head shapes.
 
-    python -m benchmarks.bench_attention            # float32 and bfloat16, 1 to 17 queries a row
+    python -m benchmarks.bench_attention            # float32 and bfloat16, 1 to 17 queries a row, a planner's branches
     python -m benchmarks.bench_attention --quick
 
 Each row is one layer of a decoding pass: `batch` rows each feeding `queries` tokens after `context` cached ones (a
@@ -24,6 +24,7 @@ from benchmarks.roofline import read_bandwidth
 from gamegrammar.cli import OneLineParser, run_guarded
 from gamegrammar.core.errors import GameGrammarError
 from gamegrammar.model import kernels
+from gamegrammar.model.gpt import BranchCache
 
 SHAPES = {"models/snake (8 heads x 48)": (8, 48), "gg-cpu (4 heads x 32)": (4, 32)}
 CASES = [(64, 1), (256, 1), (64, 4), (256, 12), (256, 17)]  # (batch, queries a row)
@@ -85,9 +86,47 @@ def main(argv: list[str] | None = None) -> None:
                 rows.append(
                     {"shape": label, "dtype": name, "batch": batch, "queries": queries, "torch_s": theirs, "ours_s": ours, "gigabytes": gb}
                 )
+    branches = branch_table(args.quick, args.repeats)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"bandwidth": bandwidth, "threads": torch.get_num_threads(), "context": args.context, "rows": rows}, f, indent=1)
+            summary = {"bandwidth": bandwidth, "threads": torch.get_num_threads(), "context": args.context, "rows": rows}
+            json.dump({**summary, "branches": branches}, f, indent=1)
+
+
+def branch_table(quick: bool, repeats: int) -> list[dict]:
+    """A planner's pass (`gpt.BranchCache.attend`, every layer of models/snake's shape): `games` games of `per_game`
+    branches, each game's history of `prefix` tokens shared by its branches, 40 tokens of their own; torch's way (a
+    batched matmul of each game's branches against its history) against ours."""
+    heads, head_dim, layers, per_game, own = 8, 48, 8, 8, 40
+    cases = [(4, 100)] if quick else [(50, 100), (50, 1000)]  # (games, prefix): a planner's first ticks and late game
+    print()
+    print(f"a planner's branches, one pass of every layer ({layers} layers of {heads} heads x {head_dim}; {per_game} branches a game)")
+    print("| dtype | games | history tokens | torch ms | ours ms | ours / torch |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    rows = []
+    for dtype in (torch.float32, torch.bfloat16):
+        for games, prefix in cases:
+            store = torch.randn(2, layers, games, heads, prefix + 16, head_dim).to(dtype)
+            cache = BranchCache(store[0], store[1], torch.full((games,), prefix), per_game, own + 8)
+            cache.k[:, :, :, :own] = torch.randn(layers, games * per_game, heads, own, head_dim).to(dtype)
+            cache.v[:, :, :, :own] = torch.randn(layers, games * per_game, heads, own, head_dim).to(dtype)
+            cache.pos = own
+            q, k = (torch.randn(games * per_game, heads, 1, head_dim).to(dtype) for _ in "qk")
+
+            def one_pass(c: BranchCache = cache, q: torch.Tensor = q, k: torch.Tensor = k) -> None:
+                for layer in range(layers):
+                    c.attend(q, k, k, layer)
+
+            ours = best(one_pass, repeats)
+            torch_way = BranchCache(store[0], store[1], torch.full((games,), prefix), per_game, own + 8)
+            torch_way.kernel, torch_way.k, torch_way.v, torch_way.pos = False, cache.k, cache.v, own
+            if dtype != torch.float32:  # as BranchCache does where the kernel is not used
+                torch_way.prefix_k, torch_way.prefix_v = torch_way.prefix_k.contiguous(), torch_way.prefix_v.contiguous()
+            theirs = best(lambda c=torch_way, q=q, k=k: one_pass(c, q, k), repeats)
+            name = str(dtype).removeprefix("torch.")
+            print(f"| {name} | {games} | {prefix} | {theirs * 1e3:.1f} | {ours * 1e3:.1f} | **{theirs / ours:.2f}x** |", flush=True)
+            rows.append({"dtype": name, "games": games, "prefix": prefix, "torch_s": theirs, "ours_s": ours})
+    return rows
 
 
 if __name__ == "__main__":
