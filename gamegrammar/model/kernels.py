@@ -72,21 +72,8 @@ def _build() -> ctypes.CDLL | None:
     library.row_attention.argtypes = [pointer, longs, pointer, pointer, longs, pointer, pointer, integer, integer, integer]
     library.row_attention.argtypes += [pointer, longs, integer, integer]
     library.branch_attention.restype = ctypes.c_int
-    library.branch_attention.argtypes = [pointer, longs, integer, pointer, pointer, longs, pointer, integer]
-    library.branch_attention.argtypes += [
-        pointer,
-        pointer,
-        longs,
-        integer,
-        pointer,
-        integer,
-        integer,
-        integer,
-        pointer,
-        longs,
-        integer,
-        integer,
-    ]
+    library.branch_attention.argtypes = [pointer, longs, integer, pointer, pointer, longs, pointer, integer, pointer, pointer]
+    library.branch_attention.argtypes += [longs, integer, pointer, integer, integer, integer, pointer, longs, integer, integer]
     return library
 
 
